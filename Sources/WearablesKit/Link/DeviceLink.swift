@@ -1,0 +1,59 @@
+/// Why a link closed.
+public struct LinkError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of failure.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        /// The peer closed the link or the connection dropped.
+        public static let connectionLost = Code("connectionLost")
+        /// No heartbeat or message arrived within the liveness window.
+        public static let heartbeatTimeout = Code("heartbeatTimeout")
+        /// The peer sent bytes that violate the protocol beyond recovery.
+        public static let protocolViolation = Code("protocolViolation")
+        /// The transport could not be opened (no such socket, no Bluetooth, refused).
+        public static let unavailable = Code("unavailable")
+        /// The peer speaks an incompatible protocol version or failed pairing.
+        public static let incompatible = Code("incompatible")
+        /// The link was closed locally.
+        public static let closedLocally = Code("closedLocally")
+        /// The code's name.
+        public var description: String { name }
+    }
+
+    /// The kind of failure.
+    public var code: Code
+    /// A message a person can act on.
+    public var message: String
+
+    /// Creates a link error.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// `code: message`.
+    public var description: String { "\(code): \(message)" }
+}
+
+/// What a link delivers to its owner.
+public enum DeviceLinkEvent: Sendable {
+    /// A message from the device.
+    case message(DeviceMessage)
+    /// The link closed; no event follows.
+    case closed(LinkError)
+}
+
+/// A connection to one pair of glasses: the seam where the simulator and the transports plug into WearablesKit.
+///
+/// WearablesKit does no I/O itself; it sends ``HostMessage``s through a link and reacts to the
+/// ``DeviceLinkEvent``s the link delivers. Implementations deliver events serially (never two at once), never
+/// call the handler from inside ``send(_:)`` or ``close()`` (they deliver from their own queue, or from a later turn
+/// of the scheduler driving them), and deliver exactly one `.closed` as the last event.
+public protocol DeviceLink: AnyObject, Sendable {
+    /// Starts delivering events to `handler`. Called once.
+    func open(eventHandler: @escaping @Sendable (DeviceLinkEvent) -> Void)
+    /// Sends a message to the device. Messages sent after the link closed are discarded.
+    func send(_ message: HostMessage)
+    /// Closes the link; a `.closed(.closedLocally)` event follows if the link was open.
+    func close()
+}

@@ -1,0 +1,159 @@
+import Foundation
+
+/// The version of the link protocol this build speaks (see `docs/PROTOCOL.md`).
+public let linkProtocolVersion: UInt16 = 1
+
+/// What a device tells the host about itself when a link opens.
+public struct DeviceInfo: Sendable, Hashable {
+    /// Stable identifier of the device.
+    public var identifier: DeviceIdentifier
+    /// Human-readable name.
+    public var name: String
+    /// The device's UUID.
+    public var uuid: UUID
+    /// The kind of glasses.
+    public var deviceType: DeviceType
+    /// Firmware version string.
+    public var firmwareVersion: String
+    /// Codecs the camera can stream.
+    public var supportedCodecs: [VideoCodec]
+    /// Resolutions the camera can stream.
+    public var supportedResolutions: [StreamingResolution]
+    /// Frame rates the camera can stream.
+    public var supportedFrameRates: [UInt]
+    /// Photo formats the camera can capture.
+    public var supportedPhotoFormats: [PhotoCaptureFormat]
+    /// The link protocol version the device speaks.
+    public var protocolVersion: UInt16
+
+    /// Creates device info.
+    public init(
+        identifier: DeviceIdentifier,
+        name: String,
+        uuid: UUID = UUID(),
+        deviceType: DeviceType = .simulated,
+        firmwareVersion: String = "1.0",
+        supportedCodecs: [VideoCodec] = VideoCodec.allCases,
+        supportedResolutions: [StreamingResolution] = StreamingResolution.allCases,
+        supportedFrameRates: [UInt] = StreamConfiguration.supportedFrameRates,
+        supportedPhotoFormats: [PhotoCaptureFormat] = [.jpeg],
+        protocolVersion: UInt16 = linkProtocolVersion
+    ) {
+        self.identifier = identifier
+        self.name = name
+        self.uuid = uuid
+        self.deviceType = deviceType
+        self.firmwareVersion = firmwareVersion
+        self.supportedCodecs = supportedCodecs
+        self.supportedResolutions = supportedResolutions
+        self.supportedFrameRates = supportedFrameRates
+        self.supportedPhotoFormats = supportedPhotoFormats
+        self.protocolVersion = protocolVersion
+    }
+}
+
+/// A session-level event the device reports.
+public enum DeviceSessionEvent: Sendable, Hashable {
+    /// The device accepted the session.
+    case started
+    /// The device paused the session (tap, doff, another experience).
+    case paused
+    /// The device resumed a paused session.
+    case resumed
+    /// The device ended the session; `reason` is a short human-readable text.
+    case ended(reason: String)
+}
+
+/// A stream-level state the device reports.
+public enum DeviceStreamEvent: Sendable, Hashable {
+    /// The camera is powering up for the requested configuration.
+    case starting(StreamConfiguration)
+    /// Frames are flowing (also sent after a pause ends).
+    case streaming(StreamConfiguration)
+    /// Frames are paused (tap, photo capture, doff).
+    case paused
+    /// The camera stopped.
+    case stopped
+}
+
+/// A fault the device reports for a stream; WearablesKit maps these to `StreamError`.
+public enum DeviceStreamFault: String, Sendable, Hashable, CaseIterable {
+    case internalError, videoStreamingError, permissionDenied, hingesClosed, thermalHot, batteryLow,
+         peakPowerLimit, photoCaptureFailed
+}
+
+/// The wire layout of a video sample.
+public enum VideoSampleFormat: Sendable, Hashable {
+    /// HEVC access unit: 4-byte big-endian length-prefixed NAL units.
+    case hevc
+    /// NV12 video range, luma plane then interleaved chroma plane, with the given geometry.
+    case nv12(width: Int, height: Int, lumaBytesPerRow: Int, chromaBytesPerRow: Int)
+}
+
+/// One video sample on the link, before WearablesKit turns it into a ``VideoFrame``.
+public struct VideoSample: Sendable, Hashable {
+    /// Presentation time in microseconds on the device's clock.
+    public var presentationTimeUs: Int64
+    /// Whether the sample is a keyframe (always true for raw).
+    public var isKeyframe: Bool
+    /// Layout of `payload`.
+    public var format: VideoSampleFormat
+    /// The sample bytes.
+    public var payload: Data
+
+    /// Creates a video sample.
+    public init(presentationTimeUs: Int64, isKeyframe: Bool, format: VideoSampleFormat, payload: Data) {
+        self.presentationTimeUs = presentationTimeUs
+        self.isKeyframe = isKeyframe
+        self.format = format
+        self.payload = payload
+    }
+}
+
+/// A message from the host to the device.
+public enum HostMessage: Sendable, Hashable {
+    /// First message on a link: the host's protocol version and, for non-loopback TCP, the pairing token.
+    case hello(protocolVersion: UInt16, pairingToken: String?)
+    /// Silent permission query.
+    case checkPermission(Permission, requestID: UInt32)
+    /// Permission request (the user answers on the device side).
+    case requestPermission(Permission, requestID: UInt32)
+    /// Open a device session.
+    case startSession
+    /// Close the device session (and any stream).
+    case stopSession
+    /// Start the camera stream with a configuration.
+    case startStream(StreamConfiguration)
+    /// Stop the camera stream.
+    case stopStream
+    /// Capture a still photo during the stream.
+    case capturePhoto(PhotoCaptureFormat, requestID: UInt32)
+    /// Flow control: the host can take this many more video samples.
+    case frameCredit(UInt32)
+    /// Liveness.
+    case heartbeat(sequence: UInt32)
+}
+
+/// A message from the device to the host.
+public enum DeviceMessage: Sendable, Hashable {
+    /// First message on a link: who the device is.
+    case hello(DeviceInfo)
+    /// The device's state changed (also sent once after hello).
+    case deviceState(DeviceState)
+    /// The answer to a permission query or request.
+    case permission(Permission, PermissionStatus, requestID: UInt32)
+    /// A session-level event.
+    case session(DeviceSessionEvent)
+    /// A stream-level state change.
+    case stream(DeviceStreamEvent)
+    /// HEVC parameter sets for the samples that follow.
+    case codecConfiguration(HEVCCodecConfiguration)
+    /// A video sample.
+    case videoSample(VideoSample)
+    /// A captured photo (`requestID` from ``HostMessage/capturePhoto(_:requestID:)``).
+    case photo(PhotoData, requestID: UInt32)
+    /// A stream fault with a human-readable message.
+    case fault(DeviceStreamFault, message: String)
+    /// Liveness; also carries how many video samples the device dropped so far for lack of credit.
+    case heartbeat(sequence: UInt32, droppedFrames: UInt64)
+}
