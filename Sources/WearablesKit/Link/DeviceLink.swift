@@ -57,3 +57,27 @@ public protocol DeviceLink: AnyObject, Sendable {
     /// Closes the link; a `.closed(.closedLocally)` event follows if the link was open.
     func close()
 }
+
+/// What a device-side link delivers to the device (the simulator, or firmware on real glasses).
+public enum HostLinkEvent: Sendable {
+    /// A message from the host.
+    case message(HostMessage)
+    /// The link closed; no event follows.
+    case closed(LinkError)
+}
+
+/// The device's end of a link: how simulated glasses talk to a host.
+///
+/// The mirror image of ``DeviceLink``, with the same delivery rules. Flow control is the link's business:
+/// a link implementation drops video samples the host has no credit for (and counts them) rather than queueing
+/// them without bound, so a device simply sends.
+public protocol HostLink: AnyObject, Sendable {
+    /// Starts delivering events to `handler`. Called once.
+    func open(eventHandler: @escaping @Sendable (HostLinkEvent) -> Void)
+    /// Sends a message to the host. Video samples may be dropped for lack of credit; other messages never are.
+    func send(_ message: DeviceMessage)
+    /// Video samples dropped so far because the host had not granted credit.
+    var droppedVideoSamples: UInt64 { get }
+    /// Closes the link; a `.closed(.closedLocally)` event follows if the link was open.
+    func close()
+}
