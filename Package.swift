@@ -33,7 +33,7 @@ let package = Package(
 
         // MARK: Public contracts
         .target(name: "WearablesKit", swiftSettings: strictSettings),
-        .target(name: "SmartSpectraInput", swiftSettings: strictSettings),
+        .target(name: "SmartSpectraInput", dependencies: ["VitalsEngine"], swiftSettings: strictSettings),
 
         // MARK: Internal building blocks
         .target(
@@ -46,11 +46,8 @@ let package = Package(
             dependencies: ["CFFmpeg", "WearablesKit", "SmartSpectraInput"],
             swiftSettings: strictSettings
         ),
-        .target(
-            name: "VitalsEngine",
-            dependencies: ["SmartSpectraInput"],
-            swiftSettings: strictSettings
-        ),
+        // The embedded vitals engine: pure signal processing on pixel views, no dependencies.
+        .target(name: "VitalsEngine", swiftSettings: strictSettings),
 
         // MARK: The pipeline and the command
         .target(
@@ -92,7 +89,10 @@ let package = Package(
         .testTarget(name: "GlassesLinkTests", dependencies: ["GlassesLink", "WearablesKit"]),
         .testTarget(name: "GlassesVideoTests", dependencies: ["GlassesVideo", "SmartSpectraInput", "WearablesKit"]),
         .testTarget(name: "SmartSpectraInputTests", dependencies: ["SmartSpectraInput"]),
-        .testTarget(name: "VitalsEngineTests", dependencies: ["VitalsEngine", "SmartSpectraInput", "GlassesSimulator", "GlassesVideo", "WearablesKit"]),
+        .testTarget(
+            name: "VitalsEngineTests",
+            dependencies: ["VitalsEngine", "SmartSpectraInput", "GlassesSimulator", "GlassesVideo", "WearablesKit"]
+        ),
         .testTarget(
             name: "GlassesSimulatorTests",
             dependencies: ["GlassesSimulator", "WearablesKit", "GlassesLink", "GlassesVideo"],

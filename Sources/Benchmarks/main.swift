@@ -1,1 +1,13 @@
-print("not built yet")
+// Benchmarks, run by Scripts/bench (decoding) and Scripts/bench-vitals (the vitals engine); never by the tests.
+import Foundation
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+switch arguments.first {
+case "decode":
+    runDecodeBenchmark(Array(arguments.dropFirst()))
+case "vitals":
+    runVitalsBenchmark(Array(arguments.dropFirst()))
+default:
+    FileHandle.standardError.write(Data("usage: Benchmarks decode|vitals [options]\n".utf8))
+    exit(64)
+}
