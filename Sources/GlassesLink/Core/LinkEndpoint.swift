@@ -1,0 +1,447 @@
+import Synchronization
+import WearablesKit
+
+/// The lower half of a link end: moves frames to the peer (in process, or through a socket).
+///
+/// Implementations never call back into the endpoint from inside ``transmit(_:)`` or ``shutdown()``; they report
+/// received frames and failures with ``LinkEndpoint/wireReceived(_:)`` and ``LinkEndpoint/wireFailed(_:)``.
+protocol LinkWire: AnyObject, Sendable {
+    /// Queues a frame for the peer.
+    func transmit(_ frame: LinkFrame)
+    /// Stops the wire once every queued frame is out; later frames are discarded.
+    func shutdown()
+}
+
+/// Which end of a link an endpoint is.
+enum LinkRole: Sendable, Hashable {
+    /// The host end (a ``DeviceLink``): receives device messages, grants video credit.
+    case host
+    /// The device end (a ``HostLink``): receives host messages, spends video credit.
+    case device
+
+    var peerName: String { self == .host ? "device" : "host" }
+    var name: String { self == .host ? "host" : "device" }
+}
+
+/// What an endpoint delivers to its owner.
+enum EndpointEvent: Sendable {
+    case message(LinkFrame)
+    case closed(LinkError)
+}
+
+/// Settings of one link end.
+struct EndpointConfiguration: Sendable {
+    var role: LinkRole
+    /// Credit the host grants when it opens (host end only).
+    var initialCredit: Int = 8
+    var liveness: LinkLiveness = .standard
+    /// Device end only: the pairing token the host's hello must carry (remote TCP).
+    var requiredPairingToken: String?
+    /// Host end only: the token to put into a hello that carries none.
+    var pairingTokenToPresent: String?
+}
+
+/// The transport-independent half of a link end: delivery order, flow control, heartbeats, pairing and close.
+///
+/// Every transport (in-process, Unix, TCP, RFCOMM) uses this, so they all behave the same. Events are delivered
+/// through `deliver` (the scheduler or a serial queue), never from inside a public call.
+final class LinkEndpoint: Sendable {
+    private let configuration: EndpointConfiguration
+    private let scheduler: any EventScheduler
+    private let deliver: @Sendable (@escaping @Sendable () -> Void) -> Void
+    private let state: Mutex<EndpointStateMachine>
+    private let wireBox = Mutex<(any LinkWire)?>(nil)
+
+    init(
+        configuration: EndpointConfiguration,
+        scheduler: any EventScheduler,
+        deliver: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void
+    ) {
+        self.configuration = configuration
+        self.scheduler = scheduler
+        self.deliver = deliver
+        self.state = Mutex(EndpointStateMachine(configuration: configuration))
+    }
+
+    /// Attaches the wire (once, before any traffic).
+    func attach(_ wire: any LinkWire) {
+        wireBox.withLock { $0 = wire }
+    }
+
+    private var wire: (any LinkWire)? { wireBox.withLock { $0 } }
+
+    /// Video samples dropped for lack of credit (device end).
+    var droppedVideoSamples: UInt64 { state.withLock { $0.droppedVideoSamples } }
+    /// Video samples discarded because the peer sent them without credit (host end; a misbehaving device).
+    var uncreditedVideoSamples: UInt64 { state.withLock { $0.uncreditedVideoSamples } }
+    /// Frames the peer sent that belong to the other direction (ignored).
+    var misdirectedFrames: UInt64 { state.withLock { $0.misdirectedFrames } }
+
+    // MARK: Upper side
+
+    func open(handler: @escaping @Sendable (EndpointEvent) -> Void) {
+        let now = scheduler.now
+        let actions = state.withLock { $0.open(handler: handler, now: now) }
+        perform(actions)
+    }
+
+    func send(_ frame: LinkFrame) {
+        let actions = state.withLock { $0.send(frame) }
+        perform(actions)
+    }
+
+    func close() {
+        fail(LinkError(.closedLocally, "the \(configuration.role.name) closed the link"), notifyPeer: true)
+    }
+
+    // MARK: Lower side
+
+    /// A frame arrived from the peer.
+    func wireReceived(_ frame: LinkFrame) {
+        let now = scheduler.now
+        let actions = state.withLock { $0.received(frame, now: now) }
+        perform(actions)
+    }
+
+    /// The wire broke (end of stream, I/O error, protocol violation found by the decoder).
+    func wireFailed(_ error: LinkError) {
+        fail(error, notifyPeer: error.code == .protocolViolation || error.code == .incompatible)
+    }
+
+    /// Closes the link with `error`, telling the peer why when `notifyPeer` is set.
+    func fail(_ error: LinkError, notifyPeer: Bool) {
+        let actions = state.withLock { $0.fail(error, notifyPeer: notifyPeer) }
+        perform(actions)
+    }
+
+    // MARK: Timers and delivery
+
+    private func perform(_ actions: [EndpointAction]) {
+        for action in actions {
+            switch action {
+            case .transmit(let frame):
+                wire?.transmit(frame)
+            case .shutdownWire:
+                let wire = wireBox.withLock { box -> (any LinkWire)? in
+                    defer { box = nil }
+                    return box
+                }
+                wire?.shutdown()
+            case .scheduleDrain:
+                deliver { [self] in drain() }
+            case .scheduleHeartbeat(let delay):
+                let action = scheduler.schedule(after: delay) { [self] in heartbeatDue() }
+                let stale = state.withLock { $0.installHeartbeatTimer(action) }
+                stale?.cancel()
+            case .scheduleWatchdog(let delay):
+                let action = scheduler.schedule(after: delay) { [self] in watchdogDue() }
+                let stale = state.withLock { $0.installWatchdogTimer(action) }
+                stale?.cancel()
+            case .cancelTimers(let timers):
+                timers.forEach { $0.cancel() }
+            }
+        }
+    }
+
+    private func heartbeatDue() {
+        let actions = state.withLock { $0.heartbeatDue() }
+        perform(actions)
+    }
+
+    private func watchdogDue() {
+        let now = scheduler.now
+        let actions = state.withLock { $0.watchdogDue(now: now) }
+        perform(actions)
+    }
+
+    /// Delivers queued events one at a time, outside the lock, until the inbox is empty.
+    private func drain() {
+        while true {
+            guard let (event, handler) = state.withLock({ $0.nextDelivery() }) else { return }
+            handler(event)
+            if case .message(.device(.videoSample)) = event {
+                let actions = state.withLock { $0.videoSampleDelivered() }
+                perform(actions)
+            }
+        }
+    }
+}
+
+/// A side effect the endpoint performs outside its lock.
+enum EndpointAction {
+    case transmit(LinkFrame)
+    case shutdownWire
+    case scheduleDrain
+    case scheduleHeartbeat(after: Duration)
+    case scheduleWatchdog(after: Duration)
+    case cancelTimers([ScheduledAction])
+}
+
+/// The state of one link end, as a plain value: each event returns the actions to perform.
+struct EndpointStateMachine {
+    private enum Phase { case created, open, closed }
+
+    private let configuration: EndpointConfiguration
+    private var phase = Phase.created
+    private var handler: (@Sendable (EndpointEvent) -> Void)?
+    private var inbox: [EndpointEvent] = []
+    private var inboxHead = 0
+    private var drainScheduled = false
+    private var closedDelivered = false
+    private var closeQueued = false
+
+    private var lastHeard: Duration = .zero
+    private var heartbeatSequence: UInt32 = 0
+    private var heartbeatTimer: ScheduledAction?
+    private var watchdogTimer: ScheduledAction?
+
+    /// Device end: credit left; host end: credit granted and not yet used by the device.
+    private var credit = 0
+    private(set) var droppedVideoSamples: UInt64 = 0
+    private(set) var uncreditedVideoSamples: UInt64 = 0
+    private(set) var misdirectedFrames: UInt64 = 0
+    private var helloSeen = false
+
+    /// The most credit a device end accepts; more is a peer bug and is capped.
+    private static let creditLimit = 1 << 20
+
+    init(configuration: EndpointConfiguration) {
+        self.configuration = configuration
+    }
+
+    mutating func open(handler: @escaping @Sendable (EndpointEvent) -> Void, now: Duration) -> [EndpointAction] {
+        guard self.handler == nil, !closedDelivered else { return [] }
+        self.handler = handler
+        var actions: [EndpointAction] = []
+        if phase == .created {
+            phase = .open
+            lastHeard = now
+            if configuration.role == .host {
+                let grant = max(0, configuration.initialCredit)
+                credit += grant
+                actions.append(.transmit(.host(.frameCredit(UInt32(clamping: grant)))))
+            }
+            if configuration.liveness.isEnabled {
+                actions.append(.scheduleHeartbeat(after: configuration.liveness.heartbeatInterval))
+                actions.append(.scheduleWatchdog(after: configuration.liveness.timeout))
+            }
+        }
+        if pendingCount > 0 { actions.append(contentsOf: requestDrain()) }
+        return actions
+    }
+
+    mutating func send(_ frame: LinkFrame) -> [EndpointAction] {
+        guard phase != .closed else { return [] }
+        switch (configuration.role, frame) {
+        case (.device, .device(.videoSample)):
+            guard credit > 0 else {
+                droppedVideoSamples += 1
+                return []
+            }
+            credit -= 1
+            return [.transmit(frame)]
+        case (.host, .host(.hello(let version, nil))):
+            if let token = configuration.pairingTokenToPresent {
+                return [.transmit(.host(.hello(protocolVersion: version, pairingToken: token)))]
+            }
+            return [.transmit(frame)]
+        case (.host, .host), (.device, .device):
+            return [.transmit(frame)]
+        case (_, .goodbye(let error)):
+            return fail(error, notifyPeer: true)
+        default:
+            preconditionFailure("the \(configuration.role.name) end cannot send \(frame)")
+        }
+    }
+
+    mutating func received(_ frame: LinkFrame, now: Duration) -> [EndpointAction] {
+        guard phase != .closed else { return [] }
+        lastHeard = now
+        switch (configuration.role, frame) {
+        case (_, .goodbye(let reason)):
+            return fail(Self.peerClosed(reason, peer: configuration.role.peerName), notifyPeer: false)
+        case (.host, .device(let message)):
+            switch message {
+            case .videoSample:
+                guard credit > 0 else {
+                    uncreditedVideoSamples += 1
+                    return []
+                }
+                credit -= 1
+            case .hello(let info) where info.protocolVersion != linkProtocolVersion:
+                return fail(
+                    LinkError(
+                        .incompatible,
+                        "the device speaks link protocol \(info.protocolVersion), this host speaks \(linkProtocolVersion)"
+                    ),
+                    notifyPeer: true
+                )
+            default:
+                break
+            }
+            return enqueue(.message(frame))
+        case (.device, .host(let message)):
+            switch message {
+            case .frameCredit(let grant):
+                credit = min(Self.creditLimit, credit + Int(grant))
+                return []
+            case .hello(let version, let token):
+                if version != linkProtocolVersion {
+                    return fail(
+                        LinkError(
+                            .incompatible,
+                            "the host speaks link protocol \(version), this device speaks \(linkProtocolVersion)"
+                        ),
+                        notifyPeer: true
+                    )
+                }
+                if let required = configuration.requiredPairingToken, !Self.tokensMatch(token, required) {
+                    let what = token == nil ? "no pairing token" : "a wrong pairing token"
+                    return fail(
+                        LinkError(.incompatible, "pairing failed: the host presented \(what)"),
+                        notifyPeer: true
+                    )
+                }
+                helloSeen = true
+            default:
+                if configuration.requiredPairingToken != nil, !helloSeen {
+                    return fail(
+                        LinkError(.incompatible, "pairing failed: the host sent a message before its hello"),
+                        notifyPeer: true
+                    )
+                }
+            }
+            return enqueue(.message(frame))
+        default:
+            misdirectedFrames += 1
+            return []
+        }
+    }
+
+    mutating func fail(_ error: LinkError, notifyPeer: Bool) -> [EndpointAction] {
+        guard phase != .closed else { return [] }
+        phase = .closed
+        var actions: [EndpointAction] = []
+        let timers = [heartbeatTimer, watchdogTimer].compactMap { $0 }
+        heartbeatTimer = nil
+        watchdogTimer = nil
+        if !timers.isEmpty { actions.append(.cancelTimers(timers)) }
+        if notifyPeer { actions.append(.transmit(.goodbye(error))) }
+        actions.append(.shutdownWire)
+        if error.code == .closedLocally {
+            // The owner asked to stop: messages not yet delivered are dropped.
+            inbox.removeAll()
+            inboxHead = 0
+        }
+        inbox.append(.closed(error))
+        closeQueued = true
+        if handler != nil { actions.append(contentsOf: requestDrain()) }
+        return actions
+    }
+
+    mutating func heartbeatDue() -> [EndpointAction] {
+        heartbeatTimer = nil
+        guard phase == .open else { return [] }
+        heartbeatSequence &+= 1
+        let beat: LinkFrame = switch configuration.role {
+        case .host: .host(.heartbeat(sequence: heartbeatSequence))
+        case .device: .device(.heartbeat(sequence: heartbeatSequence, droppedFrames: droppedVideoSamples))
+        }
+        return [.transmit(beat), .scheduleHeartbeat(after: configuration.liveness.heartbeatInterval)]
+    }
+
+    mutating func watchdogDue(now: Duration) -> [EndpointAction] {
+        watchdogTimer = nil
+        guard phase == .open else { return [] }
+        let silence = now - lastHeard
+        let timeout = configuration.liveness.timeout
+        if silence >= timeout {
+            return fail(
+                LinkError(.heartbeatTimeout, "nothing arrived from the \(configuration.role.peerName) for \(silence)"),
+                notifyPeer: true
+            )
+        }
+        return [.scheduleWatchdog(after: timeout - silence)]
+    }
+
+    /// Stores a newly scheduled heartbeat; returns a timer to cancel if the link closed meanwhile.
+    mutating func installHeartbeatTimer(_ timer: ScheduledAction) -> ScheduledAction? {
+        guard phase == .open else { return timer }
+        let stale = heartbeatTimer
+        heartbeatTimer = timer
+        return stale
+    }
+
+    /// Stores a newly scheduled watchdog; returns a timer to cancel if the link closed meanwhile.
+    mutating func installWatchdogTimer(_ timer: ScheduledAction) -> ScheduledAction? {
+        guard phase == .open else { return timer }
+        let stale = watchdogTimer
+        watchdogTimer = timer
+        return stale
+    }
+
+    /// The next event to deliver and the handler to call, or nil (and the drain ends).
+    mutating func nextDelivery() -> (EndpointEvent, @Sendable (EndpointEvent) -> Void)? {
+        guard let handler, !closedDelivered, inboxHead < inbox.count else {
+            drainScheduled = false
+            return nil
+        }
+        let event = inbox[inboxHead]
+        inboxHead += 1
+        if inboxHead == inbox.count {
+            inbox.removeAll(keepingCapacity: true)
+            inboxHead = 0
+        }
+        if case .closed = event {
+            closedDelivered = true
+            self.handler = nil
+            inbox.removeAll()
+            inboxHead = 0
+        }
+        return (event, handler)
+    }
+
+    /// The host handler returned from a video sample: grant one more.
+    mutating func videoSampleDelivered() -> [EndpointAction] {
+        guard phase == .open, configuration.role == .host else { return [] }
+        credit += 1
+        return [.transmit(.host(.frameCredit(1)))]
+    }
+
+    private var pendingCount: Int { inbox.count - inboxHead }
+
+    private mutating func enqueue(_ event: EndpointEvent) -> [EndpointAction] {
+        guard !closeQueued else { return [] }
+        inbox.append(event)
+        return handler == nil ? [] : requestDrain()
+    }
+
+    private mutating func requestDrain() -> [EndpointAction] {
+        guard !drainScheduled else { return [] }
+        drainScheduled = true
+        return [.scheduleDrain]
+    }
+
+    /// What this end reports when the peer says goodbye.
+    static func peerClosed(_ reason: LinkError, peer: String) -> LinkError {
+        switch reason.code {
+        case .incompatible, .protocolViolation:
+            return LinkError(reason.code, "the \(peer) closed the link: \(reason.message)")
+        default:
+            return LinkError(.connectionLost, "the \(peer) closed the link (\(reason.code): \(reason.message))")
+        }
+    }
+
+    /// Compares tokens in time independent of where they differ.
+    static func tokensMatch(_ presented: String?, _ required: String) -> Bool {
+        guard let presented else { return false }
+        let a = Array(presented.utf8), b = Array(required.utf8)
+        var difference = UInt8(a.count == b.count ? 0 : 1)
+        for index in 0..<max(a.count, b.count) {
+            let x = index < a.count ? a[index] : 0
+            let y = index < b.count ? b[index] : 0
+            difference |= x ^ y
+        }
+        return difference == 0
+    }
+}

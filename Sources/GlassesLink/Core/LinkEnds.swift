@@ -1,0 +1,57 @@
+import WearablesKit
+
+/// The host end of any link: a ``DeviceLink`` over a ``LinkEndpoint``.
+final class HostEndLink: DeviceLink {
+    let endpoint: LinkEndpoint
+
+    init(endpoint: LinkEndpoint) {
+        self.endpoint = endpoint
+    }
+
+    func open(eventHandler: @escaping @Sendable (DeviceLinkEvent) -> Void) {
+        endpoint.open { event in
+            switch event {
+            case .message(.device(let message)): eventHandler(.message(message))
+            case .closed(let error): eventHandler(.closed(error))
+            case .message: break
+            }
+        }
+    }
+
+    func send(_ message: HostMessage) {
+        endpoint.send(.host(message))
+    }
+
+    func close() {
+        endpoint.close()
+    }
+}
+
+/// The device end of any link: a ``HostLink`` over a ``LinkEndpoint``.
+final class DeviceEndLink: HostLink {
+    let endpoint: LinkEndpoint
+
+    init(endpoint: LinkEndpoint) {
+        self.endpoint = endpoint
+    }
+
+    func open(eventHandler: @escaping @Sendable (HostLinkEvent) -> Void) {
+        endpoint.open { event in
+            switch event {
+            case .message(.host(let message)): eventHandler(.message(message))
+            case .closed(let error): eventHandler(.closed(error))
+            case .message: break
+            }
+        }
+    }
+
+    func send(_ message: DeviceMessage) {
+        endpoint.send(.device(message))
+    }
+
+    var droppedVideoSamples: UInt64 { endpoint.droppedVideoSamples }
+
+    func close() {
+        endpoint.close()
+    }
+}
