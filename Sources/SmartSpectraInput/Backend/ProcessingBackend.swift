@@ -16,10 +16,13 @@ public struct ProcessingUpdate: Sendable, Hashable {
 public struct ProcessingConfiguration: Sendable, Hashable {
     /// The metrics to produce (already expanded from bundles; nil in the SDK config means the breathing bundle).
     public var requestedMetrics: Set<MetricType>
+    /// The API key from ``SmartSpectraConfig/apiKey``, for backends that authenticate; the embedded engine ignores it.
+    public var apiKey: String?
 
     /// Creates a configuration.
-    public init(requestedMetrics: Set<MetricType>) {
+    public init(requestedMetrics: Set<MetricType>, apiKey: String? = nil) {
         self.requestedMetrics = requestedMetrics
+        self.apiKey = apiKey
     }
 }
 
