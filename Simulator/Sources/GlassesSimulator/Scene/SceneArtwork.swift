@@ -1,0 +1,295 @@
+import Foundation
+
+/// An RGB image used as the simulated person's face (loaded from a PPM file, or from any decoded image).
+public struct FaceImage: Sendable, Hashable {
+    /// Width in pixels.
+    public let width: Int
+    /// Height in pixels.
+    public let height: Int
+    /// Packed 8-bit RGB, `width * height * 3` bytes.
+    public let rgb: [UInt8]
+
+    /// Creates an image; nil when the sizes do not match the bytes.
+    public init?(width: Int, height: Int, rgb: [UInt8]) {
+        guard width > 0, height > 0, rgb.count == width * height * 3 else { return nil }
+        self.width = width
+        self.height = height
+        self.rgb = rgb
+    }
+
+    /// Loads a binary PPM (P6, maxval 255) file.
+    /// - Throws: ``SimulatorError`` `invalidFeed` when the file is missing or not a PPM this reader handles.
+    public init(ppmFile url: URL) throws(SimulatorError) {
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            throw SimulatorError(.invalidFeed, "cannot read face image \(url.path): \(error.localizedDescription)",
+                                 context: ["file": url.path])
+        }
+        let bytes = [UInt8](data.prefix(64 * 1024 * 1024))
+        var index = 0
+        func token() -> String? {
+            while index < bytes.count {
+                if bytes[index] == UInt8(ascii: "#") {
+                    while index < bytes.count, bytes[index] != 10 { index += 1 }
+                } else if [9, 10, 13, 32].contains(bytes[index]) {
+                    index += 1
+                } else { break }
+            }
+            var s = ""
+            while index < bytes.count, ![9, 10, 13, 32].contains(bytes[index]), s.count < 16 {
+                s.append(Character(UnicodeScalar(bytes[index])))
+                index += 1
+            }
+            return s.isEmpty ? nil : s
+        }
+        guard token() == "P6", let w = token().flatMap({ Int($0) }), let h = token().flatMap({ Int($0) }),
+              let maxval = token().flatMap({ Int($0) }), maxval == 255, (1...8192).contains(w), (1...8192).contains(h)
+        else {
+            throw SimulatorError(.invalidFeed, "\(url.path) is not a binary PPM (P6, maxval 255, at most 8192×8192)",
+                                 context: ["file": url.path])
+        }
+        index += 1
+        guard bytes.count - index >= w * h * 3 else {
+            throw SimulatorError(.invalidFeed, "\(url.path) is truncated", context: ["file": url.path])
+        }
+        self.width = w
+        self.height = h
+        self.rgb = Array(bytes[index..<(index + w * h * 3)])
+    }
+}
+
+/// The procedural person and room: shading functions in canvas pixels for each layer.
+struct SceneArtwork {
+    let width: Int, height: Int, margin: Int
+    let skin: (Float, Float, Float)
+    let hair: (Float, Float, Float)
+    let cloth: (Float, Float, Float)
+    let wall: (Float, Float, Float)
+    let eye: (Float, Float, Float)
+    let face: FaceImage?
+    let noise: ValueNoise
+    let fine: ValueNoise
+
+    static let skinTones: [(Float, Float, Float)] = [
+        (0.85, 0.64, 0.52), (0.76, 0.55, 0.42), (0.62, 0.43, 0.31), (0.45, 0.30, 0.21), (0.92, 0.73, 0.62),
+    ]
+    static let hairColours: [(Float, Float, Float)] = [(0.10, 0.07, 0.05), (0.30, 0.20, 0.11), (0.55, 0.42, 0.25), (0.05, 0.05, 0.05)]
+    static let clothColours: [(Float, Float, Float)] = [(0.20, 0.28, 0.45), (0.55, 0.15, 0.15), (0.25, 0.40, 0.25), (0.35, 0.35, 0.38)]
+    static let wallColours: [(Float, Float, Float)] = [(0.78, 0.74, 0.66), (0.62, 0.66, 0.70), (0.70, 0.72, 0.64)]
+    static let eyeColours: [(Float, Float, Float)] = [(0.25, 0.15, 0.08), (0.20, 0.35, 0.55), (0.30, 0.40, 0.25)]
+
+    init(width: Int, height: Int, margin: Int, profile: SubjectProfile, face: FaceImage?) {
+        self.width = width
+        self.height = height
+        self.margin = margin
+        var random = SeededRandom(seed: profile.seed, stream: 10)
+        func pick(_ list: [(Float, Float, Float)]) -> (Float, Float, Float) { list[Int(random.next() % UInt64(list.count))] }
+        let tone = pick(Self.skinTones)
+        if let s = profile.skinTone {
+            skin = (Float(s.r), Float(s.g), Float(s.b))
+        } else {
+            skin = tone
+        }
+        hair = pick(Self.hairColours)
+        cloth = pick(Self.clothColours)
+        wall = pick(Self.wallColours)
+        eye = pick(Self.eyeColours)
+        self.face = face
+        noise = ValueNoise(seed: profile.seed, stream: 11)
+        fine = ValueNoise(seed: profile.seed, stream: 12)
+    }
+
+    /// Canvas pixel to scene units (frame width = 1), pixel centre.
+    @inline(__always) private func unit(_ cx: Int, _ cy: Int) -> (Float, Float) {
+        let s = 1 / Float(width)
+        return ((Float(cx - margin) + 0.5) * s, (Float(cy - margin) + 0.5) * s)
+    }
+
+    /// Edge coverage from a signed distance in scene units (negative inside).
+    @inline(__always) private func coverage(_ d: Float) -> Float {
+        min(max(0.5 - d * Float(width), 0), 1)
+    }
+
+    /// Signed distance (approximate) to an axis-aligned ellipse, scene units.
+    @inline(__always) private func ellipse(_ x: Float, _ y: Float, _ cx: Float, _ cy: Float, _ a: Float, _ b: Float) -> Float {
+        let nx = (x - cx) / a, ny = (y - cy) / b
+        let r = (nx * nx + ny * ny).squareRoot()
+        return (r - 1) * min(a, b)
+    }
+
+    // Geometry, scene units (width = 1).
+    static let faceX: Float = 0.5, faceY: Float = 0.62, faceA: Float = 0.19, faceB: Float = 0.25
+    static let eyeY: Float = 0.60, eyeDX: Float = 0.075
+
+    /// Face box in frame pixels at zero motion: x, y, width, height.
+    func faceBox() -> (Int, Int, Int, Int) {
+        let w = Float(width)
+        return (Int((Self.faceX - Self.faceA) * w), Int((Self.faceY - Self.faceB) * w),
+                Int(2 * Self.faceA * w), Int(2 * Self.faceB * w))
+    }
+
+    /// A box on the forehead and a box on each cheek that are skin at zero motion (frame pixels).
+    func skinBoxes() -> [(Int, Int, Int, Int)] {
+        let w = Float(width)
+        func box(_ x: Float, _ y: Float, _ bw: Float, _ bh: Float) -> (Int, Int, Int, Int) {
+            (Int(x * w), Int(y * w), max(2, Int(bw * w)), max(2, Int(bh * w)))
+        }
+        return [box(0.42, 0.49, 0.16, 0.05), box(0.37, 0.645, 0.07, 0.06), box(0.56, 0.645, 0.07, 0.06)]
+    }
+
+    func background(_ cx: Int, _ cy: Int) -> ScenePixel {
+        let (x, y) = unit(cx, cy)
+        let aspect = Float(height) / Float(width)
+        var shade: Float = 0.85 + 0.15 * (1 - y / aspect) + 0.05 * noise.fractal(x * 6, y * 6) + 0.02 * fine.value(x * 60, y * 60)
+        var (r, g, b) = wall
+        // A framed picture on the wall, upper left.
+        if x > 0.06, x < 0.30, y > 0.15, y < 0.45 {
+            let inner = x > 0.08 && x < 0.28 && y > 0.17 && y < 0.43
+            if inner {
+                r = 0.3 + 0.2 * noise.value(x * 20, y * 20); g = 0.45; b = 0.55 + 0.1 * noise.value(y * 9, x * 9)
+            } else { r = 0.25; g = 0.18; b = 0.12 }
+        }
+        // A door frame on the right.
+        if x > 0.86, x < 0.90 { shade *= 0.7 }
+        if x >= 0.90 { r *= 0.9; g *= 0.88; b *= 0.85 }
+        return ScenePixel(r: r * shade, g: g * shade, b: b * shade, alpha: 1, pulse: 0)
+    }
+
+    func body(_ cx: Int, _ cy: Int) -> ScenePixel {
+        let (x, y) = unit(cx, cy)
+        let dx = abs(x - 0.5)
+        // Neck: skin column under the head, shaded darker (in the head's shadow).
+        let neckHalf: Float = 0.085 + max(0, y - 0.98) * 0.3
+        let neckD = max(dx - neckHalf, 0.80 - y)
+        // Torso in clothing: shoulders slope from the neck base outwards.
+        let top: Float = 1.0 + 0.9 * max(0, dx - 0.09) * max(0, dx - 0.09) + 0.05 * max(0, dx - 0.09)
+        let vNeck = y < 1.13 && dx < 0.075 - (y - 1.0) * 0.6
+        let torsoD = top - y
+        var result = ScenePixel.clear
+        let neckCover = coverage(neckD)
+        if neckCover > 0 {
+            let shade: Float = 0.72 + 0.1 * min(1, (y - 0.8) * 4) - 0.25 * dx / neckHalf * dx / neckHalf
+            let t = 1 + 0.03 * noise.fractal(x * 30, y * 30) + 0.015 * fine.value(x * 160, y * 160)
+            result = ScenePixel(r: skin.0 * shade * t, g: skin.1 * shade * t, b: skin.2 * shade * t, alpha: neckCover, pulse: 0.8)
+        }
+        let torsoCover = vNeck ? 0 : coverage(torsoD)
+        if torsoCover > 0 {
+            let fold: Float = 1 + 0.06 * noise.fractal(x * 8, y * 12) + 0.03 * fine.value(x * 120, y * 40)
+            let side: Float = 1 - 0.35 * dx * dx * 4
+            let s = fold * side * 0.95
+            let cloth = ScenePixel(r: cloth.0 * s, g: cloth.1 * s, b: cloth.2 * s, alpha: 1, pulse: 0)
+            result = blend(cloth, over: result, coverage: torsoCover)
+        }
+        return result
+    }
+
+    @inline(__always) private func blend(_ top: ScenePixel, over bottom: ScenePixel, coverage c: Float) -> ScenePixel {
+        let a = c + bottom.alpha * (1 - c)
+        guard a > 0 else { return .clear }
+        func mix(_ t: Float, _ u: Float) -> Float { (t * c + u * bottom.alpha * (1 - c)) / a }
+        return ScenePixel(r: mix(top.r, bottom.r), g: mix(top.g, bottom.g), b: mix(top.b, bottom.b), alpha: a,
+                          pulse: mix(top.pulse, bottom.pulse))
+    }
+
+    func head(_ cx: Int, _ cy: Int) -> ScenePixel {
+        let (x, y) = unit(cx, cy)
+        let fx = Self.faceX, fy = Self.faceY, fa = Self.faceA, fb = Self.faceB
+        var result = ScenePixel.clear
+        // Ears behind the face.
+        let earD = min(ellipse(x, y, fx - fa, fy + 0.01, 0.03, 0.055), ellipse(x, y, fx + fa, fy + 0.01, 0.03, 0.055))
+        let earCover = coverage(earD)
+        if earCover > 0 {
+            let s: Float = 0.8
+            result = ScenePixel(r: skin.0 * s, g: skin.1 * s, b: skin.2 * s, alpha: earCover, pulse: 0.9)
+        }
+        // Hair mass behind and above the face.
+        let hairD = ellipse(x, y, fx, fy - 0.055, fa + 0.03, fb + 0.005)
+        let hairCover = coverage(hairD) * (y < fy + 0.02 ? 1 : 0)
+        if hairCover > 0 {
+            let strands: Float = 1 + 0.25 * fine.value(x * 300, y * 25) + 0.1 * noise.value(x * 20, y * 20)
+            let h = ScenePixel(r: hair.0 * strands, g: hair.1 * strands, b: hair.2 * strands, alpha: 1, pulse: 0)
+            result = blend(h, over: result, coverage: hairCover)
+        }
+        // Face.
+        let faceD = ellipse(x, y, fx, fy, fa, fb)
+        let faceCover = coverage(faceD)
+        if faceCover > 0 {
+            var f = faceSkin(x, y)
+            // Hair fringe over the forehead.
+            let nx = (x - fx) / fa
+            let hairline = fy - fb + 0.10 + 0.05 * nx * nx
+            if y < hairline {
+                let edge = min(max((hairline - y) * Float(width) * 0.5, 0), 1)
+                let strands: Float = 1 + 0.25 * fine.value(x * 300, y * 25)
+                let h = ScenePixel(r: hair.0 * strands, g: hair.1 * strands, b: hair.2 * strands, alpha: 1, pulse: 0)
+                f = blend(h, over: f, coverage: edge)
+            }
+            result = blend(f, over: result, coverage: faceCover)
+        }
+        return result
+    }
+
+    /// The face interior: from the face image if any, else procedural features.
+    private func faceSkin(_ x: Float, _ y: Float) -> ScenePixel {
+        let fx = Self.faceX, fy = Self.faceY, fa = Self.faceA, fb = Self.faceB
+        if let face {
+            // Aspect-fill the image into the face's bounding box.
+            let u = (x - (fx - fa)) / (2 * fa), v = (y - (fy - fb)) / (2 * fb)
+            let ix = min(max(Int(u * Float(face.width)), 0), face.width - 1)
+            let iy = min(max(Int(v * Float(face.height)), 0), face.height - 1)
+            let k = (iy * face.width + ix) * 3
+            let r = Float(face.rgb[k]) / 255, g = Float(face.rgb[k + 1]) / 255, b = Float(face.rgb[k + 2]) / 255
+            // Skin classifier in YCbCr (a common rule of thumb): pulse only where the image looks like skin.
+            let cb = 128 + 255 * (-0.168736 * r - 0.331264 * g + 0.5 * b)
+            let cr = 128 + 255 * (0.5 * r - 0.418688 * g - 0.081312 * b)
+            let isSkin = cb >= 77 && cb <= 127 && cr >= 133 && cr <= 173
+            return ScenePixel(r: r, g: g, b: b, alpha: 1, pulse: isSkin ? 1 : 0)
+        }
+        let nx = (x - fx) / fa, ny = (y - fy) / fb
+        let r2 = nx * nx + ny * ny
+        var shade: Float = 0.78 + 0.22 * max(0, 1 - r2).squareRoot() - 0.05 * nx
+        let texture: Float = 1 + 0.035 * noise.fractal(x * 25, y * 25) + 0.018 * fine.value(x * 220, y * 220)
+        shade *= texture
+        // Spatial pulse strength: stronger on forehead and cheeks, weaker at the rim.
+        var pulse: Float = 0.75 + 0.35 * max(0, 1 - r2)
+        var (r, g, b) = (skin.0 * shade, skin.1 * shade, skin.2 * shade)
+        // Nose: a soft shadow along one side and darker nostrils.
+        let noseD = abs(x - (fx + 0.018))
+        if y > 0.61, y < 0.70, noseD < 0.01 {
+            let k: Float = 0.92
+            r *= k; g *= k; b *= k
+        }
+        if ellipse(x, y, fx - 0.022, 0.695, 0.012, 0.006) < 0 || ellipse(x, y, fx + 0.022, 0.695, 0.012, 0.006) < 0 {
+            r *= 0.55; g *= 0.5; b *= 0.5
+        }
+        // Lips.
+        let lipD = ellipse(x, y, fx, 0.745, 0.055, 0.016)
+        let lipCover = coverage(lipD)
+        if lipCover > 0 {
+            let lr: Float = 0.62 * shade, lg: Float = 0.30 * shade, lb: Float = 0.30 * shade
+            r = r + (lr - r) * lipCover; g = g + (lg - g) * lipCover; b = b + (lb - b) * lipCover
+            pulse = pulse * (1 - lipCover) + 0.6 * lipCover
+            if abs(y - 0.745) < 0.0025, abs(x - fx) < 0.05 { r *= 0.5; g *= 0.45; b *= 0.45 }
+        }
+        // Eyebrows.
+        for side: Float in [-1, 1] {
+            let bx = fx + side * Self.eyeDX
+            let browY = Self.eyeY - 0.035 - 0.01 * (1 - ((x - bx) / 0.05) * ((x - bx) / 0.05))
+            if abs(x - bx) < 0.05, abs(y - browY) < 0.007 {
+                r = hair.0; g = hair.1; b = hair.2; pulse = 0
+            }
+            // Eye: sclera, iris, pupil, with a soft lid shadow.
+            let eyeD = ellipse(x, y, bx, Self.eyeY, 0.038, 0.016)
+            let eyeCover = coverage(eyeD)
+            if eyeCover > 0 {
+                let irisR = ((x - bx) * (x - bx) + (y - Self.eyeY) * (y - Self.eyeY)).squareRoot()
+                var (er, eg, eb): (Float, Float, Float) = (0.88, 0.86, 0.84)
+                if irisR < 0.014 { (er, eg, eb) = eye }
+                if irisR < 0.006 { (er, eg, eb) = (0.03, 0.03, 0.03) }
+                r = r + (er - r) * eyeCover; g = g + (eg - g) * eyeCover; b = b + (eb - b) * eyeCover
+                pulse *= 1 - eyeCover
+            }
+        }
+        return ScenePixel(r: r, g: g, b: b, alpha: 1, pulse: pulse)
+    }
+}

@@ -1,0 +1,393 @@
+import Foundation
+import Synchronization
+import WearablesKit
+
+/// A rectangle in frame pixels.
+public struct PixelRect: Sendable, Hashable, Codable {
+    /// Left edge.
+    public var x: Int
+    /// Top edge.
+    public var y: Int
+    /// Width.
+    public var width: Int
+    /// Height.
+    public var height: Int
+
+    /// Creates a rectangle.
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+}
+
+/// Where things are in one rendered frame, and the signals that drove it.
+public struct SceneFrameInfo: Sendable, Hashable {
+    /// Scene time in seconds.
+    public let time: Double
+    /// The face's bounding box.
+    public let faceBox: PixelRect
+    /// Boxes that lie on skin (forehead, left cheek, right cheek): good regions to measure the pulse in.
+    public let skinBoxes: [PixelRect]
+    /// The PPG value that modulated the skin (0...1).
+    public let ppg: Double
+    /// The lung volume that moved the chest (0...1).
+    public let breathing: Double
+    /// The illuminant intensity used.
+    public let illumination: Double
+    /// The whole scene's shift caused by the wearer's head motion, in pixels (x, y), and its roll in radians.
+    public let cameraShift: (x: Double, y: Double, roll: Double)
+
+    /// Compares everything but the tuple field by value.
+    public static func == (lhs: SceneFrameInfo, rhs: SceneFrameInfo) -> Bool {
+        lhs.time == rhs.time && lhs.faceBox == rhs.faceBox && lhs.skinBoxes == rhs.skinBoxes && lhs.ppg == rhs.ppg
+            && lhs.breathing == rhs.breathing && lhs.illumination == rhs.illumination
+            && lhs.cameraShift.x == rhs.cameraShift.x && lhs.cameraShift.y == rhs.cameraShift.y
+            && lhs.cameraShift.roll == rhs.cameraShift.roll
+    }
+
+    /// Hashes the same fields.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(time)
+        hasher.combine(faceBox)
+        hasher.combine(ppg)
+    }
+}
+
+/// All layers for one output size.
+final class SceneCanvas: Sendable {
+    let width: Int, height: Int, margin: Int
+    let background: SceneLayer, body: SceneLayer, head: SceneLayer
+    let faceBox: PixelRect
+    let skinBoxes: [PixelRect]
+
+    init(width: Int, height: Int, profile: SubjectProfile, face: FaceImage?, signature: (Float, Float, Float)) {
+        self.width = width
+        self.height = height
+        let margin = max(8, Int(Double(width) * 0.08) & ~1)
+        self.margin = margin
+        let art = SceneArtwork(width: width, height: height, margin: margin, profile: profile, face: face)
+        let cw = width + 2 * margin, ch = height + 2 * margin
+        func even(_ v: Int) -> Int { max(0, v & ~1) }
+        background = SceneLayer(x0: 0, y0: 0, width: cw, height: ch, shade: art.background, signature: signature)
+        let bodyTop = even(Int(0.78 * Double(width)) + margin - 4)
+        body = SceneLayer(x0: 0, y0: bodyTop, width: cw, height: (ch - bodyTop) & ~1, shade: art.body, signature: signature)
+        let hx0 = even(Int(0.24 * Double(width)) + margin), hx1 = min(cw, Int(0.76 * Double(width)) + margin + 4)
+        let hy0 = even(Int(0.30 * Double(width)) + margin), hy1 = min(ch, Int(0.885 * Double(width)) + margin + 4)
+        head = SceneLayer(x0: hx0, y0: hy0, width: (hx1 - hx0) & ~1, height: (hy1 - hy0) & ~1, shade: art.head,
+                          signature: signature)
+        let f = art.faceBox()
+        faceBox = PixelRect(x: f.0, y: f.1, width: f.2, height: f.3)
+        skinBoxes = art.skinBoxes().map { PixelRect(x: $0.0, y: $0.1, width: $0.2, height: $0.3) }
+    }
+}
+
+/// A rendered person in a room, with known pulse and breathing: the picture the simulated glasses' camera sees.
+///
+/// Rendering is a pure function of the profile (seed included) and the scene time: the same time gives the same
+/// bytes, whatever was rendered before. Skin follows the skin-reflection model `RGB = I · albedo · (1 + A·û_p·p(t))`
+/// (û_p the blood-volume signature normalised to green, A the profile's pulse amplitude, p the PPG); breathing lifts
+/// the chest and, a quarter as much, the head; optional wearer head motion shifts and rolls the whole scene;
+/// temporal sensor noise is added last. Output is NV12 video range (BT.601 matrix).
+public final class SimulatedScene: Sendable {
+    /// The profile the scene was created with.
+    public let profile: SubjectProfile
+    /// The pulse signature used (R, G, B relative to green).
+    public let pulseSignature: LinearRGB
+    private let face: FaceImage?
+    private let physiology: Mutex<PhysiologyModel>
+    private let canvases = Mutex<[Int: SceneCanvas]>([:])
+    private let noiseTable: [Float]
+    private let motionPhases: [Double]
+    private let driftPhase: Double
+
+    /// Creates a scene.
+    /// - Parameters:
+    ///   - profile: the subject, camera and light.
+    ///   - face: an optional image to use as the face (the pulse is applied to its skin-coloured pixels).
+    /// - Throws: ``SimulatorError`` `invalidProfile` when the profile is out of range.
+    public init(profile: SubjectProfile = SubjectProfile(), face: FaceImage? = nil) throws(SimulatorError) {
+        try profile.validate()
+        self.profile = profile
+        self.face = face
+        var random = SeededRandom(seed: profile.seed, stream: 20)
+        if let s = profile.pulseSignature {
+            pulseSignature = s
+        } else {
+            // P_bv ≈ [0.33, 0.77, 0.53] normalised to green, jittered ±5 % (camera and light dependent).
+            pulseSignature = LinearRGB(r: 0.33 / 0.77 * random.uniform(0.95...1.05), g: 1,
+                                       b: 0.53 / 0.77 * random.uniform(0.95...1.05))
+        }
+        var noiseRandom = SeededRandom(seed: profile.seed, stream: 21)
+        noiseTable = (0..<65_536).map { _ in Float(noiseRandom.gaussian()) }
+        motionPhases = (0..<8).map { _ in random.uniform(0...(2 * Double.pi)) }
+        driftPhase = random.uniform(0...(2 * Double.pi))
+        physiology = Mutex(PhysiologyModel(profile: profile))
+    }
+
+    // MARK: Physiology
+
+    /// Changes the mean pulse rate from now on (beats already generated, about a second ahead, keep theirs).
+    public func setPulseRate(_ bpm: Double) { physiology.withLock { $0.setPulseRate(bpm) } }
+    /// Changes the mean breathing rate from now on.
+    public func setBreathingRate(_ brpm: Double) { physiology.withLock { $0.setBreathingRate(brpm) } }
+
+    /// Ground truth generated so far (at least through the last rendered time).
+    public var groundTruth: GroundTruth { physiology.withLock { $0.groundTruth } }
+
+    /// Ground truth covering at least `time` seconds (generating it if needed).
+    public func groundTruth(through time: Double) -> GroundTruth {
+        physiology.withLock { model in
+            model.generate(through: time)
+            return model.groundTruth
+        }
+    }
+
+    private func signals(at time: Double) -> (ppg: Double, breathing: Double) {
+        physiology.withLock { model in
+            model.generate(through: time)
+            let truth = model.groundTruth
+            return (truth.ppg(at: time) ?? 0, truth.breathingSignal(at: time) ?? 0)
+        }
+    }
+
+    // MARK: Geometry
+
+    private func canvas(width: Int, height: Int) -> SceneCanvas {
+        let key = width << 20 | height
+        if let c = canvases.withLock({ $0[key] }) { return c }
+        let s = pulseSignature
+        let made = SceneCanvas(width: width, height: height, profile: profile, face: face,
+                               signature: (Float(s.r), Float(s.g), Float(s.b)))
+        return canvases.withLock { cache in
+            if let existing = cache[key] { return existing }
+            cache[key] = made
+            return made
+        }
+    }
+
+    /// Builds (and caches) the layers for a size ahead of the first frame, so the first frame is not slow.
+    public func prepare(width: Int, height: Int) {
+        _ = canvas(width: width, height: height)
+    }
+
+    /// The wearer's head motion at `time`: shift in pixels and roll in radians (zero when motion is off).
+    private func cameraMotion(at time: Double, width: Int) -> (Double, Double, Double) {
+        guard profile.headMotion else { return (0, 0, 0) }
+        let a = profile.headMotionAmplitude * Double(width)
+        let p = motionPhases, t = 2 * Double.pi * time
+        let dx = a * (0.6 * sin(0.13 * t + p[0]) + 0.3 * sin(0.31 * t + p[1]) + 0.1 * sin(1.1 * t + p[2]))
+        let dy = a * (0.5 * sin(0.11 * t + p[3]) + 0.3 * sin(0.23 * t + p[4]) + 0.2 * sin(0.9 * t + p[5]))
+        let roll = 0.012 * (profile.headMotionAmplitude / 0.015) * (0.7 * sin(0.07 * t + p[6]) + 0.3 * sin(0.37 * t + p[7]))
+        return (dx, dy, roll)
+    }
+
+    /// Where the face and skin are, and what drove the frame at `time`, for a frame of the given size.
+    public func frameInfo(at time: Double, width: Int, height: Int) -> SceneFrameInfo {
+        let c = canvas(width: width, height: height)
+        let (ppg, breathing) = signals(at: time)
+        let (dx, dy, roll) = cameraMotion(at: time, width: width)
+        let headDY = -0.25 * profile.breathingAmplitude * Double(height) * breathing
+        let sx = Int(dx.rounded()), sy = Int((dy + headDY).rounded())
+        func moved(_ r: PixelRect) -> PixelRect { PixelRect(x: r.x + sx, y: r.y + sy, width: r.width, height: r.height) }
+        return SceneFrameInfo(time: time, faceBox: moved(c.faceBox), skinBoxes: c.skinBoxes.map(moved), ppg: ppg,
+                              breathing: breathing, illumination: illumination(at: time), cameraShift: (dx, dy, roll))
+    }
+
+    /// Number of skin pixels (non-zero pulse) in the head and neck at a size: the region the pulse lives in.
+    public func skinPixelCount(width: Int, height: Int) -> Int {
+        let c = canvas(width: width, height: height)
+        return c.head.skinPixelCount + c.body.skinPixelCount
+    }
+
+    private func illumination(at time: Double) -> Double {
+        profile.lightingLevel * (1 + profile.lightingDrift * sin(2 * Double.pi * 0.05 * time + driftPhase))
+    }
+
+    // MARK: Rendering
+
+    /// Renders the frame at `time` for a streaming resolution.
+    public func render(at time: Double, resolution: StreamingResolution) -> RawVideoImage {
+        let size = resolution.videoFrameSize
+        return render(at: time, width: Int(size.width), height: Int(size.height))
+    }
+
+    /// Renders the frame at `time` (seconds) as NV12 video range with tight strides; sizes are rounded down to even.
+    public func render(at time: Double, width requestedWidth: Int, height requestedHeight: Int) -> RawVideoImage {
+        let width = max(2, requestedWidth & ~1), height = max(2, requestedHeight & ~1)
+        var data = Data(count: width * height * 3 / 2)
+        data.withUnsafeMutableBytes { raw in
+            let out = raw.bindMemory(to: UInt8.self)
+            renderInto(out.baseAddress!, at: time, width: width, height: height)
+        }
+        return RawVideoImage(width: width, height: height, lumaBytesPerRow: width, chromaBytesPerRow: width, data: data)!
+    }
+
+    /// Renders into `buffer` (at least `width * height * 3 / 2` bytes, NV12, tight strides).
+    public func render(at time: Double, width: Int, height: Int, into buffer: UnsafeMutableRawBufferPointer) {
+        let w = max(2, width & ~1), h = max(2, height & ~1)
+        precondition(buffer.count >= w * h * 3 / 2, "buffer too small for \(w)x\(h) NV12")
+        renderInto(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), at: time, width: w, height: h)
+    }
+
+    private struct Placement {
+        var xShift: Int
+        var rowBase: Int
+        var fraction: Float
+    }
+
+    private func renderInto(_ out: UnsafeMutablePointer<UInt8>, at time: Double, width: Int, height: Int) {
+        let c = canvas(width: width, height: height)
+        let (ppg, breathing) = signals(at: time)
+        let (cdx, cdy, roll) = cameraMotion(at: time, width: width)
+        let m = c.margin
+        let limit = Double(m - 2)
+        let lift = -profile.breathingAmplitude * Double(height) * breathing
+        let pulse = Float(profile.pulseAmplitude * ppg)
+        let gain = Float(illumination(at: time))
+        let sigma = Float(profile.sensorNoise)
+        // Offsets of each layer in frame pixels: camera motion plus the layer's own motion.
+        func offsets(_ own: Double) -> (Double, Double) {
+            (min(max(cdx, -limit), limit), min(max(cdy + own, -limit), limit))
+        }
+        let bg = offsets(0), bodyOff = offsets(lift), headOff = offsets(0.25 * lift)
+        let micro = UInt64(bitPattern: Int64((time * 1_000_000).rounded()))
+        var random = SeededRandom(seed: profile.seed ^ 0x5EED, stream: micro)
+
+        let rowAcc = UnsafeMutablePointer<Float>.allocate(capacity: width)
+        let rowCb = UnsafeMutablePointer<Float>.allocate(capacity: width / 2)
+        let rowCr = UnsafeMutablePointer<Float>.allocate(capacity: width / 2)
+        defer {
+            rowAcc.deallocate()
+            rowCb.deallocate()
+            rowCr.deallocate()
+        }
+        let centreY = Double(height) / 2
+        c.background.luma.withUnsafeBufferPointer { bgLuma in
+        c.noiseTableAccess(noiseTable) { noise in
+            // Luma.
+            for y in 0..<height {
+                let rollShift = Int((roll * (Double(y) - centreY)).rounded())
+                let bgRow = min(max(y + m - Int(bg.1.rounded()), 0), c.background.height - 1)
+                let bgX = m - Int(bg.0.rounded()) - rollShift
+                let src = bgLuma.baseAddress! + bgRow * c.background.width + bgX
+                for x in 0..<width { rowAcc[x] = src[x] }
+                for (layer, off) in [(c.body, bodyOff), (c.head, headOff)] {
+                    composite(layer: layer, luma: true, into: rowAcc, cb: nil, y: y, margin: m, offset: off,
+                              rollShift: rollShift, pulse: pulse, width: width)
+                }
+                let o = out + y * width
+                let start = Int(random.next() & 0xFFFF)
+                let g = 219 * gain
+                for x in 0..<width {
+                    let v = 16 + rowAcc[x] * g + noise[(start + x) & 0xFFFF] * sigma + 0.5
+                    o[x] = UInt8(min(max(v, 0), 255))
+                }
+            }
+        }
+        }
+        // Chroma (half resolution).
+        let cWidth = width / 2
+        let chromaOut = out + width * height
+        c.background.cb.withUnsafeBufferPointer { bgCb in
+        c.background.cr.withUnsafeBufferPointer { bgCr in
+        c.noiseTableAccess(noiseTable) { noise in
+            let cbg = (bg.0 / 2, bg.1 / 2), cbody = (bodyOff.0 / 2, bodyOff.1 / 2), chead = (headOff.0 / 2, headOff.1 / 2)
+            for y in 0..<(height / 2) {
+                let rollShift = Int((roll * (Double(2 * y) - centreY) / 2).rounded())
+                let bgRow = min(max(y + m / 2 - Int(cbg.1.rounded()), 0), c.background.cHeight - 1)
+                let bgX = m / 2 - Int(cbg.0.rounded()) - rollShift
+                let sb = bgCb.baseAddress! + bgRow * c.background.cWidth + bgX
+                let sr = bgCr.baseAddress! + bgRow * c.background.cWidth + bgX
+                for x in 0..<cWidth {
+                    rowCb[x] = sb[x]
+                    rowCr[x] = sr[x]
+                }
+                for (layer, off) in [(c.body, cbody), (c.head, chead)] {
+                    composite(layer: layer, luma: false, into: rowCb, cb: rowCr, y: y, margin: m / 2, offset: off,
+                              rollShift: rollShift, pulse: pulse, width: cWidth)
+                }
+                let o = chromaOut + y * width
+                let start = Int(random.next() & 0xFFFF)
+                let g = 224 * gain, s = sigma * 0.5
+                for x in 0..<cWidth {
+                    let u = 128 + rowCb[x] * g + noise[(start + 2 * x) & 0xFFFF] * s + 0.5
+                    let v = 128 + rowCr[x] * g + noise[(start + 2 * x + 1) & 0xFFFF] * s + 0.5
+                    o[2 * x] = UInt8(min(max(u, 0), 255))
+                    o[2 * x + 1] = UInt8(min(max(v, 0), 255))
+                }
+            }
+        }
+        }
+        }
+    }
+
+    /// Composites one layer over a row accumulator, linear in y between the two nearest source rows.
+    /// For luma, `acc` is luma; for chroma, `acc` is Cb and `cb` is Cr (naming kept short for speed).
+    @inline(__always)
+    private func composite(layer: SceneLayer, luma: Bool, into acc: UnsafeMutablePointer<Float>,
+                           cb crAcc: UnsafeMutablePointer<Float>?, y: Int, margin m: Int, offset: (Double, Double),
+                           rollShift: Int, pulse: Float, width: Int) {
+        let lw = luma ? layer.width : layer.cWidth
+        let lh = luma ? layer.height : layer.cHeight
+        let x0 = luma ? layer.x0 : layer.x0 / 2
+        let y0 = luma ? layer.y0 : layer.y0 / 2
+        let q = Double(y + m) - offset.1 - Double(y0)
+        let base = q.rounded(.down)
+        let row = Int(base)
+        guard row >= 0, row + 1 < lh else { return }
+        let f = Float(q - base), f0 = 1 - f
+        let sx = m - Int(offset.0.rounded()) - rollShift - x0   // local column = x + sx
+        let starts = luma ? layer.rowStart : layer.cRowStart
+        let ends = luma ? layer.rowEnd : layer.cRowEnd
+        var lo = Int(min(starts[row], starts[row + 1])), hi = Int(max(ends[row], ends[row + 1]))
+        if ends[row] == 0 { lo = Int(starts[row + 1]) }
+        if ends[row + 1] == 0 { lo = Int(starts[row]) }
+        if hi <= lo { return }
+        let xFrom = max(0, lo - sx), xTo = min(width, hi - sx)
+        guard xFrom < xTo else { return }
+        let i0 = row * lw, i1 = (row + 1) * lw
+        if luma {
+            layer.luma.withUnsafeBufferPointer { lum in
+            layer.lumaPulse.withUnsafeBufferPointer { lp in
+            layer.alpha.withUnsafeBufferPointer { al in
+                for x in xFrom..<xTo {
+                    let c = x + sx
+                    let a = al[i0 + c] * f0 + al[i1 + c] * f
+                    let v = (lum[i0 + c] + pulse * lp[i0 + c]) * f0 + (lum[i1 + c] + pulse * lp[i1 + c]) * f
+                    acc[x] = acc[x] * (1 - a) + v
+                }
+            }
+            }
+            }
+        } else if let crAcc {
+            layer.cb.withUnsafeBufferPointer { cbv in
+            layer.cr.withUnsafeBufferPointer { crv in
+            layer.cbPulse.withUnsafeBufferPointer { cbp in
+            layer.crPulse.withUnsafeBufferPointer { crp in
+            layer.cAlpha.withUnsafeBufferPointer { al in
+                for x in xFrom..<xTo {
+                    let c = x + sx
+                    let a = al[i0 + c] * f0 + al[i1 + c] * f
+                    let u = (cbv[i0 + c] + pulse * cbp[i0 + c]) * f0 + (cbv[i1 + c] + pulse * cbp[i1 + c]) * f
+                    let v = (crv[i0 + c] + pulse * crp[i0 + c]) * f0 + (crv[i1 + c] + pulse * crp[i1 + c]) * f
+                    acc[x] = acc[x] * (1 - a) + u
+                    crAcc[x] = crAcc[x] * (1 - a) + v
+                }
+            }
+            }
+            }
+            }
+            }
+        }
+    }
+}
+
+extension SceneCanvas {
+    /// Gives the renderer unchecked access to the shared noise table.
+    @inline(__always)
+    func noiseTableAccess(_ table: [Float], _ body: (UnsafeBufferPointer<Float>) -> Void) {
+        table.withUnsafeBufferPointer(body)
+    }
+}
