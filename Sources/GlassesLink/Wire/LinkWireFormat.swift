@@ -1,0 +1,62 @@
+/// Constants of the link's wire format (see `docs/PROTOCOL.md`).
+public enum LinkWireFormat {
+    /// The four bytes that start every frame: `GLNK`.
+    public static let magic: [UInt8] = [0x47, 0x4C, 0x4E, 0x4B]
+    /// The wire format version in every frame header.
+    public static let version: UInt8 = 1
+    /// Bytes in a frame header: magic 4, version 1, type 1, flags 2, length 4, header CRC 4, frame CRC 4.
+    public static let headerSize = 20
+    /// The largest payload a frame may carry by default: 8 MiB.
+    public static let maxPayloadSize = 8 << 20
+    /// Garbage bytes tolerated in a row (between valid frames) before the link is closed as a protocol violation.
+    public static let maxConsecutiveGarbage = 256 << 10
+}
+
+/// The message type byte of a frame header.
+public enum LinkMessageType: UInt8, Sendable, CaseIterable {
+    // Host to device: 0x01–0x1F.
+    /// ``HostMessage/hello(protocolVersion:pairingToken:)``.
+    case hostHello = 0x01
+    /// ``HostMessage/checkPermission(_:requestID:)``.
+    case checkPermission = 0x02
+    /// ``HostMessage/requestPermission(_:requestID:)``.
+    case requestPermission = 0x03
+    /// ``HostMessage/startSession``.
+    case startSession = 0x04
+    /// ``HostMessage/stopSession``.
+    case stopSession = 0x05
+    /// ``HostMessage/startStream(_:)``.
+    case startStream = 0x06
+    /// ``HostMessage/stopStream``.
+    case stopStream = 0x07
+    /// ``HostMessage/capturePhoto(_:requestID:)``.
+    case capturePhoto = 0x08
+    /// ``HostMessage/frameCredit(_:)``.
+    case frameCredit = 0x09
+    /// ``HostMessage/heartbeat(sequence:)``.
+    case hostHeartbeat = 0x0A
+    // Device to host: 0x21–0x3F.
+    /// ``DeviceMessage/hello(_:)``.
+    case deviceHello = 0x21
+    /// ``DeviceMessage/deviceState(_:)``.
+    case deviceState = 0x22
+    /// ``DeviceMessage/permission(_:_:requestID:)``.
+    case permission = 0x23
+    /// ``DeviceMessage/session(_:)``.
+    case session = 0x24
+    /// ``DeviceMessage/stream(_:)``.
+    case stream = 0x25
+    /// ``DeviceMessage/codecConfiguration(_:)``.
+    case codecConfiguration = 0x26
+    /// ``DeviceMessage/videoSample(_:)``.
+    case videoSample = 0x27
+    /// ``DeviceMessage/photo(_:requestID:)``.
+    case photo = 0x28
+    /// ``DeviceMessage/fault(_:message:)``.
+    case fault = 0x29
+    /// ``DeviceMessage/heartbeat(sequence:droppedFrames:)``.
+    case deviceHeartbeat = 0x2A
+    // Either direction: 0x70–0x7F.
+    /// ``LinkFrame/goodbye(_:)``.
+    case goodbye = 0x7F
+}

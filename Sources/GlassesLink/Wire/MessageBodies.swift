@@ -1,0 +1,307 @@
+import Foundation
+import WearablesKit
+
+/// The wire codes of every enum the messages carry (index = code; see `docs/PROTOCOL.md`, never reorder).
+enum WireCodes {
+    static let linkState = WireEnum<LinkState>(name: "link state", cases: [.disconnected, .connecting, .connected])
+    static let compatibility = WireEnum<Compatibility>(
+        name: "compatibility", cases: [.undefined, .compatible, .deviceUpdateRequired, .sdkUpdateRequired])
+    static let charging = WireEnum<ChargingState>(name: "charging state", cases: [.unknown, .charging, .notCharging])
+    static let don = WireEnum<DonState>(name: "don state", cases: [.unknown, .doffed, .donned])
+    static let hinge = WireEnum<HingeState>(name: "hinge state", cases: [.unknown, .closed, .open])
+    static let thermal = WireEnum<ThermalLevel>(
+        name: "thermal level",
+        cases: [.unknown, .none, .light, .moderate, .severe, .critical, .emergency, .shutdown])
+    static let deviceType = WireEnum<DeviceType>(
+        name: "device type", cases: [.unknown, .rayBanMeta, .oakleyMetaHSTN, .metaRayBanDisplay, .simulated])
+    static let permission = WireEnum<Permission>(name: "permission", cases: [.camera, .microphone])
+    static let permissionStatus = WireEnum<PermissionStatus>(name: "permission status", cases: [.granted, .denied])
+    static let photoFormat = WireEnum<PhotoCaptureFormat>(name: "photo format", cases: [.heic, .jpeg])
+    static let codec = WireEnum<VideoCodec>(name: "video codec", cases: [.raw, .hvc1])
+    static let resolution = WireEnum<StreamingResolution>(name: "resolution", cases: [.high, .medium, .low])
+    static let fault = WireEnum<DeviceStreamFault>(
+        name: "fault",
+        cases: [.internalError, .videoStreamingError, .permissionDenied, .hingesClosed, .thermalHot, .batteryLow,
+                .peakPowerLimit, .photoCaptureFailed])
+    static let errorCode = WireEnum<LinkError.Code>(
+        name: "close reason",
+        cases: [.connectionLost, .heartbeatTimeout, .protocolViolation, .unavailable, .incompatible, .closedLocally])
+}
+
+/// Encodes and decodes message bodies (everything after the frame header).
+enum MessageBodies {
+    // MARK: Encoding
+
+    static func encode(_ frame: LinkFrame, into w: inout ByteWriter) -> LinkMessageType {
+        switch frame {
+        case .host(let message): return encode(message, into: &w)
+        case .device(let message): return encode(message, into: &w)
+        case .goodbye(let error):
+            WireCodes.errorCode.write(error.code, to: &w)
+            w.string(error.message)
+            return .goodbye
+        }
+    }
+
+    private static func encode(_ message: HostMessage, into w: inout ByteWriter) -> LinkMessageType {
+        switch message {
+        case .hello(let version, let token):
+            w.u16(version)
+            w.bool(token != nil)
+            if let token { w.string(token) }
+            return .hostHello
+        case .checkPermission(let permission, let requestID):
+            WireCodes.permission.write(permission, to: &w)
+            w.u32(requestID)
+            return .checkPermission
+        case .requestPermission(let permission, let requestID):
+            WireCodes.permission.write(permission, to: &w)
+            w.u32(requestID)
+            return .requestPermission
+        case .startSession: return .startSession
+        case .stopSession: return .stopSession
+        case .startStream(let configuration):
+            write(configuration, into: &w)
+            return .startStream
+        case .stopStream: return .stopStream
+        case .capturePhoto(let format, let requestID):
+            WireCodes.photoFormat.write(format, to: &w)
+            w.u32(requestID)
+            return .capturePhoto
+        case .frameCredit(let credit):
+            w.u32(credit)
+            return .frameCredit
+        case .heartbeat(let sequence):
+            w.u32(sequence)
+            return .hostHeartbeat
+        }
+    }
+
+    private static func encode(_ message: DeviceMessage, into w: inout ByteWriter) -> LinkMessageType {
+        switch message {
+        case .hello(let info):
+            w.string(info.identifier)
+            w.string(info.name)
+            withUnsafeBytes(of: info.uuid.uuid) { w.bytes.append(contentsOf: $0) }
+            WireCodes.deviceType.write(info.deviceType, to: &w)
+            w.string(info.firmwareVersion)
+            w.array(info.supportedCodecs) { WireCodes.codec.write($1, to: &$0) }
+            w.array(info.supportedResolutions) { WireCodes.resolution.write($1, to: &$0) }
+            w.array(info.supportedFrameRates) { $0.u32(UInt32(clamping: $1)) }
+            w.array(info.supportedPhotoFormats) { WireCodes.photoFormat.write($1, to: &$0) }
+            w.u16(info.protocolVersion)
+            return .deviceHello
+        case .deviceState(let state):
+            WireCodes.linkState.write(state.linkState, to: &w)
+            WireCodes.compatibility.write(state.compatibility, to: &w)
+            w.bool(state.batteryLevel != nil)
+            if let level = state.batteryLevel { w.i64(Int64(level)) }
+            WireCodes.charging.write(state.chargingState, to: &w)
+            WireCodes.don.write(state.donState, to: &w)
+            WireCodes.hinge.write(state.hingeState, to: &w)
+            WireCodes.thermal.write(state.thermalLevel, to: &w)
+            return .deviceState
+        case .permission(let permission, let status, let requestID):
+            WireCodes.permission.write(permission, to: &w)
+            WireCodes.permissionStatus.write(status, to: &w)
+            w.u32(requestID)
+            return .permission
+        case .session(let event):
+            switch event {
+            case .started: w.u8(0)
+            case .paused: w.u8(1)
+            case .resumed: w.u8(2)
+            case .ended(let reason):
+                w.u8(3)
+                w.string(reason)
+            }
+            return .session
+        case .stream(let event):
+            switch event {
+            case .starting(let configuration):
+                w.u8(0)
+                write(configuration, into: &w)
+            case .streaming(let configuration):
+                w.u8(1)
+                write(configuration, into: &w)
+            case .paused: w.u8(2)
+            case .stopped: w.u8(3)
+            }
+            return .stream
+        case .codecConfiguration(let configuration):
+            w.array(configuration.videoParameterSets) { $0.blob($1) }
+            w.array(configuration.sequenceParameterSets) { $0.blob($1) }
+            w.array(configuration.pictureParameterSets) { $0.blob($1) }
+            w.count32(configuration.width)
+            w.count32(configuration.height)
+            return .codecConfiguration
+        case .videoSample(let sample):
+            w.i64(sample.presentationTimeUs)
+            w.bool(sample.isKeyframe)
+            switch sample.format {
+            case .hevc:
+                w.u8(0)
+            case .nv12(let width, let height, let lumaBytesPerRow, let chromaBytesPerRow):
+                w.u8(1)
+                w.count32(width)
+                w.count32(height)
+                w.count32(lumaBytesPerRow)
+                w.count32(chromaBytesPerRow)
+            }
+            w.blob(sample.payload)
+            return .videoSample
+        case .photo(let photo, let requestID):
+            w.u32(requestID)
+            WireCodes.photoFormat.write(photo.format, to: &w)
+            w.blob(photo.data)
+            return .photo
+        case .fault(let fault, let message):
+            WireCodes.fault.write(fault, to: &w)
+            w.string(message)
+            return .fault
+        case .heartbeat(let sequence, let dropped):
+            w.u32(sequence)
+            w.u64(dropped)
+            return .deviceHeartbeat
+        }
+    }
+
+    private static func write(_ configuration: StreamConfiguration, into w: inout ByteWriter) {
+        WireCodes.codec.write(configuration.videoCodec, to: &w)
+        WireCodes.resolution.write(configuration.resolution, to: &w)
+        w.u16(UInt16(clamping: configuration.frameRate))
+    }
+
+    // MARK: Decoding
+
+    /// Decodes a body of a known type; trailing bytes are ignored (later versions may append fields).
+    static func decode(_ type: LinkMessageType, _ r: inout ByteReader) throws(BodyDecodingError) -> LinkFrame {
+        switch type {
+        case .hostHello:
+            let version = try r.u16("protocol version")
+            let token: String? = try r.bool("token flag") ? try r.string("pairing token") : nil
+            return .host(.hello(protocolVersion: version, pairingToken: token))
+        case .checkPermission:
+            let permission = try WireCodes.permission.read(from: &r)
+            return .host(.checkPermission(permission, requestID: try r.u32("request ID")))
+        case .requestPermission:
+            let permission = try WireCodes.permission.read(from: &r)
+            return .host(.requestPermission(permission, requestID: try r.u32("request ID")))
+        case .startSession: return .host(.startSession)
+        case .stopSession: return .host(.stopSession)
+        case .startStream: return .host(.startStream(try readConfiguration(&r)))
+        case .stopStream: return .host(.stopStream)
+        case .capturePhoto:
+            let format = try WireCodes.photoFormat.read(from: &r)
+            return .host(.capturePhoto(format, requestID: try r.u32("request ID")))
+        case .frameCredit: return .host(.frameCredit(try r.u32("credit")))
+        case .hostHeartbeat: return .host(.heartbeat(sequence: try r.u32("sequence")))
+        case .deviceHello:
+            let identifier = try r.string("identifier")
+            let name = try r.string("name")
+            var uuidBytes: [UInt8] = []
+            for _ in 0..<16 { uuidBytes.append(try r.u8("uuid")) }
+            let uuid = UUID(uuid: uuidBytes.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) })
+            let deviceType = try WireCodes.deviceType.read(from: &r)
+            let firmware = try r.string("firmware version")
+            let codecs = try r.array("codecs") { (r: inout ByteReader) throws(BodyDecodingError) in
+                try WireCodes.codec.read(from: &r)
+            }
+            let resolutions = try r.array("resolutions") { (r: inout ByteReader) throws(BodyDecodingError) in
+                try WireCodes.resolution.read(from: &r)
+            }
+            let rates = try r.array("frame rates") { (r: inout ByteReader) throws(BodyDecodingError) in
+                UInt(try r.u32("frame rate"))
+            }
+            let photoFormats = try r.array("photo formats") { (r: inout ByteReader) throws(BodyDecodingError) in
+                try WireCodes.photoFormat.read(from: &r)
+            }
+            let version = try r.u16("protocol version")
+            return .device(.hello(DeviceInfo(
+                identifier: identifier, name: name, uuid: uuid, deviceType: deviceType, firmwareVersion: firmware,
+                supportedCodecs: codecs, supportedResolutions: resolutions, supportedFrameRates: rates,
+                supportedPhotoFormats: photoFormats, protocolVersion: version)))
+        case .deviceState:
+            let link = try WireCodes.linkState.read(from: &r)
+            let compatibility = try WireCodes.compatibility.read(from: &r)
+            let battery: Int? = try r.bool("battery flag") ? Int(truncatingIfNeeded: try r.i64("battery")) : nil
+            return .device(.deviceState(DeviceState(
+                linkState: link, compatibility: compatibility, batteryLevel: battery,
+                chargingState: try WireCodes.charging.read(from: &r),
+                donState: try WireCodes.don.read(from: &r),
+                hingeState: try WireCodes.hinge.read(from: &r),
+                thermalLevel: try WireCodes.thermal.read(from: &r))))
+        case .permission:
+            let permission = try WireCodes.permission.read(from: &r)
+            let status = try WireCodes.permissionStatus.read(from: &r)
+            return .device(.permission(permission, status, requestID: try r.u32("request ID")))
+        case .session:
+            switch try r.u8("session event") {
+            case 0: return .device(.session(.started))
+            case 1: return .device(.session(.paused))
+            case 2: return .device(.session(.resumed))
+            case 3: return .device(.session(.ended(reason: try r.string("reason"))))
+            case let other: throw BodyDecodingError(reason: "unknown session event \(other)")
+            }
+        case .stream:
+            switch try r.u8("stream event") {
+            case 0: return .device(.stream(.starting(try readConfiguration(&r))))
+            case 1: return .device(.stream(.streaming(try readConfiguration(&r))))
+            case 2: return .device(.stream(.paused))
+            case 3: return .device(.stream(.stopped))
+            case let other: throw BodyDecodingError(reason: "unknown stream event \(other)")
+            }
+        case .codecConfiguration:
+            let read: (inout ByteReader) throws(BodyDecodingError) -> Data = { (r: inout ByteReader) throws(BodyDecodingError) in
+                try r.blob("parameter set")
+            }
+            let vps = try r.array("VPS", read)
+            let sps = try r.array("SPS", read)
+            let pps = try r.array("PPS", read)
+            let width = Int(try r.u32("width"))
+            let height = Int(try r.u32("height"))
+            return .device(.codecConfiguration(HEVCCodecConfiguration(
+                videoParameterSets: vps, sequenceParameterSets: sps, pictureParameterSets: pps,
+                width: width, height: height)))
+        case .videoSample:
+            let pts = try r.i64("presentation time")
+            let keyframe = try r.bool("keyframe flag")
+            let format: VideoSampleFormat
+            switch try r.u8("sample format") {
+            case 0: format = .hevc
+            case 1:
+                format = .nv12(
+                    width: Int(try r.u32("width")), height: Int(try r.u32("height")),
+                    lumaBytesPerRow: Int(try r.u32("luma stride")), chromaBytesPerRow: Int(try r.u32("chroma stride")))
+            case let other: throw BodyDecodingError(reason: "unknown sample format \(other)")
+            }
+            let payload = try r.blob("sample payload")
+            return .device(.videoSample(VideoSample(
+                presentationTimeUs: pts, isKeyframe: keyframe, format: format, payload: payload)))
+        case .photo:
+            let requestID = try r.u32("request ID")
+            let format = try WireCodes.photoFormat.read(from: &r)
+            return .device(.photo(PhotoData(data: try r.blob("photo"), format: format), requestID: requestID))
+        case .fault:
+            let fault = try WireCodes.fault.read(from: &r)
+            return .device(.fault(fault, message: try r.string("fault message")))
+        case .deviceHeartbeat:
+            let sequence = try r.u32("sequence")
+            return .device(.heartbeat(sequence: sequence, droppedFrames: try r.u64("dropped frames")))
+        case .goodbye:
+            let code = try WireCodes.errorCode.read(from: &r)
+            return .goodbye(LinkError(code, try r.string("reason")))
+        }
+    }
+
+    private static func readConfiguration(_ r: inout ByteReader) throws(BodyDecodingError) -> StreamConfiguration {
+        let codec = try WireCodes.codec.read(from: &r)
+        let resolution = try WireCodes.resolution.read(from: &r)
+        let rate = UInt(try r.u16("frame rate"))
+        do {
+            return try StreamConfiguration(videoCodec: codec, resolution: resolution, frameRate: rate)
+        } catch {
+            throw BodyDecodingError(reason: error.description)
+        }
+    }
+}
