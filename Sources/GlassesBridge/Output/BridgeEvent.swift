@@ -1,0 +1,63 @@
+import SmartSpectraInput
+
+/// Counters of a run at an instant, for periodic stats and the summary.
+public struct BridgeStats: Sendable, Hashable {
+    /// Where every frame went.
+    public var accounting = FrameAccounting()
+    /// Frames per second arriving from the device, over the last stats interval.
+    public var framesPerSecondIn: Double = 0
+    /// Frames per second accepted by custom input, over the last stats interval.
+    public var framesPerSecondOut: Double = 0
+    /// Times custom input was stopped and started for a fresh timeline (pauses over 2 s, new sessions).
+    public var inputRestarts = 0
+    /// Times the watchdog restarted a stalled stream.
+    public var stallRestarts = 0
+    /// Times the link was re-established.
+    public var reconnects = 0
+    /// Times a session the device ended was replaced.
+    public var sessionRestarts = 0
+    /// Video samples the device reported dropping for lack of link credit (never received).
+    public var deviceDroppedFrames: UInt64 = 0
+    /// Frames the engine's own queue discarded after accepting them (it fell behind).
+    public var engineDroppedFrames: UInt64 = 0
+
+    /// Creates zeroed stats.
+    public init() {}
+}
+
+/// The end of a run, as the summary reports it.
+public struct BridgeSummary: Sendable, Hashable {
+    /// Last stable vitals (nil where none was stable).
+    public var vitals = VitalsSnapshot()
+    /// The simulator's ground truth over the run, when simulated.
+    public var truth: VitalsSnapshot?
+    /// Final counters.
+    public var stats = BridgeStats()
+    /// Stream time covered, in seconds.
+    public var durationSeconds: Double = 0
+    /// Why the run ended: `duration`, `endOfFile`, `signal`, or a failure kind.
+    public var reason: String = "duration"
+    /// The failure, when the run ended badly.
+    public var failure: BridgeFailure?
+
+    /// Creates an empty summary.
+    public init() {}
+}
+
+/// Something the bridge reports while it runs; formatters turn these into text, NDJSON or CSV.
+public enum BridgeEvent: Sendable {
+    /// The lifecycle phase changed (`connecting`, `streaming`, `paused`, …), with an optional detail.
+    case state(LifecyclePolicy.Phase, detail: String?)
+    /// A notable event (restart, reconnect, input restarted for a fresh timeline).
+    case notice(String)
+    /// An error: a code name and a message a person can act on.
+    case error(code: String, message: String)
+    /// The engine's validation verdict changed.
+    case validation(ValidationStatus)
+    /// A metrics payload (only what is new), with its protobuf JSON encoding.
+    case metrics(Metrics, json: String)
+    /// Periodic counters.
+    case stats(BridgeStats, vitals: VitalsSnapshot, truth: VitalsSnapshot?)
+    /// The final summary; nothing follows.
+    case summary(BridgeSummary)
+}

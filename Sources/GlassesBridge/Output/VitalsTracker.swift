@@ -1,0 +1,84 @@
+import SmartSpectraInput
+
+/// The three headline vitals at an instant; nil where unknown.
+public struct VitalsSnapshot: Sendable, Hashable {
+    /// Pulse rate in beats per minute.
+    public var pulseRate: Double?
+    /// Breathing rate in breaths per minute.
+    public var breathingRate: Double?
+    /// HRV as RMSSD in milliseconds.
+    public var hrvRmssd: Double?
+
+    /// Creates a snapshot.
+    public init(pulseRate: Double? = nil, breathingRate: Double? = nil, hrvRmssd: Double? = nil) {
+        self.pulseRate = pulseRate
+        self.breathingRate = breathingRate
+        self.hrvRmssd = hrvRmssd
+    }
+}
+
+/// One value of the vitals time series (a CSV row).
+public struct VitalsSample: Sendable, Hashable {
+    /// The metric's name, e.g. `pulseRate`.
+    public var metric: String
+    /// Seconds on the run's input timeline.
+    public var timeSeconds: Double
+    /// The value.
+    public var value: Double
+    /// Confidence in percent, when the metric has one.
+    public var confidence: Double?
+    /// Whether the engine considers the value reliable.
+    public var stable: Bool
+}
+
+/// Keeps the last values of the headline vitals from a sequence of metrics payloads.
+///
+/// Payloads hold only what is new, and rate metrics arrive now and then, so the tracker keeps the last value
+/// (shown live, `--` until the first) and the last *stable* value (reported in the summary).
+public struct VitalsTracker: Sendable, Hashable {
+    /// The latest values, stable or not.
+    public private(set) var latest = VitalsSnapshot()
+    /// The latest stable values.
+    public private(set) var lastStable = VitalsSnapshot()
+    /// How many metrics payloads were seen.
+    public private(set) var payloads = 0
+
+    /// Creates an empty tracker.
+    public init() {}
+
+    /// Takes in a payload and returns its rate samples as time-series rows.
+    @discardableResult
+    public mutating func ingest(_ metrics: Metrics) -> [VitalsSample] {
+        payloads += 1
+        var rows: [VitalsSample] = []
+        if metrics.hasCardio {
+            for sample in metrics.cardio.pulseRate {
+                latest.pulseRate = Double(sample.value)
+                if sample.stable { lastStable.pulseRate = Double(sample.value) }
+                rows.append(VitalsSample(
+                    metric: "pulseRate", timeSeconds: Double(sample.timestamp) / 1e6, value: Double(sample.value),
+                    confidence: Double(sample.confidence), stable: sample.stable
+                ))
+            }
+            for sample in metrics.cardio.hrv {
+                latest.hrvRmssd = sample.rmssd
+                if sample.stable { lastStable.hrvRmssd = sample.rmssd }
+                rows.append(VitalsSample(
+                    metric: "hrvRmssd", timeSeconds: Double(sample.timestamp) / 1e6, value: sample.rmssd,
+                    confidence: Double(sample.confidence), stable: sample.stable
+                ))
+            }
+        }
+        if metrics.hasBreathing {
+            for sample in metrics.breathing.rate {
+                latest.breathingRate = Double(sample.value)
+                if sample.stable { lastStable.breathingRate = Double(sample.value) }
+                rows.append(VitalsSample(
+                    metric: "breathingRate", timeSeconds: Double(sample.timestamp) / 1e6, value: Double(sample.value),
+                    confidence: Double(sample.confidence), stable: sample.stable
+                ))
+            }
+        }
+        return rows.sorted { ($0.timeSeconds, $0.metric) < ($1.timeSeconds, $1.metric) }
+    }
+}

@@ -1,0 +1,397 @@
+import Foundation
+
+/// Why a run ended badly: a code for the exit status, a message a person can act on.
+public struct BridgeFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of failure.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// The device could not be reached at all.
+        case deviceUnavailable
+        /// The glasses are too hot to stream.
+        case thermal
+        /// The glasses' battery is too low to stream.
+        case battery
+        /// The camera permission was denied on the glasses.
+        case permissionDenied
+        /// The stream stalled again and again, even after restarts.
+        case repeatedStalls
+        /// Reconnecting failed too many times.
+        case reconnectExhausted
+        /// A bug or an unexpected failure in a module.
+        case internalError
+    }
+
+    /// The kind of failure.
+    public let kind: Kind
+    /// What happened and what to do about it.
+    public let message: String
+
+    /// Creates a failure.
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    /// The process exit code for this failure.
+    public var exitCode: BridgeExitCode { kind == .internalError ? .internalError : .deviceUnavailable }
+
+    /// `kind: message`.
+    public var description: String { "\(kind.rawValue): \(message)" }
+}
+
+/// The lifecycle policy of a bridge run, as a plain state machine: one method per event, returning actions.
+///
+/// It encodes what DAT users learn the hard way: a stream that says `.streaming` but delivers nothing for 5 s is
+/// dead and gets restarted (camera stopped, added and started again); a lost link goes back to waiting and
+/// reconnects with a backoff of at least 2 s (rapid restarts wedge real glasses); a session the device ended is
+/// replaced by a new one, again no sooner than 2 s later; thermal, battery and permission errors stop the run with
+/// a message a person can act on. Time comes in with each event, so tests drive it with virtual time. The owner
+/// performs the actions outside any lock and reports the outcome of each as the next event.
+public struct LifecyclePolicy: Sendable {
+    /// Timings and limits.
+    public struct Configuration: Sendable, Hashable {
+        /// How long `.streaming` may go without a frame before the stream is declared dead.
+        public var watchdogTimeout: Duration = .seconds(5)
+        /// The shortest wait before reconnecting or starting a new session or camera (never below 2 s).
+        public var minimumBackoff: Duration = .seconds(2)
+        /// The longest wait between attempts.
+        public var maximumBackoff: Duration = .seconds(30)
+        /// Watchdog restarts in a row, with no frame in between, before the run gives up.
+        public var maximumConsecutiveStallRestarts: Int = 4
+        /// Reconnect attempts in a row before the run gives up; nil retries until stopped.
+        public var maximumReconnectAttempts: Int? = nil
+
+        /// Creates the defaults: 5 s watchdog, 2–30 s backoff, 4 stall restarts, unlimited reconnects.
+        public init() {}
+    }
+
+    /// Where the run is.
+    public enum Phase: String, Sendable, Hashable {
+        /// Not started.
+        case idle
+        /// Opening the link to the device.
+        case connecting
+        /// Waiting for the device to accept a session.
+        case startingSession
+        /// Camera added, waiting for `.streaming`.
+        case startingStream
+        /// Frames flowing (or supposed to be: the watchdog is armed).
+        case streaming
+        /// The device paused the stream (tap, doff, photo capture): keep the connection, wait.
+        case paused
+        /// Waiting out a backoff before reconnecting, or before a new session or camera.
+        case waiting
+        /// Over; see ``outcome``.
+        case finished
+    }
+
+    /// A timer the policy asks the owner to run.
+    public enum Timer: String, Sendable, Hashable {
+        /// Check for a stalled stream.
+        case watchdog
+        /// Reconnect after a lost link.
+        case reconnect
+        /// Start a new device session.
+        case newSession
+        /// Add and start the camera again.
+        case restartCamera
+    }
+
+    /// What the owner should do.
+    public enum Action: Sendable, Hashable {
+        /// Open the link to the device; report ``linkConnected(now:)`` or ``connectFailed(_:now:)``.
+        case connect
+        /// Close whatever is left of the link and session.
+        case closeLink
+        /// Create and start a device session; report ``sessionStarted(now:)`` or ``sessionFailed(_:now:)``.
+        case startSession
+        /// Add the camera and start its stream; report stream states, or ``cameraFailed(_:now:)``.
+        case startCamera
+        /// Stop the camera, then add and start it again (the cure for a zombie stream).
+        case restartCamera
+        /// Tell the timestamp mapper that the device timeline is about to change.
+        case markDiscontinuity
+        /// Call ``timerFired(_:generation:now:)`` with these values after `delay`.
+        case schedule(Timer, after: Duration, generation: UInt64)
+        /// Report a notable event to the user (state changes are read from ``phase``).
+        case notice(String)
+        /// End the run: tear down in reverse order; nil is a normal end.
+        case finish(BridgeFailure?)
+    }
+
+    /// Why a stream reported an error, as far as the policy cares.
+    public enum StreamFault: String, Sendable, Hashable, CaseIterable {
+        /// Generic failure of the stream or the device.
+        case streamFailure
+        /// The hinges closed (glasses folded).
+        case hingesClosed
+        /// The glasses are too hot.
+        case thermal
+        /// The battery is too low.
+        case battery
+        /// The camera permission was denied.
+        case permissionDenied
+        /// Power peak limit reached; transient.
+        case peakPower
+        /// A photo capture failed; the stream goes on.
+        case photoCaptureFailed
+        /// The device is not connected.
+        case deviceNotConnected
+    }
+
+    /// Timings and limits.
+    public let configuration: Configuration
+    /// Where the run is.
+    public private(set) var phase: Phase = .idle
+    /// The failure that ended the run, when it ended badly.
+    public private(set) var outcome: BridgeFailure?
+    /// How many times the watchdog restarted the camera in this run.
+    public private(set) var stallRestarts = 0
+    /// How many times the link was re-established after a loss.
+    public private(set) var reconnects = 0
+    /// How many sessions were replaced after the device ended one.
+    public private(set) var sessionRestarts = 0
+
+    private var everConnected = false
+    private var lastFrameAt: Duration = .zero
+    private var consecutiveStallRestarts = 0
+    private var retryAttempt = 0
+    private var generations: [Timer: UInt64] = [:]
+    private var nextGeneration: UInt64 = 0
+
+    /// Creates a policy in ``Phase/idle``.
+    public init(configuration: Configuration = Configuration()) {
+        var configuration = configuration
+        configuration.minimumBackoff = max(configuration.minimumBackoff, .seconds(2))
+        configuration.maximumBackoff = max(configuration.maximumBackoff, configuration.minimumBackoff)
+        self.configuration = configuration
+    }
+
+    /// The wait before retry number `attempt` (0-based): doubling from the minimum, capped at the maximum.
+    public func backoff(attempt: Int) -> Duration {
+        var delay = configuration.minimumBackoff
+        for _ in 0..<min(attempt, 16) where delay < configuration.maximumBackoff { delay = delay * 2 }
+        return min(delay, configuration.maximumBackoff)
+    }
+
+    // MARK: Events
+
+    /// The run starts.
+    public mutating func start(now: Duration) -> [Action] {
+        guard phase == .idle else { return [] }
+        phase = .connecting
+        return [.connect]
+    }
+
+    /// The link to the device is open.
+    public mutating func linkConnected(now: Duration) -> [Action] {
+        guard phase == .connecting else { return [] }
+        if everConnected { reconnects += 1 }
+        everConnected = true
+        phase = .startingSession
+        return [.startSession]
+    }
+
+    /// Opening the link failed.
+    public mutating func connectFailed(_ message: String, now: Duration) -> [Action] {
+        guard phase == .connecting else { return [] }
+        guard everConnected else {
+            return finish(BridgeFailure(.deviceUnavailable, message))
+        }
+        return retry(.reconnect, notice: "reconnect failed: \(message)")
+    }
+
+    /// The device accepted a session.
+    public mutating func sessionStarted(now: Duration) -> [Action] {
+        guard phase == .startingSession else { return [] }
+        phase = .startingStream
+        return [.markDiscontinuity, .startCamera]
+    }
+
+    /// Starting a session failed (for instance the glasses are folded).
+    public mutating func sessionFailed(_ message: String, now: Duration) -> [Action] {
+        guard phase == .startingSession else { return [] }
+        return retry(.newSession, notice: "session could not start: \(message)")
+    }
+
+    /// The device ended the session (fold, doff timeout, "Session ended by device"): build a new one.
+    public mutating func sessionEnded(reason: String, now: Duration) -> [Action] {
+        // While connecting or waiting to reconnect there is no session to replace.
+        guard isActive, phase != .idle, phase != .connecting, generations[.reconnect] == nil else { return [] }
+        sessionRestarts += 1
+        phase = .waiting
+        invalidate(.watchdog)
+        invalidate(.restartCamera)
+        invalidate(.newSession)
+        let delay = backoff(attempt: retryAttempt)
+        retryAttempt += 1
+        return [.markDiscontinuity, .notice("session ended by device (\(reason)); starting a new one in \(Self.format(delay))")]
+            + schedule(.newSession, after: delay)
+    }
+
+    /// Adding or starting the camera failed.
+    public mutating func cameraFailed(_ message: String, now: Duration) -> [Action] {
+        guard phase == .startingStream || phase == .streaming || phase == .paused else { return [] }
+        return retry(.restartCamera, notice: "camera could not start: \(message)")
+    }
+
+    /// The stream reports `.streaming` (at start or after a pause).
+    public mutating func streamStreaming(now: Duration) -> [Action] {
+        guard phase == .startingStream || phase == .paused || phase == .streaming else { return [] }
+        let wasStreaming = phase == .streaming
+        phase = .streaming
+        lastFrameAt = now
+        if wasStreaming { return [] }
+        return schedule(.watchdog, after: configuration.watchdogTimeout)
+    }
+
+    /// The stream reports `.paused` (tap, doff, photo capture): wait, do not restart.
+    public mutating func streamPaused(now: Duration) -> [Action] {
+        guard phase == .streaming || phase == .startingStream else { return [] }
+        phase = .paused
+        invalidate(.watchdog)
+        return []
+    }
+
+    /// The stream stopped without the bridge asking (the device stopped the camera).
+    public mutating func streamStopped(now: Duration) -> [Action] {
+        guard phase == .streaming || phase == .paused || phase == .startingStream else { return [] }
+        invalidate(.watchdog)
+        return retry(.restartCamera, notice: "stream stopped by the device; restarting the camera")
+    }
+
+    /// A frame arrived.
+    public mutating func frameReceived(now: Duration) {
+        lastFrameAt = now
+        consecutiveStallRestarts = 0
+        retryAttempt = 0
+    }
+
+    /// The stream reported an error.
+    public mutating func streamError(_ fault: StreamFault, message: String, now: Duration) -> [Action] {
+        guard isActive else { return [] }
+        switch fault {
+        case .thermal:
+            return finish(BridgeFailure(
+                .thermal, "The glasses are too hot to stream (\(message)). Take them off, let them cool for a few minutes, then run again."
+            ))
+        case .battery:
+            return finish(BridgeFailure(
+                .battery, "The glasses' battery is too low to stream (\(message)). Put them in the charging case, then run again."
+            ))
+        case .permissionDenied:
+            return finish(BridgeFailure(
+                .permissionDenied, "The camera permission was denied on the glasses (\(message)). Grant camera access to this app on the glasses or their companion app, then run again."
+            ))
+        case .photoCaptureFailed:
+            return [.notice("photo capture failed: \(message)")]
+        case .hingesClosed:
+            // Folding ends the session; the device reports that separately and the policy rebuilds it then.
+            return [.notice("the glasses were folded (\(message)); waiting for them to be opened")]
+        case .deviceNotConnected:
+            return linkLost(message, now: now)
+        case .streamFailure, .peakPower:
+            guard phase == .streaming || phase == .startingStream || phase == .paused else { return [] }
+            invalidate(.watchdog)
+            return retry(.restartCamera, notice: "stream error: \(message); restarting the camera")
+        }
+    }
+
+    /// The link to the device closed unexpectedly: back to waiting, reconnect after a backoff.
+    public mutating func linkLost(_ message: String, now: Duration) -> [Action] {
+        guard isActive, phase != .idle else { return [] }
+        if phase == .connecting { return connectFailed(message, now: now) }
+        invalidate(.watchdog)
+        invalidate(.newSession)
+        invalidate(.restartCamera)
+        return [.closeLink] + retry(.reconnect, notice: "link lost: \(message); reconnecting")
+    }
+
+    /// A timer asked for by ``Action/schedule(_:after:generation:)`` fired.
+    public mutating func timerFired(_ timer: Timer, generation: UInt64, now: Duration) -> [Action] {
+        guard isActive, generations[timer] == generation else { return [] }
+        generations[timer] = nil
+        switch timer {
+        case .watchdog:
+            guard phase == .streaming else { return [] }
+            let silent = now - lastFrameAt
+            guard silent >= configuration.watchdogTimeout else {
+                return schedule(.watchdog, after: configuration.watchdogTimeout - silent)
+            }
+            consecutiveStallRestarts += 1
+            if consecutiveStallRestarts > configuration.maximumConsecutiveStallRestarts {
+                return finish(BridgeFailure(
+                    .repeatedStalls,
+                    "The stream stalled \(consecutiveStallRestarts) times in a row with no frame. Fold the glasses, "
+                        + "put them in the case for 10 seconds to restart the camera, then run again."
+                ))
+            }
+            stallRestarts += 1
+            phase = .startingStream
+            return [.notice("no frame for \(Self.format(silent)) while streaming: restarting the camera"),
+                    .markDiscontinuity, .restartCamera]
+        case .reconnect:
+            guard phase == .waiting else { return [] }
+            phase = .connecting
+            return [.connect]
+        case .newSession:
+            guard phase == .waiting else { return [] }
+            phase = .startingSession
+            return [.startSession]
+        case .restartCamera:
+            guard phase == .waiting else { return [] }
+            phase = .startingStream
+            return [.markDiscontinuity, .restartCamera]
+        }
+    }
+
+    /// The run should end normally (duration reached, end of file, SIGINT, SIGTERM).
+    public mutating func stopRequested(now: Duration) -> [Action] {
+        guard isActive else { return [] }
+        return finish(nil)
+    }
+
+    /// The run must end because of a failure outside the device's control (for example the SDK failed).
+    public mutating func failed(_ failure: BridgeFailure, now: Duration) -> [Action] {
+        guard isActive else { return [] }
+        return finish(failure)
+    }
+
+    // MARK: Helpers
+
+    private var isActive: Bool { phase != .finished }
+
+    private mutating func retry(_ timer: Timer, notice: String) -> [Action] {
+        if timer == .reconnect, let limit = configuration.maximumReconnectAttempts, retryAttempt >= limit {
+            return finish(BridgeFailure(
+                .reconnectExhausted, "Lost the glasses and could not reconnect after \(retryAttempt) attempts. Check that they are on, unfolded and in range."
+            ))
+        }
+        let delay = backoff(attempt: retryAttempt)
+        retryAttempt += 1
+        phase = .waiting
+        return [.notice("\(notice) in \(Self.format(delay))")] + schedule(timer, after: delay)
+    }
+
+    private mutating func schedule(_ timer: Timer, after delay: Duration) -> [Action] {
+        nextGeneration += 1
+        let generation = nextGeneration
+        generations[timer] = generation
+        return [.schedule(timer, after: delay, generation: generation)]
+    }
+
+    private mutating func invalidate(_ timer: Timer) {
+        generations[timer] = nil
+    }
+
+    private mutating func finish(_ failure: BridgeFailure?) -> [Action] {
+        phase = .finished
+        outcome = failure
+        generations.removeAll()
+        return [.finish(failure)]
+    }
+
+    static func format(_ duration: Duration) -> String {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return seconds.rounded() == seconds ? "\(Int(seconds)) s" : String(format: "%.1f s", seconds)
+    }
+}

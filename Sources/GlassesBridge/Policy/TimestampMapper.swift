@@ -1,0 +1,104 @@
+/// Why a frame never reached custom input.
+public enum FrameDropReason: String, Sendable, Hashable, CaseIterable, Codable {
+    /// The worker was still busy with earlier frames: dropped like `alwaysDiscardsLateVideoFrames` does.
+    case late
+    /// Its presentation time equals the previous frame's.
+    case duplicateTimestamp
+    /// Its presentation time is earlier than a frame already submitted.
+    case backwardTimestamp
+    /// The decoder could not turn it into pixels (corrupt data, or a frame that depends on a lost keyframe).
+    case decodeFailed
+    /// The decoder is waiting for a keyframe after a loss and discarded the sample unseen.
+    case awaitingKeyframe
+    /// It arrived while custom input was not running (during a restart or teardown).
+    case inputNotRunning
+}
+
+/// Maps device presentation times onto one monotonic microsecond timeline per run of the bridge.
+///
+/// Custom input wants strictly increasing, nonnegative timestamps with no gap over two seconds. The glasses'
+/// clock keeps running through pauses and may restart with a new session, so the mapper:
+/// - drops duplicates and backward frames (counted by the caller with the returned reason);
+/// - asks for a restart of custom input (a fresh timeline) before a frame that would leave a gap over 2 s;
+/// - rebases after the device clock jumps back by more than 2 s or after ``markDiscontinuity()`` (new session,
+///   restarted camera), advancing the bridge's own timeline by the host time that passed.
+///
+/// A plain value with no I/O: the pipeline's worker owns one.
+public struct TimestampMapper: Sendable, Hashable {
+    /// What to do with a frame.
+    public enum Decision: Sendable, Hashable {
+        /// Submit at `timestampUs`; when `restartInputFirst`, stop and start custom input before submitting.
+        case submit(timestampUs: Int64, restartInputFirst: Bool)
+        /// Do not submit; count it with this reason.
+        case drop(FrameDropReason)
+    }
+
+    /// The largest gap custom input accepts between two timestamps of one run.
+    public static let maximumGapUs: Int64 = 2_000_000
+
+    /// The nominal spacing used when a rebase has no better measure of elapsed time.
+    public let nominalFrameIntervalUs: Int64
+
+    private var lastDeviceUs: Int64?
+    private var lastOutputUs: Int64?
+    private var lastHostUs: Int64?
+    private var discontinuity = false
+
+    /// Creates a mapper; `frameRate` sets the spacing used after a rebase that has no host time to measure by.
+    public init(frameRate: UInt) {
+        self.nominalFrameIntervalUs = 1_000_000 / Int64(max(frameRate, 1))
+    }
+
+    /// The last timestamp handed out, if any.
+    public var lastTimestampUs: Int64? { lastOutputUs }
+
+    /// Declares that the next frame starts a new device timeline (new session, reconnect, restarted camera).
+    public mutating func markDiscontinuity() {
+        discontinuity = true
+    }
+
+    /// Decides what to do with a frame the device stamped `deviceUs`, received at host time `hostUs` (µs on any
+    /// monotonic clock; used only to measure the real pause across a rebase).
+    public mutating func map(deviceUs: Int64, hostUs: Int64? = nil) -> Decision {
+        guard let lastDevice = lastDeviceUs, let lastOutput = lastOutputUs else {
+            return accept(deviceUs: deviceUs, outputUs: 0, hostUs: hostUs, restart: false)
+        }
+        if discontinuity {
+            discontinuity = false
+            return rebase(deviceUs: deviceUs, lastOutput: lastOutput, hostUs: hostUs)
+        }
+        let (delta, overflow) = deviceUs.subtractingReportingOverflow(lastDevice)
+        if overflow { return rebase(deviceUs: deviceUs, lastOutput: lastOutput, hostUs: hostUs) }
+        if delta == 0 { return .drop(.duplicateTimestamp) }
+        if delta < 0 {
+            // A small step back is a stray frame; a large one means the device clock restarted.
+            if delta >= -Self.maximumGapUs { return .drop(.backwardTimestamp) }
+            return rebase(deviceUs: deviceUs, lastOutput: lastOutput, hostUs: hostUs)
+        }
+        let (output, outputOverflow) = lastOutput.addingReportingOverflow(delta)
+        if outputOverflow || output >= Int64.max - 2 {
+            return accept(deviceUs: deviceUs, outputUs: 0, hostUs: hostUs, restart: true)
+        }
+        return accept(deviceUs: deviceUs, outputUs: output, hostUs: hostUs, restart: delta > Self.maximumGapUs)
+    }
+
+    private mutating func rebase(deviceUs: Int64, lastOutput: Int64, hostUs: Int64?) -> Decision {
+        var elapsed = nominalFrameIntervalUs
+        if let hostUs, let lastHostUs, hostUs > lastHostUs { elapsed = max(elapsed, hostUs - lastHostUs) }
+        let output = lastOutput.addingReportingOverflow(elapsed)
+        let value = output.overflow || output.partialValue >= Int64.max - 2 ? 0 : output.partialValue
+        // The bridge's timeline advances by the real time that passed; a fresh run of custom input is needed only
+        // when that is more than custom input tolerates (or the timeline had to wrap).
+        return accept(
+            deviceUs: deviceUs, outputUs: value, hostUs: hostUs,
+            restart: elapsed > Self.maximumGapUs || value <= lastOutput
+        )
+    }
+
+    private mutating func accept(deviceUs: Int64, outputUs: Int64, hostUs: Int64?, restart: Bool) -> Decision {
+        lastDeviceUs = deviceUs
+        lastOutputUs = outputUs
+        if let hostUs { lastHostUs = hostUs }
+        return .submit(timestampUs: outputUs, restartInputFirst: restart)
+    }
+}

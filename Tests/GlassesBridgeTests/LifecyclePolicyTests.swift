@@ -1,0 +1,226 @@
+import Testing
+@testable import GlassesBridge
+
+/// Drives a ``LifecyclePolicy`` like its owner would: performs schedule actions on a virtual timeline.
+private struct PolicyHarness {
+    var policy = LifecyclePolicy()
+    var now: Duration = .zero
+    var timers: [(deadline: Duration, timer: LifecyclePolicy.Timer, generation: UInt64)] = []
+    var performed: [LifecyclePolicy.Action] = []
+
+    mutating func take(_ actions: [LifecyclePolicy.Action]) -> [LifecyclePolicy.Action] {
+        for action in actions {
+            if case .schedule(let timer, let delay, let generation) = action {
+                timers.append((now + delay, timer, generation))
+            }
+        }
+        performed += actions
+        return actions.filter {
+            if case .schedule = $0 { return false }
+            if case .notice = $0 { return false }
+            return true
+        }
+    }
+
+    /// Advances virtual time, firing due timers in order; returns the non-timer actions they produced.
+    mutating func advance(by duration: Duration, framesEvery interval: Duration? = nil) -> [LifecyclePolicy.Action] {
+        let end = now + duration
+        var result: [LifecyclePolicy.Action] = []
+        var nextFrame = interval.map { now + $0 }
+        while true {
+            let due = timers.enumerated().filter { $0.element.deadline <= end }.min { $0.element.deadline < $1.element.deadline }
+            let frameDue = nextFrame.flatMap { $0 <= end ? $0 : nil }
+            if let frameDue, frameDue <= (due?.element.deadline ?? end) {
+                now = frameDue
+                policy.frameReceived(now: now)
+                nextFrame = frameDue + interval!
+                continue
+            }
+            guard let (index, entry) = due else { break }
+            timers.remove(at: index)
+            now = entry.deadline
+            result += take(policy.timerFired(entry.timer, generation: entry.generation, now: now))
+        }
+        now = end
+        return result
+    }
+
+    mutating func startStreaming() {
+        _ = take(policy.start(now: now))
+        _ = take(policy.linkConnected(now: now))
+        _ = take(policy.sessionStarted(now: now))
+        _ = take(policy.streamStreaming(now: now))
+    }
+}
+
+@Suite("Lifecycle policy (virtual time)")
+struct LifecyclePolicyTests {
+    @Test func startupOrderIsConnectSessionCamera() {
+        var harness = PolicyHarness()
+        #expect(harness.take(harness.policy.start(now: .zero)) == [.connect])
+        #expect(harness.policy.phase == .connecting)
+        #expect(harness.take(harness.policy.linkConnected(now: .zero)) == [.startSession])
+        #expect(harness.take(harness.policy.sessionStarted(now: .zero)) == [.markDiscontinuity, .startCamera])
+        #expect(harness.take(harness.policy.streamStreaming(now: .zero)) == [])
+        #expect(harness.policy.phase == .streaming)
+    }
+
+    @Test func framesKeepTheWatchdogQuiet() {
+        var harness = PolicyHarness()
+        harness.startStreaming()
+        let actions = harness.advance(by: .seconds(60), framesEvery: .milliseconds(41))
+        #expect(actions.isEmpty)
+        #expect(harness.policy.stallRestarts == 0)
+        // The watchdog is still armed while streaming.
+        #expect(!harness.timers.isEmpty)
+    }
+
+    @Test func aZombieStreamIsRestartedAfterFiveSeconds() {
+        var harness = PolicyHarness()
+        harness.startStreaming()
+        _ = harness.advance(by: .seconds(3), framesEvery: .milliseconds(40))
+        // Frames stop; the stream still says streaming.
+        let early = harness.advance(by: .milliseconds(4_900))
+        #expect(early.isEmpty, "restarted before 5 s of silence")
+        let actions = harness.advance(by: .milliseconds(200))
+        #expect(actions == [.markDiscontinuity, .restartCamera])
+        #expect(harness.policy.phase == .startingStream)
+        #expect(harness.policy.stallRestarts == 1)
+    }
+
+    @Test func aPausedStreamIsNotRestarted() {
+        var harness = PolicyHarness()
+        harness.startStreaming()
+        _ = harness.take(harness.policy.streamPaused(now: harness.now))
+        #expect(harness.advance(by: .seconds(60)).isEmpty)
+        #expect(harness.policy.phase == .paused)
+        _ = harness.take(harness.policy.streamStreaming(now: harness.now))
+        #expect(harness.advance(by: .seconds(4)).isEmpty)
+        #expect(harness.advance(by: .seconds(2)) == [.markDiscontinuity, .restartCamera])
+    }
+
+    @Test func repeatedStallsEndTheRunWithAnActionableMessage() {
+        var harness = PolicyHarness()
+        harness.startStreaming()
+        var finish: BridgeFailure??
+        for _ in 0..<20 {
+            for action in harness.advance(by: .seconds(6)) {
+                if case .restartCamera = action { _ = harness.take(harness.policy.streamStreaming(now: harness.now)) }
+                if case .finish(let failure) = action { finish = failure }
+            }
+            if finish != nil { break }
+        }
+        let failure = finish.flatMap { $0 }
+        #expect(failure?.kind == .repeatedStalls)
+        #expect(failure?.exitCode == .deviceUnavailable)
+        #expect(harness.policy.stallRestarts == harness.policy.configuration.maximumConsecutiveStallRestarts)
+    }
+
+    @Test func linkLossReconnectsWithBackoffOfAtLeastTwoSeconds() {
+        var harness = PolicyHarness()
+        harness.startStreaming()
+        let lost = harness.take(harness.policy.linkLost("peer closed", now: harness.now))
+        #expect(lost == [.closeLink])
+        #expect(harness.policy.phase == .waiting)
+        #expect(harness.advance(by: .milliseconds(1_999)).isEmpty, "reconnected sooner than 2 s")
+        #expect(harness.advance(by: .milliseconds(1)) == [.connect])
+        // The reconnect fails: the next wait doubles.
+        _ = harness.take(harness.policy.connectFailed("refused", now: harness.now))
+        #expect(harness.advance(by: .milliseconds(3_999)).isEmpty)
+        #expect(harness.advance(by: .milliseconds(1)) == [.connect])
+        #expect(harness.take(harness.policy.linkConnected(now: harness.now)) == [.startSession])
+        #expect(harness.policy.reconnects == 1)
+        // Frames reset the backoff.
+        _ = harness.take(harness.policy.sessionStarted(now: harness.now))
+        _ = harness.take(harness.policy.streamStreaming(now: harness.now))
+        harness.policy.frameReceived(now: harness.now)
+        #expect(harness.policy.backoff(attempt: 0) == .seconds(2))
+        _ = harness.take(harness.policy.linkLost("again", now: harness.now))
+        #expect(harness.advance(by: .seconds(2)) == [.connect])
+    }
+
+    @Test func backoffDoublesAndIsCapped() {
+        let policy = LifecyclePolicy()
+        #expect((0..<8).map { policy.backoff(attempt: $0) } == [2, 4, 8, 16, 30, 30, 30, 30].map { .seconds($0) })
+        var configuration = LifecyclePolicy.Configuration()
+        configuration.minimumBackoff = .milliseconds(100)
+        #expect(LifecyclePolicy(configuration: configuration).backoff(attempt: 0) == .seconds(2))
+    }
+
+    @Test func theFirstConnectionFailingIsDeviceUnavailable() {
+        var harness = PolicyHarness()
+        _ = harness.take(harness.policy.start(now: .zero))
+        let actions = harness.take(harness.policy.connectFailed("no such socket", now: .zero))
+        #expect(actions == [.finish(BridgeFailure(.deviceUnavailable, "no such socket"))])
+    }
+
+    @Test func aSessionEndedByTheDeviceIsReplacedNoSoonerThanTwoSeconds() {
+        var harness = PolicyHarness()
+        harness.startStreaming()
+        let ended = harness.take(harness.policy.sessionEnded(reason: "Session ended by device", now: harness.now))
+        #expect(ended == [.markDiscontinuity])
+        #expect(harness.advance(by: .milliseconds(1_900)).isEmpty)
+        #expect(harness.advance(by: .milliseconds(100)) == [.startSession])
+        // Folded: the new session fails, retried later with a longer wait.
+        _ = harness.take(harness.policy.sessionFailed("hinges closed", now: harness.now))
+        #expect(harness.advance(by: .milliseconds(3_900)).isEmpty)
+        #expect(harness.advance(by: .milliseconds(100)) == [.startSession])
+        #expect(harness.take(harness.policy.sessionStarted(now: harness.now)) == [.markDiscontinuity, .startCamera])
+        #expect(harness.policy.sessionRestarts == 1)
+    }
+
+    @Test(arguments: [
+        (LifecyclePolicy.StreamFault.thermal, BridgeFailure.Kind.thermal, "cool"),
+        (.battery, .battery, "charging case"),
+        (.permissionDenied, .permissionDenied, "Grant camera access"),
+    ])
+    func deviceConditionsStopCleanly(fault: LifecyclePolicy.StreamFault, kind: BridgeFailure.Kind, advice: String) {
+        var harness = PolicyHarness()
+        harness.startStreaming()
+        let actions = harness.take(harness.policy.streamError(fault, message: "from device", now: harness.now))
+        guard case .finish(let failure?) = actions.first else {
+            Issue.record("expected finish, got \(actions)")
+            return
+        }
+        #expect(failure.kind == kind)
+        #expect(failure.message.contains(advice))
+        #expect(failure.exitCode == .deviceUnavailable)
+        #expect(harness.policy.phase == .finished)
+        // Nothing happens after the end; stale timers are ignored.
+        #expect(harness.advance(by: .seconds(30)).isEmpty)
+        #expect(harness.take(harness.policy.linkLost("late", now: harness.now)).isEmpty)
+    }
+
+    @Test func aStreamErrorRestartsTheCameraAfterABackoff() {
+        var harness = PolicyHarness()
+        harness.startStreaming()
+        #expect(harness.take(harness.policy.streamError(.streamFailure, message: "x", now: harness.now)).isEmpty)
+        #expect(harness.advance(by: .seconds(2)) == [.markDiscontinuity, .restartCamera])
+        // A photo failure is only a notice.
+        _ = harness.take(harness.policy.streamStreaming(now: harness.now))
+        let photo = harness.policy.streamError(.photoCaptureFailed, message: "busy", now: harness.now)
+        #expect(photo.count == 1)
+        #expect(harness.policy.phase == .streaming)
+    }
+
+    @Test func stopEndsTheRunNormallyOnce() {
+        var harness = PolicyHarness()
+        harness.startStreaming()
+        #expect(harness.take(harness.policy.stopRequested(now: harness.now)) == [.finish(nil)])
+        #expect(harness.take(harness.policy.stopRequested(now: harness.now)).isEmpty)
+        #expect(harness.policy.outcome == nil)
+    }
+
+    @Test func staleTimersAreIgnored() {
+        var harness = PolicyHarness()
+        harness.startStreaming()
+        _ = harness.take(harness.policy.streamPaused(now: harness.now))
+        _ = harness.take(harness.policy.streamStreaming(now: harness.now))
+        harness.policy.frameReceived(now: harness.now)
+        // Two watchdog timers are pending; only the current generation counts.
+        #expect(harness.timers.count == 2)
+        let actions = harness.advance(by: .seconds(5))
+        #expect(actions == [.markDiscontinuity, .restartCamera])
+        #expect(harness.policy.stallRestarts == 1)
+    }
+}
