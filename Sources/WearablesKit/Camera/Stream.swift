@@ -1,0 +1,255 @@
+import Foundation
+import Synchronization
+
+/// A camera stream: DAT's `Stream`, reached as `camera.stream`.
+///
+/// `start()` and `stop()` are synchronous: the state changes before they return; the glasses are asked over the
+/// link and answer later. While the camera is attached the stream may be started again after `.stopped`; once the
+/// camera stops, the stream stops for good and every publisher and async stream finishes.
+///
+/// Callbacks and async-stream elements are delivered in order, never concurrently for one ``WearablesInstance``,
+/// from whichever thread delivered the link event, fired the timer or called the method that caused them.
+public final class Stream: Sendable {
+    /// What the stream asks the glasses for.
+    public let streamConfiguration: StreamConfiguration
+    /// The glasses this stream runs on.
+    public let deviceIdentifier: DeviceIdentifier
+
+    /// Counters about the samples the link delivered (a Linux addition).
+    public struct SampleCounters: Sendable, Hashable {
+        /// Samples turned into frames and delivered.
+        public var delivered: UInt64 = 0
+        /// Samples rejected as malformed (reported once per streaming period as ``StreamError/videoStreamingError``).
+        public var malformed: UInt64 = 0
+        /// Samples that arrived while the stream was not starting or streaming, and were dropped.
+        public var discarded: UInt64 = 0
+    }
+
+    private struct Core {
+        var machine: StreamStateMachine
+        var assembler: VideoSampleAssembler
+        var timers: [StreamStateMachine.Timer: (generation: UInt64, action: ScheduledAction)] = [:]
+        var timerGeneration: UInt64 = 0
+        var counters = SampleCounters()
+        var lastMalformed: MalformedSampleError?
+    }
+
+    private let core: Mutex<Core>
+    private let context: InstanceContext
+    private let device: Device
+    private let owner: Mutex<WeakReference<Camera>>
+    private let stateBroadcaster: Broadcaster<StreamState>
+    private let frameBroadcaster: Broadcaster<VideoFrame>
+    private let photoBroadcaster: Broadcaster<PhotoData>
+    private let errorBroadcaster: Broadcaster<StreamError>
+
+    init(configuration: StreamConfiguration, device: Device, context: InstanceContext) {
+        self.streamConfiguration = configuration
+        self.deviceIdentifier = device.identifier
+        self.device = device
+        self.context = context
+        self.owner = Mutex(WeakReference(nil))
+        let machine = StreamStateMachine(
+            deviceID: device.identifier, configuration: configuration,
+            batteryLowThreshold: context.configuration.batteryLowThreshold)
+        self.core = Mutex(Core(machine: machine, assembler: VideoSampleAssembler(codec: configuration.videoCodec)))
+        self.stateBroadcaster = Broadcaster(effects: context.effects)
+        self.frameBroadcaster = Broadcaster(effects: context.effects)
+        self.photoBroadcaster = Broadcaster(effects: context.effects)
+        self.errorBroadcaster = Broadcaster(effects: context.effects)
+    }
+
+    // MARK: Public surface
+
+    /// The current state.
+    public var state: StreamState { core.withLock { $0.machine.state } }
+    /// State changes (not the current state; read ``state`` or use ``stateStream()`` for that).
+    public var statePublisher: any Announcer<StreamState> { stateBroadcaster }
+    /// Video frames, as the glasses send them.
+    public var videoFramePublisher: any Announcer<VideoFrame> { frameBroadcaster }
+    /// Photos requested with ``capturePhoto(format:)``.
+    public var photoDataPublisher: any Announcer<PhotoData> { photoBroadcaster }
+    /// Stream errors.
+    public var errorPublisher: any Announcer<StreamError> { errorBroadcaster }
+    /// How many samples were delivered, rejected and discarded so far.
+    public var sampleCounters: SampleCounters { core.withLock { $0.counters } }
+    /// The last malformed sample's problem, if any.
+    public var lastMalformedSample: MalformedSampleError? { core.withLock { $0.lastMalformed } }
+
+    /// The current state first, then every change; finishes after the final `.stopped` once the camera stopped.
+    /// Lifecycle events are never dropped (unbounded buffer: a handful per session).
+    public func stateStream() -> AsyncStream<StreamState> {
+        let stream = core.withLock { core in
+            stateBroadcaster.makeStream(bufferingPolicy: .unbounded, initial: core.machine.state)
+        }
+        context.effects.drain()
+        return stream
+    }
+
+    /// Video frames; keeps only the newest `bufferingNewest` frames when the consumer falls behind.
+    public func videoFrameStream(bufferingNewest: Int = 4) -> AsyncStream<VideoFrame> {
+        frameBroadcaster.makeStream(bufferingPolicy: .bufferingNewest(max(1, bufferingNewest)), initial: nil)
+    }
+
+    /// Photos; keeps the oldest 8 undelivered photos.
+    public func photoDataStream() -> AsyncStream<PhotoData> {
+        photoBroadcaster.makeStream(bufferingPolicy: .bufferingOldest(8), initial: nil)
+    }
+
+    /// Stream errors; keeps the oldest 64 undelivered errors.
+    public func errorStream() -> AsyncStream<StreamError> {
+        errorBroadcaster.makeStream(bufferingPolicy: .bufferingOldest(64), initial: nil)
+    }
+
+    /// Starts streaming: `.stopped → .waitingForDevice`, then on as the glasses answer.
+    ///
+    /// Does nothing unless the stream is `.stopped` and its camera is attached. If the glasses are not available
+    /// within the configured device wait timeout the stream fails with ``StreamError/deviceNotConnected(_:)``.
+    public func start() {
+        perform { $0.start() }
+    }
+
+    /// Stops streaming: `.stopping`, then `.stopped` when the glasses acknowledge (or after the grace period).
+    public func stop() {
+        perform { $0.stop() }
+    }
+
+    /// Asks the glasses for a still photo; false (and no photo event) when not streaming, a capture is in flight,
+    /// or the glasses do not support `format`. Video pauses during the capture and resumes after the photo.
+    @discardableResult
+    public func capturePhoto(format: PhotoCaptureFormat) -> Bool {
+        let supported = device.info.supportedPhotoFormats.contains(format)
+        let accepted = core.withLock { core -> Bool in
+            let (accepted, actions) = core.machine.capturePhoto(format: format, supported: supported)
+            apply(actions, &core)
+            return accepted
+        }
+        context.effects.drain()
+        return accepted
+    }
+
+    // MARK: Internal: the camera and the session drive these
+
+    func setOwner(_ camera: Camera) {
+        owner.withLock { $0 = WeakReference(camera) }
+    }
+
+    // These never drain the effect queue: callers may hold a lock; the top-level caller drains.
+
+    func detach() { update { $0.detach() } }
+    func end() { update { $0.end() } }
+    func deviceReadinessChanged(_ ready: Bool) { update { $0.deviceReadinessChanged(ready) } }
+    func linkLost() { update { $0.linkLost() } }
+    func deviceStateChanged(from old: DeviceState, to new: DeviceState) {
+        update { $0.deviceStateChanged(from: old, to: new) }
+    }
+
+    /// Handles a stream-level message from the glasses.
+    func handle(_ message: DeviceMessage) {
+        core.withLock { core in
+            switch message {
+            case .stream(let event):
+                apply(core.machine.deviceReported(event), &core)
+            case .fault(let fault, _):
+                apply(core.machine.deviceFault(fault), &core)
+            case .photo(let photo, let requestID):
+                apply(core.machine.photoDelivered(photo, requestID: requestID), &core)
+            case .codecConfiguration(let configuration):
+                if let problem = core.assembler.configure(configuration) {
+                    core.lastMalformed = problem
+                    apply(core.machine.malformedSample(), &core)
+                }
+            case .videoSample(let sample):
+                guard core.machine.acceptsSamples else {
+                    core.counters.discarded += 1
+                    return
+                }
+                switch core.assembler.frame(from: sample) {
+                case .success(let frame):
+                    core.counters.delivered += 1
+                    frameBroadcaster.publish(frame)
+                case .failure(let problem):
+                    core.counters.malformed += 1
+                    core.lastMalformed = problem
+                    apply(core.machine.malformedSample(), &core)
+                }
+            case .hello, .deviceState, .permission, .session, .heartbeat:
+                break
+            }
+        }
+    }
+
+    var isStopped: Bool { state == .stopped }
+
+    // MARK: Performing actions
+
+    /// Applies an event and drains the effects: for calls from the app, with no lock held.
+    private func perform(_ event: (inout StreamStateMachine) -> [StreamStateMachine.Action]) {
+        update(event)
+        context.effects.drain()
+    }
+
+    /// Applies an event; effects stay queued for the caller to drain.
+    private func update(_ event: (inout StreamStateMachine) -> [StreamStateMachine.Action]) {
+        core.withLock { core in apply(event(&core.machine), &core) }
+    }
+
+    /// Performs actions under the stream lock; everything that reaches outside is enqueued, not called.
+    private func apply(_ actions: [StreamStateMachine.Action], _ core: inout Core) {
+        for action in actions {
+            switch action {
+            case .send(let message):
+                device.send(message)
+            case .state(let state):
+                stateBroadcaster.publish(state)
+            case .error(let error):
+                errorBroadcaster.publish(error)
+            case .photo(let photo):
+                photoBroadcaster.publish(photo)
+            case .schedule(let timer):
+                core.timers[timer]?.action.cancel()
+                core.timerGeneration += 1
+                let generation = core.timerGeneration
+                // The scheduler never runs the action inside `schedule`, so arming under the lock is safe.
+                let scheduled = context.scheduler.schedule(after: duration(of: timer)) { [weak self] in
+                    self?.timerFired(timer, generation: generation)
+                }
+                core.timers[timer] = (generation, scheduled)
+            case .cancel(let timer):
+                core.timers.removeValue(forKey: timer)?.action.cancel()
+            case .resetSamples:
+                core.assembler.reset()
+            case .didStop:
+                let camera = owner.withLock { $0.object }
+                context.effects.enqueue { [weak self] in
+                    guard let self else { return }
+                    camera?.streamDidStop(self)
+                }
+            case .finish:
+                stateBroadcaster.finish()
+                frameBroadcaster.finish()
+                photoBroadcaster.finish()
+                errorBroadcaster.finish()
+            }
+        }
+    }
+
+    private func duration(of timer: StreamStateMachine.Timer) -> Duration {
+        let configuration = context.configuration
+        switch timer {
+        case .wait: return configuration.deviceWaitTimeout
+        case .start: return configuration.startTimeout
+        case .stop: return configuration.stopGracePeriod
+        case .photo: return configuration.photoCaptureTimeout
+        }
+    }
+
+    private func timerFired(_ timer: StreamStateMachine.Timer, generation: UInt64) {
+        core.withLock { core in
+            guard core.timers[timer]?.generation == generation else { return }
+            core.timers[timer] = nil
+            apply(core.machine.timerFired(timer), &core)
+        }
+        context.effects.drain()
+    }
+}

@@ -1,0 +1,242 @@
+import Synchronization
+
+/// A session with one pair of glasses: DAT's `DeviceSession`, made by `createSession(deviceSelector:)`.
+///
+/// Subscribe before `start()`. The glasses drive `paused`/`started`; a lost link pauses the session and, if the
+/// glasses do not come back within the device wait timeout, ends it with
+/// `unexpectedError(description: "Device unavailable")`. Glasses that end the session themselves produce
+/// `unexpectedError(description: "Session ended by device")`. `stopped` is terminal; the state and error streams
+/// finish after it. Stopping the session stops its camera; stopping the camera never stops the session.
+public final class DeviceSession: Sendable {
+    /// The glasses this session runs on.
+    public let deviceId: DeviceIdentifier
+
+    private struct Core {
+        var machine = DeviceSessionStateMachine()
+        var camera: Camera?
+        /// Detached cameras' streams still waiting for the glasses to acknowledge their stop; they get the stream
+        /// messages first, and a new camera's stream waits for them (the link protocol has no stream identifiers).
+        var retiring: [Stream] = []
+        var timers: [DeviceSessionStateMachine.Timer: (generation: UInt64, action: ScheduledAction)] = [:]
+        var timerGeneration: UInt64 = 0
+    }
+
+    private let core = Mutex(Core())
+    private let boundDevice: Device
+    private let context: InstanceContext
+    private let stateBroadcaster: Broadcaster<DeviceSessionState>
+    private let errorBroadcaster: Broadcaster<DeviceSessionError>
+
+    init(device: Device, context: InstanceContext) {
+        self.deviceId = device.identifier
+        self.boundDevice = device
+        self.context = context
+        self.stateBroadcaster = Broadcaster(effects: context.effects)
+        self.errorBroadcaster = Broadcaster(effects: context.effects)
+    }
+
+    // MARK: Public surface
+
+    /// The current state.
+    public var state: DeviceSessionState { core.withLock { $0.machine.state } }
+    /// The glasses this session runs on.
+    public var device: Device? { boundDevice }
+    /// State changes (not the current state; use ``stateStream()`` to get it first).
+    public var statePublisher: any Announcer<DeviceSessionState> { stateBroadcaster }
+    /// Session errors.
+    public var errorPublisher: any Announcer<DeviceSessionError> { errorBroadcaster }
+    /// The attached camera, if any.
+    public var camera: Camera? { core.withLock { $0.camera } }
+
+    /// The current state first, then every change; finishes after `.stopped`. Never drops a state.
+    public func stateStream() -> AsyncStream<DeviceSessionState> {
+        let stream = core.withLock { core in
+            stateBroadcaster.makeStream(bufferingPolicy: .unbounded, initial: core.machine.state)
+        }
+        context.effects.drain()
+        return stream
+    }
+
+    /// Session errors; finishes after `.stopped`. Keeps the oldest 64 undelivered errors.
+    public func errorStream() -> AsyncStream<DeviceSessionError> {
+        errorBroadcaster.makeStream(bufferingPolicy: .bufferingOldest(64), initial: nil)
+    }
+
+    /// Starts the session: `idle → starting`, then `started` when the glasses accept.
+    ///
+    /// Does nothing if already starting, started or paused.
+    /// - Throws: ``DeviceSessionError/sessionAlreadyStopped`` once stopping or stopped,
+    ///   ``DeviceSessionError/noEligibleDevice`` if the glasses are not connected and compatible,
+    ///   ``DeviceSessionError/sessionAlreadyExists`` if another session on them has not stopped.
+    public func start() throws(DeviceSessionError) {
+        let result = core.withLock { core -> Result<Void, DeviceSessionError> in
+            switch core.machine.state {
+            case .stopping, .stopped: return .failure(.sessionAlreadyStopped)
+            case .starting, .started, .paused: return .success(())
+            case .idle: break
+            }
+            guard boundDevice.isEligible else { return .failure(.noEligibleDevice) }
+            guard boundDevice.claim(self) else { return .failure(.sessionAlreadyExists) }
+            switch core.machine.start() {
+            case .success(let actions):
+                apply(actions, &core)
+                return .success(())
+            case .failure(let error):
+                boundDevice.release(self)
+                return .failure(error)
+            }
+        }
+        context.effects.drain()
+        try result.get()
+    }
+
+    /// Stops the session and, first, its camera: `stopping`, then `stopped` when the glasses acknowledge
+    /// (or after the stop grace period). Does nothing once stopping or stopped.
+    public func stop() {
+        perform { $0.stop() }
+    }
+
+    /// Attaches the camera capability.
+    ///
+    /// - Returns: the camera, or nil unless the session is `.started`.
+    /// - Throws: ``DeviceSessionError/capabilityAlreadyActive`` when a camera is already attached.
+    public func addCamera(config: StreamConfiguration = StreamConfiguration()) throws(DeviceSessionError) -> Camera? {
+        let result = core.withLock { core -> Result<Camera?, DeviceSessionError> in
+            guard core.machine.state == .started else { return .success(nil) }
+            guard core.camera == nil else { return .failure(.capabilityAlreadyActive) }
+            let camera = Camera(configuration: config, session: self, device: boundDevice, context: context)
+            core.camera = camera
+            camera.stream.deviceReadinessChanged(isReady(core))
+            return .success(camera)
+        }
+        context.effects.drain()
+        return try result.get()
+    }
+
+    // MARK: Internal: the instance routes link events here (the caller drains)
+
+    func handle(_ event: DeviceSessionEvent) {
+        update { $0.deviceReported(event) }
+    }
+
+    func linkLost() { update { $0.linkLost() } }
+
+    func linkRestored() { update { $0.linkRestored() } }
+
+    func deviceStateChanged(from old: DeviceState, to new: DeviceState) {
+        core.withLock { core in
+            apply(core.machine.deviceStateChanged(from: old, to: new), &core)
+            core.camera?.stream.deviceStateChanged(from: old, to: new)
+        }
+    }
+
+    /// Routes a stream-level message: to the oldest retiring stream first, else to the camera's stream.
+    func routeToStream(_ message: DeviceMessage) {
+        core.withLock { core in
+            if let retiring = core.retiring.first {
+                retiring.handle(message)
+                pruneRetiring(&core)
+            } else {
+                core.camera?.stream.handle(message)
+            }
+        }
+    }
+
+    /// The camera was stopped by the app: detach it (called with no lock held).
+    func cameraDidStop(_ camera: Camera) {
+        core.withLock { core in
+            guard core.camera === camera else { return }
+            core.camera = nil
+            if !camera.stream.isStopped { core.retiring.append(camera.stream) }
+        }
+    }
+
+    /// A stream reached `.stopped` (called from the effect queue).
+    func streamDidStop(_ stream: Stream) {
+        core.withLock { core in pruneRetiring(&core) }
+    }
+
+    // MARK: Performing actions
+
+    private func isReady(_ core: Core) -> Bool {
+        core.machine.isReady && core.retiring.isEmpty
+    }
+
+    private func pruneRetiring(_ core: inout Core) {
+        let before = core.retiring.count
+        core.retiring.removeAll { $0.isStopped }
+        if before != core.retiring.count { core.camera?.stream.deviceReadinessChanged(isReady(core)) }
+    }
+
+    private func perform(_ event: (inout DeviceSessionStateMachine) -> [DeviceSessionStateMachine.Action]) {
+        update(event)
+        context.effects.drain()
+    }
+
+    private func update(_ event: (inout DeviceSessionStateMachine) -> [DeviceSessionStateMachine.Action]) {
+        core.withLock { core in apply(event(&core.machine), &core) }
+    }
+
+    /// Performs actions under the session lock; cascades go down (camera, stream, device), never up.
+    private func apply(_ actions: [DeviceSessionStateMachine.Action], _ core: inout Core) {
+        guard !actions.isEmpty else { return }
+        for action in actions {
+            switch action {
+            case .send(let message):
+                boundDevice.send(message)
+            case .state(let state):
+                stateBroadcaster.publish(state)
+            case .error(let error):
+                errorBroadcaster.publish(error)
+            case .schedule(let timer):
+                core.timers[timer]?.action.cancel()
+                core.timerGeneration += 1
+                let generation = core.timerGeneration
+                // The scheduler never runs the action inside `schedule`, so arming under the lock is safe.
+                let scheduled = context.scheduler.schedule(after: duration(of: timer)) { [weak self] in
+                    self?.timerFired(timer, generation: generation)
+                }
+                core.timers[timer] = (generation, scheduled)
+            case .cancel(let timer):
+                core.timers.removeValue(forKey: timer)?.action.cancel()
+            case .stopCamera:
+                if let camera = core.camera {
+                    core.camera = nil
+                    camera.stopForSession()
+                    if !camera.stream.isStopped { core.retiring.append(camera.stream) }
+                }
+            case .endCamera:
+                core.camera?.endForSession()
+                core.camera = nil
+                for stream in core.retiring { stream.end() }
+                core.retiring = []
+            case .linkLost:
+                for stream in core.retiring { stream.linkLost() }
+                core.retiring.removeAll { $0.isStopped }
+                core.camera?.stream.linkLost()
+            case .finish:
+                boundDevice.release(self)
+                stateBroadcaster.finish()
+                errorBroadcaster.finish()
+            }
+        }
+        core.camera?.stream.deviceReadinessChanged(isReady(core))
+    }
+
+    private func duration(of timer: DeviceSessionStateMachine.Timer) -> Duration {
+        switch timer {
+        case .start: context.configuration.startTimeout
+        case .stop: context.configuration.stopGracePeriod
+        case .deviceUnavailable: context.configuration.deviceWaitTimeout
+        }
+    }
+
+    private func timerFired(_ timer: DeviceSessionStateMachine.Timer, generation: UInt64) {
+        core.withLock { core in
+            guard core.timers[timer]?.generation == generation else { return }
+            core.timers[timer] = nil
+            apply(core.machine.timerFired(timer), &core)
+        }
+        context.effects.drain()
+    }
+}
