@@ -1,0 +1,114 @@
+/// Measures how the content of a fixed image region moves along one axis, from its intensity profile (row or column
+/// means of luma) matched against a reference profile with sub-pixel (parabolic) refinement.
+///
+/// The reference is re-anchored when the content has moved far, and the offset carried, so the output is one
+/// continuous displacement in pixels. A flat region (no texture) gives no measurement.
+struct ProfileMotion {
+    /// The region, fixed in frame coordinates until ``reset(region:)``.
+    private(set) var region: VitalsRect
+    /// Whether rows (vertical motion) or columns (horizontal motion) are profiled.
+    let vertical: Bool
+    /// Search range in pixels.
+    let maxShift: Int
+    private var reference: [Double] = []
+    private var carried = 0.0
+    /// The last displacement in pixels (content moving down or right is positive).
+    private(set) var displacement = 0.0
+
+    init(region: VitalsRect, vertical: Bool, maxShift: Int) {
+        self.region = region
+        self.vertical = vertical
+        self.maxShift = maxShift
+    }
+
+    /// Starts over on a new region, keeping the displacement continuous.
+    mutating func reset(region: VitalsRect) {
+        self.region = region
+        reference = []
+        carried = displacement
+    }
+
+    /// Measures the frame; returns the displacement, or nil when the region is too small or flat.
+    mutating func update(_ view: VitalsPixelView) -> Double? {
+        let r = region.clamped(width: view.width, height: view.height)
+        let length = vertical ? r.height : r.width
+        guard length > 4 * maxShift, (vertical ? r.width : r.height) >= 8 else { return nil }
+        let profile = Self.profile(view, r, vertical: vertical)
+        guard !reference.isEmpty, reference.count == profile.count else {
+            reference = profile
+            return nil
+        }
+        guard let shift = Self.shift(of: profile, against: reference, maxShift: maxShift) else { return nil }
+        displacement = carried + shift
+        if abs(shift) > Double(maxShift) * 0.5 {
+            carried += shift
+            reference = profile
+        }
+        return displacement
+    }
+
+    /// Row means (vertical) or column means (horizontal) of luma, sampling every 4th pixel across.
+    static func profile(_ view: VitalsPixelView, _ r: VitalsRect, vertical: Bool) -> [Double] {
+        let across = 4
+        if vertical {
+            var out = [Double](repeating: 0, count: r.height)
+            for y in 0 ..< r.height {
+                var s = 0
+                var n = 0
+                var x = r.x
+                while x < r.maxX { s += view.luma(x, r.y + y); n += 1; x += across }
+                out[y] = Double(s) / Double(max(n, 1))
+            }
+            return out
+        }
+        var out = [Double](repeating: 0, count: r.width)
+        var y = r.y
+        var rows = 0
+        while y < r.maxY {
+            for x in 0 ..< r.width { out[x] += Double(view.luma(r.x + x, y)) }
+            rows += 1
+            y += across
+        }
+        return out.map { $0 / Double(max(rows, 1)) }
+    }
+
+    /// The shift `d` minimising the mean squared difference between `p(i + d)` and `ref(i)` over the interior,
+    /// each profile with its mean removed; nil when the reference is flat.
+    static func shift(of p: [Double], against ref: [Double], maxShift: Int) -> Double? {
+        let n = p.count
+        let lo = maxShift, hi = n - maxShift
+        guard hi - lo > 4 else { return nil }
+        var refMean = 0.0
+        for i in lo ..< hi { refMean += ref[i] }
+        refMean /= Double(hi - lo)
+        var refVar = 0.0
+        var gradient = 0.0
+        for i in lo ..< hi {
+            refVar += (ref[i] - refMean) * (ref[i] - refMean)
+            if i > lo { gradient += abs(ref[i] - ref[i - 1]) }
+        }
+        guard gradient / Double(hi - lo) > 0.05 else { return nil }
+        var costs = [Double](repeating: 0, count: 2 * maxShift + 1)
+        for (k, d) in (-maxShift ... maxShift).enumerated() {
+            var pm = 0.0
+            for i in lo ..< hi { pm += p[i + d] }
+            pm /= Double(hi - lo)
+            var c = 0.0
+            for i in lo ..< hi {
+                let e = (p[i + d] - pm) - (ref[i] - refMean)
+                c += e * e
+            }
+            costs[k] = c
+        }
+        var best = 0
+        for k in 1 ..< costs.count where costs[k] < costs[best] { best = k }
+        var frac = 0.0
+        if best > 0, best + 1 < costs.count {
+            let a = costs[best - 1], b = costs[best], c = costs[best + 1]
+            let denom = a - 2 * b + c
+            if denom > 0 { frac = max(-0.5, min(0.5, 0.5 * (a - c) / denom)) }
+        }
+        _ = refVar
+        return Double(best - maxShift) + frac
+    }
+}

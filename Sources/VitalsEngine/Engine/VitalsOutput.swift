@@ -1,0 +1,107 @@
+/// What the engine reports about the picture, in SmartSpectra's terms (the adapter maps these to validation codes).
+public enum VitalsCondition: String, Sendable, Hashable, CaseIterable {
+    /// One face, well lit, steady, measurable.
+    case ok
+    /// No face in view.
+    case noFaceFound
+    /// More than one face in view.
+    case multipleFacesFound
+    /// The face (or the frame) is too dark.
+    case tooDark
+    /// The face (or the frame) is too bright or clipped.
+    case tooBright
+    /// The face or the camera moves too much.
+    case excessiveMotion
+    /// Frames arrive too slowly.
+    case frameRateTooLow
+    /// The face fills too much of the frame or is cut off by its edges.
+    case faceTooClose
+    /// The face is too small in the frame.
+    case faceTooFar
+
+    /// A hint a person can act on.
+    public var hint: String {
+        switch self {
+        case .ok: "Measuring: hold still and breathe normally."
+        case .noFaceFound: "No face found: turn toward the person and keep their whole face in view."
+        case .multipleFacesFound: "Several faces in view: keep only one person in front of the camera."
+        case .tooDark: "Too dark: add light in front of the face or move to a brighter place."
+        case .tooBright: "Too bright: move out of direct sunlight or away from the glare."
+        case .excessiveMotion: "Too much motion: keep your head steady for a few seconds."
+        case .frameRateTooLow: "Frame rate too low: stream at 24–30 fps (more light helps the camera keep its rate)."
+        case .faceTooClose: "Face too close: step back so the whole face and shoulders are in view."
+        case .faceTooFar: "Face too far: move closer so the face fills more of the view."
+        }
+    }
+}
+
+/// A rate sample (pulse in bpm or breathing in breaths/min) with its confidence.
+public struct VitalsRateSample: Sendable, Hashable {
+    /// The rate.
+    public var value: Double
+    /// Confidence in percent, 0–100 (from spectral SNR, held below the stable threshold during warm-up).
+    public var confidence: Double
+    /// Microseconds on the input timeline.
+    public var timestampUs: Int64
+}
+
+/// One sample of a waveform (pulse wave or breathing trace), unitless.
+public struct VitalsTraceSample: Sendable, Hashable {
+    /// The value.
+    public var value: Double
+    /// Microseconds on the input timeline.
+    public var timestampUs: Int64
+}
+
+/// One HRV window.
+public struct VitalsHRVSample: Sendable, Hashable {
+    /// The measures.
+    public var measures: HRVMeasures
+    /// Confidence in percent, 0–100.
+    public var confidence: Double
+    /// Microseconds on the input timeline (end of the window).
+    public var timestampUs: Int64
+}
+
+/// What one call of ``VitalsEngine/process(_:timestampUs:)`` produced: the verdict on this frame and the samples
+/// that are new since the previous call (empty most frames; filled about once a second).
+public struct VitalsFrameResult: Sendable, Hashable {
+    /// The verdict on the picture.
+    public var condition: VitalsCondition
+    /// The tracked face, if any, in frame pixels.
+    public var face: VitalsRect?
+    /// New pulse-rate samples, bpm.
+    public var pulseRate: [VitalsRateSample] = []
+    /// New pulse-wave samples (the best method's band-passed wave), unitless.
+    public var pulseWave: [VitalsTraceSample] = []
+    /// Confidence of the pulse wave samples (that of the latest pulse rate).
+    public var pulseWaveConfidence: Double = 0
+    /// New breathing-rate samples, breaths/min.
+    public var breathingRate: [VitalsRateSample] = []
+    /// New upper (chest and shoulders) breathing-trace samples, pixels of vertical motion relative to the background.
+    public var upperBreathingTrace: [VitalsTraceSample] = []
+    /// New lower (lower chest) breathing-trace samples, pixels.
+    public var lowerBreathingTrace: [VitalsTraceSample] = []
+    /// Confidence of the breathing traces (that of the latest breathing rate).
+    public var breathingTraceConfidence: Double = 0
+    /// New HRV windows.
+    public var hrv: [VitalsHRVSample] = []
+    /// The method that currently has the best pulse signal.
+    public var pulseMethod: PulseMethod? = nil
+
+    /// Whether any sample is present.
+    public var hasSamples: Bool {
+        !pulseRate.isEmpty || !pulseWave.isEmpty || !breathingRate.isEmpty || !upperBreathingTrace.isEmpty
+            || !lowerBreathingTrace.isEmpty || !hrv.isEmpty
+    }
+}
+
+/// The confidence thresholds at or above which SmartSpectra calls a value stable.
+public enum VitalsStability {
+    /// Pulse rate and pulse wave: confidence ≥ 40 (about ±3 bpm).
+    public static let pulse = 40.0
+    /// Breathing rate and traces: confidence ≥ 45 (about ±1 breath/min).
+    public static let breathing = 45.0
+    /// HRV: confidence ≥ 50 (about ±5 ms).
+    public static let hrv = 50.0
+}

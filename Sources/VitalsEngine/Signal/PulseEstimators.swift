@@ -1,0 +1,126 @@
+import Foundation
+
+/// The three colour-to-pulse methods run side by side on the same skin trace.
+public enum PulseMethod: String, Sendable, Hashable, CaseIterable {
+    /// Plane-orthogonal-to-skin (Wang, den Brinker, Stuijk, de Haan 2017).
+    case pos
+    /// Chrominance-based (de Haan & Jeanne 2013).
+    case chrom
+    /// The green channel alone (Verkruysse et al. 2008): what survives when a codec erases the chroma.
+    case green
+}
+
+/// Colour-trace to pulse-wave projections (uniformly sampled RGB means in, zero-mean pulse wave out).
+enum PulseProjection {
+    /// POS: temporal normalisation per 1.6 s window, projection on the plane orthogonal to the skin tone,
+    /// alpha-tuning of the two projections, overlap-add.
+    static func pos(r: [Double], g: [Double], b: [Double], rate: Double) -> [Double] {
+        let n = r.count
+        let l = max(2, Int((1.6 * rate).rounded()))
+        var h = [Double](repeating: 0, count: n)
+        guard n >= l else { return h }
+        var s1 = [Double](repeating: 0, count: l), s2 = [Double](repeating: 0, count: l)
+        for start in 0 ... (n - l) {
+            var mr = 0.0, mg = 0.0, mb = 0.0
+            for i in start ..< start + l { mr += r[i]; mg += g[i]; mb += b[i] }
+            mr /= Double(l); mg /= Double(l); mb /= Double(l)
+            guard mr > 0, mg > 0, mb > 0 else { continue }
+            for k in 0 ..< l {
+                let cr = r[start + k] / mr, cg = g[start + k] / mg, cb = b[start + k] / mb
+                s1[k] = cg - cb
+                s2[k] = cg + cb - 2 * cr
+            }
+            let sd1 = SignalMath.standardDeviation(s1), sd2 = SignalMath.standardDeviation(s2)
+            let alpha = sd2 > 0 ? sd1 / sd2 : 0
+            var m = 0.0
+            for k in 0 ..< l { m += s1[k] + alpha * s2[k] }
+            m /= Double(l)
+            for k in 0 ..< l { h[start + k] += s1[k] + alpha * s2[k] - m }
+        }
+        return h
+    }
+
+    /// CHROM: chrominance signals X = 3R − 2G and Y = 1.5R + G − 1.5B of the normalised trace, band-passed,
+    /// combined as X − αY per Hann window with half overlap.
+    static func chrom(r: [Double], g: [Double], b: [Double], rate: Double, low: Double, high: Double) -> [Double] {
+        let n = r.count
+        let l = max(4, Int((1.6 * rate).rounded()) & ~1)
+        guard n >= l else { return [Double](repeating: 0, count: n) }
+        let norm = max(3, Int(1.6 * rate))
+        let rs = SignalMath.smooth(r, window: norm), gs = SignalMath.smooth(g, window: norm), bs = SignalMath.smooth(b, window: norm)
+        var x = [Double](repeating: 0, count: n), y = [Double](repeating: 0, count: n)
+        for i in 0 ..< n {
+            let rn = rs[i] > 0 ? r[i] / rs[i] : 1, gn = gs[i] > 0 ? g[i] / gs[i] : 1, bn = bs[i] > 0 ? b[i] / bs[i] : 1
+            x[i] = 3 * rn - 2 * gn
+            y[i] = 1.5 * rn + gn - 1.5 * bn
+        }
+        let xf = SignalMath.bandPass(x, sampleRate: rate, low: low, high: high)
+        let yf = SignalMath.bandPass(y, sampleRate: rate, low: low, high: high)
+        var out = [Double](repeating: 0, count: n)
+        let hop = l / 2
+        var start = 0
+        while start + l <= n {
+            let xs = Array(xf[start ..< start + l]), ys = Array(yf[start ..< start + l])
+            let sy = SignalMath.standardDeviation(ys)
+            let alpha = sy > 0 ? SignalMath.standardDeviation(xs) / sy : 0
+            for k in 0 ..< l {
+                let w = 0.5 - 0.5 * cos(2 * Double.pi * Double(k) / Double(l - 1))
+                out[start + k] += (xs[k] - alpha * ys[k]) * w
+            }
+            start += hop
+        }
+        return out
+    }
+
+    /// GREEN: the green channel relative to its local mean.
+    static func green(g: [Double], rate: Double) -> [Double] {
+        let gs = SignalMath.smooth(g, window: max(3, Int(1.6 * rate)))
+        return zip(g, gs).map { $1 > 0 ? $0 / $1 - 1 : 0 }
+    }
+}
+
+/// The result of one pulse-rate analysis window.
+struct PulseAnalysis {
+    /// Pulse rate, bpm.
+    var rate: Double
+    /// Spectral SNR of the fused spectrum at the chosen peak, dB.
+    var snr: Double
+    /// Per-method rate and SNR.
+    var methods: [PulseMethod: (rate: Double, snr: Double)]
+    /// The method with the best SNR.
+    var best: PulseMethod
+    /// The band-passed pulse wave of the best method, one value per input sample.
+    var wave: [Double]
+
+    /// Runs POS, CHROM and GREEN on a uniformly sampled trace and fuses their normalised spectra weighted by
+    /// linear SNR.
+    static func analyse(r: [Double], g: [Double], b: [Double], rate fs: Double, low: Double, high: Double) -> PulseAnalysis {
+        let lowHz = low / 60, highHz = min(high / 60, fs / 2 - 0.1)
+        var waves: [PulseMethod: [Double]] = [:]
+        waves[.pos] = SignalMath.bandPass(PulseProjection.pos(r: r, g: g, b: b, rate: fs), sampleRate: fs, low: lowHz, high: highHz)
+        waves[.chrom] = PulseProjection.chrom(r: r, g: g, b: b, rate: fs, low: lowHz, high: highHz)
+        waves[.green] = SignalMath.bandPass(PulseProjection.green(g: g, rate: fs), sampleRate: fs, low: lowHz, high: highHz)
+        var methods: [PulseMethod: (rate: Double, snr: Double)] = [:]
+        var fused: [Double] = []
+        var spectra: [PulseMethod: BandSpectrum] = [:]
+        for method in PulseMethod.allCases {
+            let spectrum = BandSpectrum(waves[method]!, rate: fs, low: lowHz, high: highHz, step: 0.005).normalized
+            spectra[method] = spectrum
+            let peak = spectrum.peak.frequency
+            let snr = spectrum.snr(at: peak, halfWidth: 0.1)
+            methods[method] = (peak * 60, snr)
+        }
+        let best = PulseMethod.allCases.max { methods[$0]!.snr < methods[$1]!.snr }!
+        // Weights: linear SNR relative to the best, so a method 10 dB worse counts a tenth.
+        let bestSNR = methods[best]!.snr
+        for method in PulseMethod.allCases {
+            let weight = pow(10, (methods[method]!.snr - bestSNR) / 10)
+            let p = spectra[method]!.power
+            if fused.isEmpty { fused = p.map { $0 * weight } } else { for i in 0 ..< p.count { fused[i] += p[i] * weight } }
+        }
+        let fusedSpectrum = BandSpectrum(frequencies: spectra[best]!.frequencies, power: fused)
+        let peak = fusedSpectrum.peak.frequency
+        return PulseAnalysis(rate: peak * 60, snr: fusedSpectrum.snr(at: peak, halfWidth: 0.1), methods: methods, best: best,
+                             wave: waves[best]!)
+    }
+}

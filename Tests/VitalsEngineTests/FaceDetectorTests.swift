@@ -1,0 +1,52 @@
+import Testing
+@testable import VitalsEngine
+
+@Suite("Face detector on real photographs")
+struct FaceDetectorTests {
+    static let cascade = Result { try HaarCascade.frontalFace() }
+
+    @Test("the OpenCV frontal-face cascade loads with all its stages")
+    func cascadeLoads() throws {
+        let cascade = try Self.cascade.get()
+        #expect(cascade.windowWidth == 24 && cascade.windowHeight == 24)
+        #expect(cascade.stageCount == 25)
+        #expect(cascade.featureCount == 2913)
+    }
+
+    @Test("a malformed cascade is a typed error")
+    func malformedCascade() {
+        #expect(throws: VitalsEngineError.self) { try HaarCascade(xml: Array("<opencv_storage></opencv_storage>".utf8)) }
+        #expect(throws: VitalsEngineError.self) { try HaarCascade(contentsOfFile: "/nonexistent/cascade.xml") }
+    }
+
+    @Test("finds the astronaut's face")
+    func astronaut() throws {
+        let detector = FaceDetector(cascade: try Self.cascade.get())
+        let picture = try RGBPicture.fixture("astronaut-256.ppm")
+        let faces = detector.detect(in: picture.gray, minSize: 30)
+        print("astronaut faces:", faces)
+        #expect(faces.count == 1)
+        let face = try #require(faces.first).rect
+        let cx = Double(face.x) + Double(face.width) / 2, cy = Double(face.y) + Double(face.height) / 2
+        #expect(abs(cx - astronautFaceCenter.x) < 15 && abs(cy - astronautFaceCenter.y) < 15)
+        #expect((50 ... 110).contains(face.width))
+    }
+
+    @Test("finds no face in a photograph of a coffee cup")
+    func coffee() throws {
+        let detector = FaceDetector(cascade: try Self.cascade.get())
+        let picture = try RGBPicture.fixture("coffee-160x240.ppm")
+        #expect(detector.detect(in: picture.gray, minSize: 24).isEmpty)
+    }
+
+    @Test("finds both faces when two people are side by side")
+    func twoFaces() throws {
+        let detector = FaceDetector(cascade: try Self.cascade.get())
+        let astronaut = try RGBPicture.fixture("astronaut-256.ppm").resized(width: 200, height: 200)
+        var canvas = RGBPicture(width: 420, height: 220)
+        canvas.paste(astronaut, x: 5, y: 10)
+        canvas.paste(astronaut, x: 215, y: 10)
+        let faces = detector.detect(in: canvas.gray, minSize: 24)
+        #expect(faces.count == 2)
+    }
+}
