@@ -22,4 +22,38 @@ static inline int64_t cffmpeg_nopts_value(void) { return AV_NOPTS_VALUE; }
 /// Writes the text of an FFmpeg error code into `buf` (av_err2str uses a compound literal).
 static inline void cffmpeg_strerror(int code, char *buf, size_t size) { av_strerror(code, buf, size); }
 
+#include <string.h>
+#include <stdarg.h>
+
+/// A counter of error-level log lines, hung on `AVCodecContext.opaque` by GlassesVideo's decoder so that it learns
+/// about damage libavcodec only logs (for example "Could not find ref with POC", a lost reference picture).
+typedef struct cffmpeg_error_counter {
+    uint32_t magic;   /* CFFMPEG_ERROR_COUNTER_MAGIC, so that a foreign `opaque` is never touched */
+    int32_t errors;   /* error-level lines so far, updated atomically */
+} cffmpeg_error_counter;
+
+#define CFFMPEG_ERROR_COUNTER_MAGIC 0x47564543u
+
+/// The log callback: counts error-level lines of codec contexts that carry a counter, then logs as FFmpeg would.
+static void cffmpeg_counting_log_callback(void *avcl, int level, const char *fmt, va_list vl) {
+    if (avcl != NULL && level <= AV_LOG_ERROR) {
+        const AVClass *cls = *(const AVClass **)avcl;
+        if (cls != NULL && cls->class_name != NULL && strcmp(cls->class_name, "AVCodecContext") == 0) {
+            cffmpeg_error_counter *counter = (cffmpeg_error_counter *)((AVCodecContext *)avcl)->opaque;
+            if (counter != NULL && counter->magic == CFFMPEG_ERROR_COUNTER_MAGIC) {
+                __atomic_fetch_add(&counter->errors, 1, __ATOMIC_RELAXED);
+            }
+        }
+    }
+    av_log_default_callback(avcl, level, fmt, vl);
+}
+
+/// Installs the counting log callback (process-wide; it forwards everything to FFmpeg's default logger).
+static inline void cffmpeg_install_counting_log_callback(void) { av_log_set_callback(cffmpeg_counting_log_callback); }
+
+/// Reads a counter's error count.
+static inline int32_t cffmpeg_error_count(const cffmpeg_error_counter *counter) {
+    return __atomic_load_n(&counter->errors, __ATOMIC_RELAXED);
+}
+
 #endif

@@ -19,6 +19,7 @@ enum FFmpegLogging {
         if getenvString("GLASSES_FFMPEG_LOG") == nil {
             av_log_set_level(AV_LOG_QUIET)
         }
+        cffmpeg_install_counting_log_callback()
     }
 
     private static func getenvString(_ name: String) -> String? {
@@ -30,6 +31,14 @@ enum FFmpegLogging {
 /// Owns an `AVCodecContext`.
 final class CodecContextHandle {
     let pointer: UnsafeMutablePointer<AVCodecContext>
+    /// The error counter `opaque` points at, if any; released only after the context is freed (see deinit).
+    private var errorCounter: ErrorCounterHandle?
+
+    /// Hangs an error counter on the context (before it is opened) and keeps it alive as long as the context.
+    func attach(_ counter: ErrorCounterHandle) {
+        errorCounter = counter
+        pointer.pointee.opaque = UnsafeMutableRawPointer(counter.pointer)
+    }
 
     init(codec: UnsafePointer<AVCodec>) throws(VideoCodecError) {
         FFmpegLogging.configureOnce()
@@ -42,6 +51,24 @@ final class CodecContextHandle {
     deinit {
         var context: UnsafeMutablePointer<AVCodecContext>? = pointer
         avcodec_free_context(&context)
+    }
+}
+
+/// Owns a heap `cffmpeg_error_counter` that a decoder context points at through `opaque`.
+final class ErrorCounterHandle {
+    let pointer: UnsafeMutablePointer<cffmpeg_error_counter>
+
+    init() {
+        pointer = .allocate(capacity: 1)
+        pointer.initialize(to: cffmpeg_error_counter(magic: CFFMPEG_ERROR_COUNTER_MAGIC, errors: 0))
+    }
+
+    /// Error-level log lines so far.
+    var count: Int32 { cffmpeg_error_count(pointer) }
+
+    deinit {
+        pointer.pointee.magic = 0
+        pointer.deallocate()
     }
 }
 
@@ -94,4 +121,51 @@ final class ScaleContextHandle {
     }
 
     deinit { sws_freeContext(pointer) }
+}
+
+/// Owns an input `AVFormatContext` (a demuxer over a file).
+final class FormatInputHandle {
+    let pointer: UnsafeMutablePointer<AVFormatContext>
+
+    init(path: String, options: [String: String]) throws(VideoCodecError) {
+        FFmpegLogging.configureOnce()
+        var dictionary: OpaquePointer?
+        for (key, value) in options { av_dict_set(&dictionary, key, value, 0) }
+        defer { av_dict_free(&dictionary) }
+        var context: UnsafeMutablePointer<AVFormatContext>?
+        let opened = avformat_open_input(&context, path, nil, &dictionary)
+        guard opened >= 0, let context else {
+            throw VideoCodecError.ffmpeg(.fileError, "cannot open \(path)", opened)
+        }
+        pointer = context
+    }
+
+    deinit {
+        var context: UnsafeMutablePointer<AVFormatContext>? = pointer
+        avformat_close_input(&context)
+    }
+}
+
+/// Owns an output `AVFormatContext` and its `AVIOContext` (a muxer writing a file).
+final class FormatOutputHandle {
+    let pointer: UnsafeMutablePointer<AVFormatContext>
+
+    init(path: String, formatName: String) throws(VideoCodecError) {
+        FFmpegLogging.configureOnce()
+        var context: UnsafeMutablePointer<AVFormatContext>?
+        let allocated = avformat_alloc_output_context2(&context, nil, formatName, path)
+        guard allocated >= 0, let context else {
+            throw VideoCodecError.ffmpeg(.codecUnavailable, "no \(formatName) muxer for \(path)", allocated)
+        }
+        pointer = context
+        let opened = avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE)
+        guard opened >= 0 else {
+            throw VideoCodecError.ffmpeg(.fileError, "cannot create \(path)", opened)
+        }
+    }
+
+    deinit {
+        if pointer.pointee.pb != nil { avio_closep(&pointer.pointee.pb) }
+        avformat_free_context(pointer)
+    }
 }
