@@ -91,7 +91,8 @@ let package = Package(
         .testTarget(name: "SmartSpectraInputTests", dependencies: ["SmartSpectraInput"]),
         .testTarget(
             name: "VitalsEngineTests",
-            dependencies: ["VitalsEngine", "SmartSpectraInput", "GlassesSimulator", "GlassesVideo", "WearablesKit"]
+            dependencies: ["VitalsEngine", "SmartSpectraInput", "GlassesSimulator", "GlassesVideo", "WearablesKit"],
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "GlassesSimulatorTests",

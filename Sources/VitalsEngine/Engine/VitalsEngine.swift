@@ -22,6 +22,8 @@ public final class VitalsEngine {
     private var framesSinceLocal = 0
     private var localMisses = 0
     private var extraFaces = 0
+    private var usingSkinFinder = false
+    private var subpixel = (x: 0.0, y: 0.0)
     private var lastFaceSeen = -Double.infinity
 
     // Motion.
@@ -87,15 +89,23 @@ public final class VitalsEngine {
         }
         lastFaceSeen = t
 
-        // Skin: forehead and both cheeks, clear of the eyes and the mouth.
+        // Skin: forehead and both cheeks, clear of the eyes and the mouth, at the tracked sub-pixel position
+        // (bilinear blend of the four integer placements, so that slow motion does not step the averages).
         let rois = Self.skinRegions(of: box)
         var rgb = RGB(r: 0, g: 0, b: 0)
         var weight = 0.0
+        let fx = subpixel.x - subpixel.x.rounded(.down), fy = subpixel.y - subpixel.y.rounded(.down)
         for roi in rois {
-            let r = roi.clamped(width: view.width, height: view.height)
+            let base = VitalsRect(x: roi.x - box.x + Int(subpixel.x.rounded(.down)),
+                                  y: roi.y - box.y + Int(subpixel.y.rounded(.down)), width: roi.width, height: roi.height)
+            let r = base.clamped(width: view.width - 1, height: view.height - 1)
             guard r.width > 2, r.height > 2 else { continue }
-            let step = max(1, min(r.width, r.height) / 16)
-            let m = view.meanRGB(r, step: step)
+            let step = max(1, min(r.width, r.height) / 24)
+            var m = RGB(r: 0, g: 0, b: 0)
+            for (dx, dy, w) in [(0, 0, (1 - fx) * (1 - fy)), (1, 0, fx * (1 - fy)), (0, 1, (1 - fx) * fy), (1, 1, fx * fy)] where w > 0.001 {
+                let v = view.meanRGB(VitalsRect(x: r.x + dx, y: r.y + dy, width: r.width, height: r.height), step: step)
+                m.r += v.r * w; m.g += v.g * w; m.b += v.b * w
+            }
             let a = Double(r.width * r.height)
             rgb.r += m.r * a; rgb.g += m.g * a; rgb.b += m.b * a
             weight += a
@@ -134,7 +144,12 @@ public final class VitalsEngine {
         if t - lastFullDetection >= configuration.fullDetectionInterval || trackedBox == nil && t - lastFullDetection >= 0.25 {
             lastFullDetection = t
             let image = GrayImage(downsampling: view, factor: factor)
-            let faces = detector.detect(in: image, minSize: 24).map { scaled($0.rect, by: factor) }
+            var faces = detector.detect(in: image, minSize: 24).map { scaled($0.rect, by: factor) }
+            usingSkinFinder = false
+            if faces.isEmpty, let blob = SkinFaceFinder(step: max(2, shorter / 128)).find(in: view) {
+                faces = [blob]
+                usingSkinFinder = true
+            }
             extraFaces = max(0, faces.count - 1)
             if let face = faces.first { adopt(face, view: view, force: trackedBox == nil) } else { loseFace() }
             framesSinceLocal = 0
@@ -144,8 +159,16 @@ public final class VitalsEngine {
         // Between detections: follow the face with its row and column profiles.
         if let dx = faceMotionX?.update(view), let dy = faceMotionY?.update(view), let anchor = anchorBox {
             trackedBox = VitalsRect(x: anchor.x + Int(dx.rounded()), y: anchor.y + Int(dy.rounded()), width: anchor.width, height: anchor.height)
+            subpixel = (Double(anchor.x) + dx, Double(anchor.y) + dy)
         }
         framesSinceLocal += 1
+        if usingSkinFinder {
+            if framesSinceLocal >= configuration.localDetectionInterval {
+                framesSinceLocal = 0
+                if let blob = SkinFaceFinder(step: max(2, shorter / 128)).find(in: view) { adopt(blob, view: view, force: false) } else { loseFace() }
+            }
+            return
+        }
         if framesSinceLocal >= configuration.localDetectionInterval {
             framesSinceLocal = 0
             let margin = box.width / 2
@@ -183,6 +206,7 @@ public final class VitalsEngine {
         }
         anchorBox = face
         trackedBox = face
+        subpixel = (Double(face.x), Double(face.y))
         let maxShift = max(4, face.width / 12)
         faceMotionX = ProfileMotion(region: face, vertical: false, maxShift: maxShift)
         faceMotionY = ProfileMotion(region: face, vertical: true, maxShift: maxShift)
