@@ -74,6 +74,8 @@ final class LinkEndpoint: Sendable {
     var droppedVideoSamples: UInt64 { state.withLock { $0.droppedVideoSamples } }
     /// Video samples discarded because the peer sent them without credit (host end; a misbehaving device).
     var uncreditedVideoSamples: UInt64 { state.withLock { $0.uncreditedVideoSamples } }
+    /// Whether the link has closed (or is closing).
+    var isClosed: Bool { state.withLock { $0.isClosed } }
     /// Frames the peer sent that belong to the other direction (ignored).
     var misdirectedFrames: UInt64 { state.withLock { $0.misdirectedFrames } }
 
@@ -409,6 +411,11 @@ struct EndpointStateMachine {
     }
 
     private var pendingCount: Int { inbox.count - inboxHead }
+
+    var isClosed: Bool { phase == .closed }
+
+    /// Device end: video samples it may still send; host end: credit granted and not yet used.
+    var availableCredit: Int { credit }
 
     private mutating func enqueue(_ event: EndpointEvent) -> [EndpointAction] {
         guard !closeQueued else { return [] }

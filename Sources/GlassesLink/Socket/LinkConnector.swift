@@ -1,0 +1,182 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CBlueZ
+import Foundation
+import WearablesKit
+
+/// How a host end connects and behaves.
+public struct LinkConnectionOptions: Sendable {
+    /// Drives heartbeats and the liveness timeout (real time by default).
+    public var scheduler: any EventScheduler
+    /// Heartbeat interval and timeout.
+    public var liveness: LinkLiveness
+    /// Video samples the device may send before the host has handled the first one.
+    public var initialCredit: Int
+    /// The token to present in the hello when the device listens on a non-loopback address.
+    public var pairingToken: String?
+    /// How long connecting may take.
+    public var connectTimeout: Duration
+    /// The largest frame body accepted or sent.
+    public var maxPayloadSize: Int
+    /// Bluetooth only: the local adapter (`AA:BB:CC:DD:EE:FF`) to connect from; nil lets the kernel choose.
+    public var bluetoothAdapter: String?
+
+    /// Creates options.
+    public init(
+        scheduler: any EventScheduler = DispatchEventScheduler(label: "glasses.link.host.timers"),
+        liveness: LinkLiveness = .standard,
+        initialCredit: Int = 8,
+        pairingToken: String? = nil,
+        connectTimeout: Duration = .seconds(10),
+        maxPayloadSize: Int = LinkWireFormat.maxPayloadSize,
+        bluetoothAdapter: String? = nil
+    ) {
+        self.scheduler = scheduler
+        self.liveness = liveness
+        self.initialCredit = initialCredit
+        self.pairingToken = pairingToken
+        self.connectTimeout = connectTimeout
+        self.maxPayloadSize = maxPayloadSize
+        self.bluetoothAdapter = bluetoothAdapter
+    }
+}
+
+/// Opens the host end of a link to glasses (or to `glasses-sim`) over a socket.
+public enum LinkConnector {
+    /// Connects to a device and returns the host end, ready to ``DeviceLink/open(eventHandler:)``.
+    ///
+    /// Blocks while connecting (up to ``LinkConnectionOptions/connectTimeout``): call it from a thread or queue,
+    /// not from the cooperative pool.
+    /// - Throws: ``LinkError`` `.unavailable` when the connection cannot be made, with a one-line reason
+    ///   (for Bluetooth on a kernel without it: "Bluetooth is not available in this kernel …").
+    public static func connect(
+        to address: LinkAddress,
+        options: LinkConnectionOptions = LinkConnectionOptions()
+    ) throws(LinkError) -> any DeviceLink {
+        let handle: SocketHandle
+        switch address {
+        case .unix(let path):
+            handle = try connectUnix(path: path, timeout: options.connectTimeout)
+        case .tcp(let host, let port):
+            handle = try connectTCP(host: host, port: port, timeout: options.connectTimeout)
+        case .bluetooth(let device, let channel):
+            handle = try RFCOMMSocket.connect(
+                device: device, channel: channel, adapter: options.bluetoothAdapter, timeout: options.connectTimeout)
+        }
+        let endpoint = SocketLinks.makeEndpoint(
+            handle: handle,
+            configuration: EndpointConfiguration(
+                role: .host, initialCredit: options.initialCredit, liveness: options.liveness,
+                pairingTokenToPresent: options.pairingToken),
+            scheduler: options.scheduler,
+            maxPayloadSize: options.maxPayloadSize
+        )
+        return HostEndLink(endpoint: endpoint)
+    }
+
+    static func connectUnix(path: String, timeout: Duration) throws(LinkError) -> SocketHandle {
+        guard path.utf8.count <= LinkAddress.maxUnixPathLength else {
+            throw LinkError(.unavailable, "cannot connect to unix:\(path): the path is longer than 107 bytes")
+        }
+        let handle: SocketHandle
+        switch SocketCalls.socket(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue)) {
+        case .success(let created): handle = created
+        case .failure(let code):
+            throw LinkError(.unavailable, "cannot create a Unix socket: \(code)")
+        }
+        let failure = SocketCalls.withUnixAddress(path) { address, length in
+            SocketCalls.connect(handle, address: address, length: length, timeout: timeout)
+        }
+        if let failure {
+            throw LinkError(.unavailable, "cannot connect to unix:\(path): \(SocketCalls.describe(failure))")
+        }
+        return handle
+    }
+
+    static func connectTCP(host: String, port: UInt16, timeout: Duration) throws(LinkError) -> SocketHandle {
+        let target = LinkAddress.tcp(host: host, port: port)
+        let candidates: [(family: Int32, address: [UInt8])]
+        switch SocketCalls.resolve(host: host, port: port, passive: false) {
+        case .success(let found): candidates = found
+        case .failure(let reason): throw LinkError(.unavailable, "cannot resolve \(target): \(reason)")
+        }
+        var lastFailure = "no addresses"
+        for candidate in candidates {
+            guard case .success(let handle) = SocketCalls.socket(
+                domain: candidate.family, type: Int32(SOCK_STREAM.rawValue))
+            else { continue }
+            let failure = candidate.address.withUnsafeBytes { raw in
+                SocketCalls.connect(
+                    handle, address: raw.baseAddress!.assumingMemoryBound(to: sockaddr.self),
+                    length: socklen_t(raw.count), timeout: timeout)
+            }
+            if let failure {
+                lastFailure = SocketCalls.describe(failure)
+                continue
+            }
+            SocketCalls.setOption(handle, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
+            return handle
+        }
+        throw LinkError(.unavailable, "cannot connect to \(target): \(lastFailure)")
+    }
+}
+
+/// RFCOMM client sockets through BlueZ's libbluetooth.
+enum RFCOMMSocket {
+    /// The one line reported when the kernel has no Bluetooth socket family.
+    static let unavailableMessage =
+        "Bluetooth is not available in this kernel (socket(AF_BLUETOOTH, RFCOMM) failed: EAFNOSUPPORT); use a unix: or tcp: link"
+
+    static func connect(
+        device: String,
+        channel: UInt8,
+        adapter: String?,
+        timeout: Duration
+    ) throws(LinkError) -> SocketHandle {
+        let family = cbluez_af_bluetooth()
+        let handle: SocketHandle
+        switch SocketCalls.socket(domain: family, type: Int32(SOCK_STREAM.rawValue), protocol: cbluez_btproto_rfcomm()) {
+        case .success(let created):
+            handle = created
+        case .failure(let error) where error.code == EAFNOSUPPORT:
+            throw LinkError(.unavailable, unavailableMessage)
+        case .failure(let error):
+            throw LinkError(.unavailable, "cannot create a Bluetooth RFCOMM socket: \(error)")
+        }
+        if let adapter {
+            var local = sockaddr_rc()
+            local.rc_family = sa_family_t(family)
+            local.rc_channel = 0
+            guard str2ba(adapter, &local.rc_bdaddr) == 0 else {
+                throw LinkError(.unavailable, "'\(adapter)' is not a Bluetooth adapter address")
+            }
+            let status = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(handle.descriptor, $0, socklen_t(MemoryLayout<sockaddr_rc>.size))
+                }
+            }
+            if status != 0 {
+                throw LinkError(
+                    .unavailable, "cannot use Bluetooth adapter \(adapter): \(SocketCalls.describe(errno))")
+            }
+        }
+        var remote = sockaddr_rc()
+        remote.rc_family = sa_family_t(family)
+        remote.rc_channel = channel
+        guard str2ba(device, &remote.rc_bdaddr) == 0 else {
+            throw LinkError(.unavailable, "'\(device)' is not a Bluetooth device address")
+        }
+        let failure = withUnsafePointer(to: &remote) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                SocketCalls.connect(handle, address: $0, length: socklen_t(MemoryLayout<sockaddr_rc>.size), timeout: timeout)
+            }
+        }
+        if let failure {
+            throw LinkError(
+                .unavailable,
+                "cannot connect to bt:\(device)@\(channel): \(SocketCalls.describe(failure))")
+        }
+        return handle
+    }
+}

@@ -1,0 +1,217 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CBlueZ  // sys/socket.h constants (see SocketSystemCalls.swift)
+import Foundation
+import Synchronization
+import WearablesKit
+
+/// How a device end listens and behaves.
+public struct LinkListenerOptions: Sendable {
+    /// Drives heartbeats and the liveness timeout (real time by default).
+    public var scheduler: any EventScheduler
+    /// Heartbeat interval and timeout.
+    public var liveness: LinkLiveness
+    /// TCP only: allow listening on a non-loopback address (then ``pairingToken`` is required too).
+    public var allowRemote: Bool
+    /// The token a host must present in its hello; required for a non-loopback TCP address, optional otherwise.
+    public var pairingToken: String?
+    /// The largest frame body accepted or sent.
+    public var maxPayloadSize: Int
+
+    /// Creates options.
+    public init(
+        scheduler: any EventScheduler = DispatchEventScheduler(label: "glasses.link.device.timers"),
+        liveness: LinkLiveness = .standard,
+        allowRemote: Bool = false,
+        pairingToken: String? = nil,
+        maxPayloadSize: Int = LinkWireFormat.maxPayloadSize
+    ) {
+        self.scheduler = scheduler
+        self.liveness = liveness
+        self.allowRemote = allowRemote
+        self.pairingToken = pairingToken
+        self.maxPayloadSize = maxPayloadSize
+    }
+}
+
+/// The device side of socket links: accepts hosts on a Unix or TCP address and hands each one over as a
+/// ``HostLink``. `glasses-sim --listen` is built on this.
+public final class LinkListener: Sendable {
+    private struct State {
+        var stopped = false
+        var links: [LinkEndpoint] = []
+    }
+
+    /// The address actually bound (for `tcp:HOST:0`, with the port the kernel chose).
+    public let address: LinkAddress
+    private let handle: SocketHandle
+    private let options: LinkListenerOptions
+    private let onConnection: @Sendable (any HostLink) -> Void
+    private let state = Mutex(State())
+    private let acceptLoopDone = DispatchSemaphore(value: 0)
+
+    private init(
+        address: LinkAddress,
+        handle: SocketHandle,
+        options: LinkListenerOptions,
+        onConnection: @escaping @Sendable (any HostLink) -> Void
+    ) {
+        self.address = address
+        self.handle = handle
+        self.options = options
+        self.onConnection = onConnection
+    }
+
+    /// Starts listening; `onConnection` receives each accepted host (on the listener's thread; open it there or
+    /// hand it on).
+    ///
+    /// For TCP, a non-loopback host needs both `options.allowRemote` and a non-empty `options.pairingToken`; a host
+    /// that then presents no or the wrong token in its hello is closed with `.incompatible`. For Unix sockets, a
+    /// stale socket file nobody listens on is replaced.
+    /// - Throws: ``LinkError`` `.unavailable` when the address cannot be bound or remote listening is not allowed;
+    ///   `.incompatible` for Bluetooth (the device side of RFCOMM is not implemented).
+    public static func listen(
+        on address: LinkAddress,
+        options: LinkListenerOptions = LinkListenerOptions(),
+        onConnection: @escaping @Sendable (any HostLink) -> Void
+    ) throws(LinkError) -> LinkListener {
+        let handle: SocketHandle
+        var bound = address
+        switch address {
+        case .unix(let path):
+            handle = try bindUnix(path: path)
+        case .tcp(let host, let port):
+            if !LinkAddress.isLoopbackHost(host) {
+                guard options.allowRemote else {
+                    throw LinkError(
+                        .unavailable,
+                        "refusing to listen on \(address): only loopback is allowed without allowRemote and a pairing token")
+                }
+                guard let token = options.pairingToken, !token.isEmpty else {
+                    throw LinkError(.unavailable, "refusing to listen on \(address): a remote listener needs a pairing token")
+                }
+            }
+            let (created, actualPort) = try bindTCP(host: host, port: port)
+            handle = created
+            bound = .tcp(host: host, port: actualPort)
+        case .bluetooth:
+            throw LinkError(.unavailable, "listening on Bluetooth is not supported; the host connects out over RFCOMM")
+        }
+        guard Glibc.listen(handle.descriptor, 16) == 0 else {
+            throw LinkError(.unavailable, "cannot listen on \(address): \(SystemError(errno))")
+        }
+        let listener = LinkListener(address: bound, handle: handle, options: options, onConnection: onConnection)
+        let thread = Thread { [listener] in listener.acceptLoop() }
+        thread.name = "glasses.link.accept"
+        thread.start()
+        return listener
+    }
+
+    /// Stops accepting, closes the links it accepted unless `closingConnections` is false, and removes the Unix
+    /// socket file. Waits (briefly) for the accepting thread to end.
+    public func stop(closingConnections: Bool = true) {
+        let links: [LinkEndpoint]? = state.withLock { state in
+            guard !state.stopped else { return nil }
+            state.stopped = true
+            defer { state.links = [] }
+            return state.links
+        }
+        guard let links else { return }
+        handle.shutdown()
+        if case .unix(let path) = address { _ = unlink(path) }
+        if closingConnections { links.forEach { $0.close() } }
+        _ = acceptLoopDone.wait(timeout: .now() + 5)
+    }
+
+    private func acceptLoop() {
+        defer { acceptLoopDone.signal() }
+        while true {
+            let fd = accept(handle.descriptor, nil, nil)
+            if fd < 0 {
+                let code = errno
+                if code == EINTR || code == ECONNABORTED { continue }
+                return  // shut down by stop(), or the socket broke
+            }
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            let connection = SocketHandle(descriptor: fd)
+            if case .tcp = address {
+                SocketCalls.setOption(connection, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
+            }
+            let endpoint = SocketLinks.makeEndpoint(
+                handle: connection,
+                configuration: EndpointConfiguration(
+                    role: .device, liveness: options.liveness, requiredPairingToken: options.pairingToken),
+                scheduler: options.scheduler,
+                maxPayloadSize: options.maxPayloadSize
+            )
+            let accepted = state.withLock { state -> Bool in
+                guard !state.stopped else { return false }
+                state.links.removeAll { $0.isClosed }
+                state.links.append(endpoint)
+                return true
+            }
+            guard accepted else {
+                endpoint.close()
+                return
+            }
+            onConnection(DeviceEndLink(endpoint: endpoint))
+        }
+    }
+
+    private static func bindUnix(path: String) throws(LinkError) -> SocketHandle {
+        guard path.utf8.count <= LinkAddress.maxUnixPathLength else {
+            throw LinkError(.unavailable, "cannot listen on unix:\(path): the path is longer than 107 bytes")
+        }
+        // A socket file left by a dead process is replaced; one with a live listener is not.
+        var status = stat()
+        if lstat(path, &status) == 0 {
+            guard (status.st_mode & S_IFMT) == S_IFSOCK else {
+                throw LinkError(.unavailable, "cannot listen on unix:\(path): a file that is not a socket is in the way")
+            }
+            if (try? LinkConnector.connectUnix(path: path, timeout: .seconds(1))) != nil {
+                throw LinkError(.unavailable, "cannot listen on unix:\(path): another process is listening there")
+            }
+            _ = unlink(path)
+        }
+        let handle: SocketHandle
+        switch SocketCalls.socket(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue)) {
+        case .success(let created): handle = created
+        case .failure(let error): throw LinkError(.unavailable, "cannot create a Unix socket: \(error)")
+        }
+        let result = SocketCalls.withUnixAddress(path) { address, length in
+            bind(handle.descriptor, address, length) == 0 ? nil : SystemError(errno)
+        }
+        if let result {
+            throw LinkError(.unavailable, "cannot listen on unix:\(path): \(result)")
+        }
+        return handle
+    }
+
+    private static func bindTCP(host: String, port: UInt16) throws(LinkError) -> (SocketHandle, UInt16) {
+        let target = LinkAddress.tcp(host: host, port: port)
+        let candidates: [(family: Int32, address: [UInt8])]
+        switch SocketCalls.resolve(host: host, port: port, passive: true) {
+        case .success(let found): candidates = found
+        case .failure(let error): throw LinkError(.unavailable, "cannot resolve \(target): \(error)")
+        }
+        var lastFailure = "no addresses"
+        for candidate in candidates {
+            guard case .success(let handle) = SocketCalls.socket(
+                domain: candidate.family, type: Int32(SOCK_STREAM.rawValue))
+            else { continue }
+            SocketCalls.setOption(handle, level: SOL_SOCKET, name: SO_REUSEADDR, value: 1)
+            let failure = candidate.address.withUnsafeBytes { raw in
+                bind(handle.descriptor, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count)) == 0
+                    ? nil : SystemError(errno)
+            }
+            if let failure {
+                lastFailure = failure.description
+                continue
+            }
+            guard let actual = SocketCalls.boundPort(handle) else { continue }
+            return (handle, actual)
+        }
+        throw LinkError(.unavailable, "cannot listen on \(target): \(lastFailure)")
+    }
+}

@@ -1,0 +1,178 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CBlueZ  // also brings sys/socket.h's SOCK_* constants, which Glibc's module map leaves to it
+import Foundation
+
+/// An open socket descriptor, closed when the last owner lets go.
+///
+/// Readers, the writer and the closer share it, so the descriptor is never closed (and its number never reused)
+/// while another thread may still use it; ``shutdown()`` is how they are told to stop.
+final class SocketHandle: Sendable {
+    /// The descriptor.
+    let descriptor: Int32
+
+    init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        _ = Glibc.close(descriptor)
+    }
+
+    /// Ends both directions: blocked reads return 0 and blocked accepts fail, on every thread.
+    func shutdown() {
+        _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR))
+    }
+}
+
+/// A failed system call: the errno (or resolver status) and its text.
+struct SystemError: Error, CustomStringConvertible {
+    let code: Int32
+    let description: String
+
+    init(_ code: Int32, description: String? = nil) {
+        self.code = code
+        self.description = description ?? SocketCalls.describe(code)
+    }
+}
+
+/// Thin wrappers over the socket calls: one place to retry `EINTR` and turn `errno` into a ``LinkError``.
+enum SocketCalls {
+    /// `strerror` of an errno value.
+    static func describe(_ code: Int32) -> String {
+        String(cString: strerror(code))
+    }
+
+    /// Creates a socket with close-on-exec set.
+    static func socket(domain: Int32, type: Int32, protocol proto: Int32 = 0) -> Result<SocketHandle, SystemError> {
+        let fd = Glibc.socket(domain, type | Int32(SOCK_CLOEXEC.rawValue), proto)
+        return fd < 0 ? .failure(SystemError(errno)) : .success(SocketHandle(descriptor: fd))
+    }
+
+    /// Connects, giving up after `timeout` (non-blocking connect and `poll`); the socket is blocking afterwards.
+    static func connect(
+        _ handle: SocketHandle,
+        address: UnsafePointer<sockaddr>,
+        length: socklen_t,
+        timeout: Duration
+    ) -> Int32? {
+        let fd = handle.descriptor
+        let flags = fcntl(fd, F_GETFL)
+        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+        defer { _ = fcntl(fd, F_SETFL, flags) }
+        if Glibc.connect(fd, address, length) == 0 { return nil }
+        let code = errno
+        guard code == EINPROGRESS || code == EINTR else { return code }
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else { return ETIMEDOUT }
+            var descriptor = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            let millis = Int32(clamping: remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let ready = poll(&descriptor, 1, millis)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            if ready == 0 { continue }
+            var error: Int32 = 0
+            var size = socklen_t(MemoryLayout<Int32>.size)
+            guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size) == 0 else { return errno }
+            return error == 0 ? nil : error
+        }
+    }
+
+    /// Reads up to `buffer.count` bytes: the count, 0 at end of stream, or an errno.
+    static func read(_ handle: SocketHandle, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, SystemError> {
+        while true {
+            let count = Glibc.read(handle.descriptor, buffer.baseAddress, buffer.count)
+            if count >= 0 { return .success(count) }
+            if errno != EINTR { return .failure(SystemError(errno)) }
+        }
+    }
+
+    /// Writes all of `bytes` (no SIGPIPE); nil on success or an errno.
+    static func writeAll(_ handle: SocketHandle, _ bytes: UnsafeRawBufferPointer) -> Int32? {
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.send(
+                handle.descriptor, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+            if written < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            offset += written
+        }
+        return nil
+    }
+
+    /// Fills a `sockaddr_un` for `path` and passes it to `body`.
+    static func withUnixAddress<T>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8.prefix(LinkAddress.maxUnixPathLength))
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + 1)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) }
+        }
+    }
+
+    /// Resolves a TCP host and port (numeric or by name).
+    static func resolve(host: String, port: UInt16, passive: Bool) -> Result<[(family: Int32, address: [UInt8])], SystemError> {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = passive ? AI_PASSIVE : 0
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &list)
+        guard status == 0, let first = list else {
+            return .failure(SystemError(status, description: String(cString: gai_strerror(status))))
+        }
+        defer { freeaddrinfo(first) }
+        var results: [(family: Int32, address: [UInt8])] = []
+        var cursor: UnsafeMutablePointer<addrinfo>? = first
+        while let entry = cursor {
+            if let address = entry.pointee.ai_addr {
+                let bytes = UnsafeRawBufferPointer(start: address, count: Int(entry.pointee.ai_addrlen))
+                results.append((entry.pointee.ai_family, Array(bytes)))
+            }
+            cursor = entry.pointee.ai_next
+        }
+        return .success(results)
+    }
+
+    /// Sets an integer socket option.
+    static func setOption(_ handle: SocketHandle, level: Int32, name: Int32, value: Int32) {
+        var value = value
+        _ = setsockopt(handle.descriptor, level, name, &value, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// The port a TCP socket is bound to.
+    static func boundPort(_ handle: SocketHandle) -> UInt16? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let status = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(handle.descriptor, $0, &length) }
+        }
+        guard status == 0 else { return nil }
+        switch Int32(storage.ss_family) {
+        case AF_INET:
+            return withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
+            }
+        case AF_INET6:
+            return withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) }
+            }
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,264 @@
+import Foundation
+import Synchronization
+import Testing
+import WearablesKit
+@testable import GlassesLink
+
+/// The device side of a socket test: answers the host's hello with its identity, state and some video.
+final class ScriptedDevice: Sendable {
+    private let link = Mutex<(any HostLink)?>(nil)
+    private let recorder = Mutex(EventRecorder<HostLinkEvent>())
+
+    /// One entry per accepted connection.
+    let connections = EventRecorder<Int>()
+
+    /// The events of the most recent connection.
+    var events: EventRecorder<HostLinkEvent> { recorder.withLock { $0 } }
+    let sampleCount: Int
+    let sampleSize: Int
+
+    init(sampleCount: Int = 5, sampleSize: Int = 64) {
+        self.sampleCount = sampleCount
+        self.sampleSize = sampleSize
+    }
+
+    var current: (any HostLink)? { link.withLock { $0 } }
+
+    /// The listener callback.
+    func accept(_ accepted: any HostLink) {
+        link.withLock { $0 = accepted }
+        let events = EventRecorder<HostLinkEvent>()
+        recorder.withLock { $0 = events }
+        connections.handler(1)
+        accepted.open { [self] event in
+            events.handler(event)
+            if case .message(.hello) = event {
+                accepted.send(.hello(Fixtures.info))
+                accepted.send(.deviceState(DeviceState(batteryLevel: 77)))
+                for index in 0..<sampleCount { accepted.send(.videoSample(Fixtures.sample(index, size: sampleSize))) }
+            }
+        }
+    }
+}
+
+@Suite("Socket transports", .serialized)
+struct SocketTransportTests {
+    static func temporarySocketPath() -> String {
+        let name = "glink-\(UInt32.random(in: 0...UInt32.max)).sock"
+        return (NSTemporaryDirectory() as NSString).appendingPathComponent(name)
+    }
+
+    /// Opens a host end, says hello, and waits for the scripted device's answer and samples.
+    func exchange(with address: LinkAddress, device: ScriptedDevice, options: LinkConnectionOptions = .init()) throws {
+        let host = try LinkConnector.connect(to: address, options: options)
+        let hostEvents = EventRecorder<DeviceLinkEvent>()
+        host.open(eventHandler: hostEvents.handler)
+        host.send(.hello(protocolVersion: linkProtocolVersion, pairingToken: nil))
+        let complete = hostEvents.wait { $0.filter(\.isVideoSample).count == device.sampleCount }
+        #expect(complete, "host saw \(hostEvents.all.count) events")
+        let messages = hostEvents.all.compactMap(\.message).filter {
+            if case .heartbeat = $0 { false } else { true }
+        }
+        #expect(messages.prefix(2) == [.hello(Fixtures.info), .deviceState(DeviceState(batteryLevel: 77))])
+        let expectedSamples: [DeviceMessage] = (0..<device.sampleCount).map {
+            .videoSample(Fixtures.sample($0, size: device.sampleSize))
+        }
+        #expect(Array(messages.dropFirst(2)) == expectedSamples)
+        #expect(device.current?.droppedVideoSamples == 0)
+        host.close()
+        #expect(hostEvents.wait { $0.last?.closeError != nil })
+        #expect(hostEvents.all.compactMap(\.closeError).map(\.code) == [.closedLocally])
+        #expect(device.events.wait { $0.last?.closeError != nil })
+        #expect(device.events.all.compactMap(\.closeError).map(\.code) == [.connectionLost])
+        #expect(device.events.all.first?.message == .hello(
+            protocolVersion: linkProtocolVersion, pairingToken: options.pairingToken))
+    }
+
+    @Test("host and device talk over a real Unix socket")
+    func unixSocket() throws {
+        let path = Self.temporarySocketPath()
+        let device = ScriptedDevice()
+        let listener = try LinkListener.listen(on: .unix(path: path), onConnection: device.accept)
+        defer { listener.stop() }
+        #expect(listener.address == .unix(path: path))
+        try exchange(with: .unix(path: path), device: device)
+        listener.stop()
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test("host and device talk over real TCP loopback, with full-size raw frames")
+    func tcpLoopback() throws {
+        let device = ScriptedDevice(sampleCount: 4, sampleSize: 504 * 896 * 3 / 2)
+        let listener = try LinkListener.listen(on: .tcp(host: "127.0.0.1", port: 0), onConnection: device.accept)
+        defer { listener.stop() }
+        guard case .tcp(_, let port) = listener.address else { Issue.record("not tcp"); return }
+        #expect(port != 0)
+        try exchange(with: .tcp(host: "127.0.0.1", port: port), device: device)
+    }
+
+    @Test("the device closing reaches the host as connectionLost")
+    func deviceCloses() throws {
+        let path = Self.temporarySocketPath()
+        let device = ScriptedDevice(sampleCount: 0)
+        let listener = try LinkListener.listen(on: .unix(path: path), onConnection: device.accept)
+        defer { listener.stop() }
+        let host = try LinkConnector.connect(to: .unix(path: path))
+        let hostEvents = EventRecorder<DeviceLinkEvent>()
+        host.open(eventHandler: hostEvents.handler)
+        host.send(.hello(protocolVersion: linkProtocolVersion, pairingToken: nil))
+        #expect(hostEvents.wait { $0.contains { $0.message == .hello(Fixtures.info) } })
+        device.current?.close()
+        #expect(hostEvents.wait { $0.last?.closeError != nil })
+        #expect(hostEvents.all.compactMap(\.closeError).map(\.code) == [.connectionLost])
+    }
+
+    @Test("a remote TCP listener needs allowRemote and a token, and rejects a host without the right token")
+    func pairing() throws {
+        #expect(throws: LinkError.self) {
+            try LinkListener.listen(on: .tcp(host: "0.0.0.0", port: 0), onConnection: { _ in })
+        }
+        #expect(throws: LinkError.self) {
+            try LinkListener.listen(
+                on: .tcp(host: "0.0.0.0", port: 0), options: LinkListenerOptions(allowRemote: true),
+                onConnection: { _ in })
+        }
+        let device = ScriptedDevice(sampleCount: 2)
+        let listener = try LinkListener.listen(
+            on: .tcp(host: "0.0.0.0", port: 0),
+            options: LinkListenerOptions(allowRemote: true, pairingToken: "correct horse"),
+            onConnection: device.accept)
+        defer { listener.stop() }
+        guard case .tcp(_, let port) = listener.address else { Issue.record("not tcp"); return }
+        for token in [nil, "wrong"] as [String?] {
+            let host = try LinkConnector.connect(
+                to: .tcp(host: "127.0.0.1", port: port), options: LinkConnectionOptions(pairingToken: token))
+            let hostEvents = EventRecorder<DeviceLinkEvent>()
+            host.open(eventHandler: hostEvents.handler)
+            host.send(.hello(protocolVersion: linkProtocolVersion, pairingToken: nil))
+            #expect(hostEvents.wait { $0.last?.closeError != nil })
+            let error = hostEvents.all.compactMap(\.closeError).first
+            #expect(error?.code == .incompatible)
+            #expect(error?.message.contains("pairing") == true)
+            #expect(hostEvents.all.compactMap(\.message).isEmpty)
+        }
+        try exchange(
+            with: .tcp(host: "127.0.0.1", port: port), device: device,
+            options: LinkConnectionOptions(pairingToken: "correct horse"))
+    }
+
+    @Test("Bluetooth on a kernel without it fails with one clear line")
+    func rfcommUnavailable() {
+        let bluetoothInKernel = (try? String(contentsOfFile: "/proc/net/protocols", encoding: .utf8))?
+            .contains("RFCOMM") ?? false
+        do {
+            _ = try LinkConnector.connect(
+                to: try LinkAddress(parsing: "bt:00:11:22:33:44:55@3"),
+                options: LinkConnectionOptions(connectTimeout: .seconds(2)))
+            Issue.record("connecting to a made-up Bluetooth device succeeded")
+        } catch let error as LinkError {
+            #expect(error.code == .unavailable)
+            #expect(!error.description.contains("\n"))
+            if !bluetoothInKernel {
+                #expect(error.message.hasPrefix("Bluetooth is not available in this kernel"))
+            }
+        } catch {
+            Issue.record("unexpected error \(error)")
+        }
+    }
+
+    @Test("connecting to nothing is unavailable, in one line")
+    func nothingThere() {
+        for address: LinkAddress in [.unix(path: Self.temporarySocketPath()), .tcp(host: "127.0.0.1", port: 1)] {
+            #expect {
+                try LinkConnector.connect(to: address)
+            } throws: { error in
+                guard let error = error as? LinkError else { return false }
+                return error.code == .unavailable && error.message.contains("\(address)")
+            }
+        }
+    }
+
+    @Test("a listener refuses a Unix path where a live listener already is")
+    func unixInUse() throws {
+        let path = Self.temporarySocketPath()
+        let listener = try LinkListener.listen(on: .unix(path: path), onConnection: { _ in })
+        defer { listener.stop() }
+        #expect(throws: LinkError.self) { try LinkListener.listen(on: .unix(path: path), onConnection: { _ in }) }
+    }
+
+    @Test("garbage from a peer closes the device end with protocolViolation and a goodbye")
+    func garbagePeer() throws {
+        let path = Self.temporarySocketPath()
+        let device = ScriptedDevice()
+        let listener = try LinkListener.listen(
+            on: .unix(path: path), options: LinkListenerOptions(maxPayloadSize: 1024), onConnection: device.accept)
+        defer { listener.stop() }
+        let raw = try LinkConnector.connectUnix(path: path, timeout: .seconds(5))
+        var frame = try LinkFrameEncoder().encode(.host(.stopStream))
+        frame[8] = 0x10  // 256 MiB
+        LinkCodecTests.refreshCRCs(&frame, headerOnly: true)
+        _ = frame.withUnsafeBytes { SocketCalls.writeAll(raw, $0) }
+        #expect(device.connections.wait { $0.count == 1 })
+        #expect(device.events.wait { $0.last?.closeError != nil })
+        #expect(device.events.all.compactMap(\.closeError).map(\.code) == [.protocolViolation])
+        var decoder = LinkFrameDecoder()
+        var received: [LinkFrame] = []
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
+        defer { buffer.deallocate() }
+        while case .success(let count) = SocketCalls.read(raw, into: buffer), count > 0 {
+            received += decoder.decode(UnsafeRawBufferPointer(rebasing: buffer[0..<count])).compactMap {
+                if case .frame(let frame) = $0 { frame } else { nil }
+            }
+        }
+        #expect(received.contains { if case .goodbye(let error) = $0 { error.code == .protocolViolation } else { false } })
+    }
+}
+
+@Suite("Link addresses")
+struct LinkAddressTests {
+    @Test("valid addresses parse and print back", arguments: [
+        ("unix:/tmp/glasses.sock", LinkAddress.unix(path: "/tmp/glasses.sock")),
+        ("tcp:127.0.0.1:7000", .tcp(host: "127.0.0.1", port: 7000)),
+        ("tcp:localhost:0", .tcp(host: "localhost", port: 0)),
+        ("tcp:[::1]:65535", .tcp(host: "::1", port: 65535)),
+        ("bt:aa:bb:cc:dd:ee:ff", .bluetooth(address: "AA:BB:CC:DD:EE:FF", channel: 1)),
+        ("bt:01:23:45:67:89:AB@30", .bluetooth(address: "01:23:45:67:89:AB", channel: 30)),
+    ])
+    func valid(text: String, expected: LinkAddress) throws {
+        let address = try LinkAddress(parsing: text)
+        #expect(address == expected)
+        #expect(try LinkAddress(parsing: address.description) == expected)
+    }
+
+    @Test("invalid addresses give a clear error", arguments: [
+        ("", "expected unix:PATH"),
+        ("http://x", "expected unix:PATH"),
+        ("unix:", "empty"),
+        ("unix:/" + String(repeating: "a", count: 200), "at most 107"),
+        ("tcp:host", "tcp:HOST:PORT"),
+        ("tcp::80", "host is empty"),
+        ("tcp:h:70000", "not a port"),
+        ("tcp:::1:80", "brackets"),
+        ("tcp:[::1:80", "closing"),
+        ("bt:AA:BB:CC:DD:EE", "not a Bluetooth address"),
+        ("bt:AA:BB:CC:DD:EE:GG", "not a Bluetooth address"),
+        ("bt:AA:BB:CC:DD:EE:FF@0", "RFCOMM channel"),
+        ("bt:AA:BB:CC:DD:EE:FF@31", "RFCOMM channel"),
+    ])
+    func invalid(text: String, fragment: String) {
+        #expect {
+            try LinkAddress(parsing: text)
+        } throws: { error in
+            guard let error = error as? LinkAddressError else { return false }
+            return error.description.contains(fragment) && error.description.contains("invalid link address")
+        }
+    }
+
+    @Test("loopback hosts are recognised", arguments: [
+        ("127.0.0.1", true), ("127.1.2.3", true), ("localhost", true), ("::1", true),
+        ("0.0.0.0", false), ("192.168.1.2", false), ("example.com", false), ("127.0.0", false),
+    ])
+    func loopback(host: String, expected: Bool) {
+        #expect(LinkAddress.isLoopbackHost(host) == expected)
+    }
+}
