@@ -1,1 +1,5 @@
-print("not built yet")
+import Foundation
+import GlassesBridge
+
+// glasses-bridge: smart-glasses camera stream -> SmartSpectra custom input -> live vitals. See --help.
+exit(await BridgeCommandLine.main(Array(CommandLine.arguments.dropFirst())))

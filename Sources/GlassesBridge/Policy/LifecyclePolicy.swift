@@ -300,6 +300,8 @@ public struct LifecyclePolicy: Sendable {
     public mutating func linkLost(_ message: String, now: Duration) -> [Action] {
         guard isActive, phase != .idle else { return [] }
         if phase == .connecting { return connectFailed(message, now: now) }
+        // Already waiting to reconnect (the loss was reported twice, by the link and by the stream).
+        if generations[.reconnect] != nil { return [] }
         invalidate(.watchdog)
         invalidate(.newSession)
         invalidate(.restartCamera)

@@ -2,6 +2,8 @@
 public enum FrameDropReason: String, Sendable, Hashable, CaseIterable, Codable {
     /// The worker was still busy with earlier frames: dropped like `alwaysDiscardsLateVideoFrames` does.
     case late
+    /// The engine still had a full queue of frames to process: dropped before submission, as a late frame.
+    case engineBehind
     /// Its presentation time equals the previous frame's.
     case duplicateTimestamp
     /// Its presentation time is earlier than a frame already submitted.

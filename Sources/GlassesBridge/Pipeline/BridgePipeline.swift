@@ -1,0 +1,544 @@
+import Foundation
+import GlassesVideo
+import SmartSpectraInput
+import Synchronization
+import WearablesKit
+
+/// The outcome of a run: its summary and the process exit code it maps to.
+public struct BridgeRunResult: Sendable {
+    /// The final summary (also emitted as the last event).
+    public let summary: BridgeSummary
+    /// 0 for a normal end, 69 when the device stopped the run, 70 for an internal failure.
+    public let exitCode: BridgeExitCode
+}
+
+/// The settings of a pipeline run, resolved from the command line or set by tests.
+public struct BridgeSettings: Sendable {
+    /// What to ask of the glasses.
+    public var streamConfiguration: StreamConfiguration
+    /// The layout submitted to custom input.
+    public var pixelFormat: SubmitPixelFormat = .nv12
+    /// The orientation fix custom input applies.
+    public var transform: TransformOption = .none
+    /// The metrics to measure.
+    public var metrics: MetricSelection = .default
+    /// How long to run, in scheduler time; nil until stopped or the file ends.
+    public var duration: Duration?
+    /// Where to keep what the glasses sent.
+    public var recordPath: String?
+    /// Where to write the frames exactly as submitted (Y4M).
+    public var videoOutPath: String?
+    /// How often periodic stats are emitted.
+    public var statsInterval: Duration = .seconds(1)
+    /// Frames that may wait for the worker before the oldest is dropped as late.
+    public var frameCapacity: Int = 3
+    /// Frames that may wait inside the engine before new ones are dropped as late.
+    public var engineQueueLimit: Int = 4
+    /// In virtual time, whether time also waits for the engine to process each frame (no engine drops; set false
+    /// to let a slow engine fall behind, as in real time).
+    public var virtualTimeWaitsForEngine = true
+    /// The lifecycle policy's timings and limits.
+    public var policy = LifecyclePolicy.Configuration()
+
+    /// Creates settings for a stream configuration; everything else has its command-line default.
+    public init(streamConfiguration: StreamConfiguration) {
+        self.streamConfiguration = streamConfiguration
+    }
+
+    /// The settings a parsed command line asks for.
+    /// - Throws: ``BridgeFailure`` (internal) if the options hold an unsupported frame rate.
+    public init(options: BridgeOptions) throws(BridgeFailure) {
+        do {
+            self.streamConfiguration = try options.makeStreamConfiguration()
+        } catch {
+            throw BridgeFailure(.internalError, error.description)
+        }
+        pixelFormat = options.pixelFormat
+        transform = options.transform
+        metrics = options.metrics
+        duration = options.duration.map { .milliseconds(Int64(($0 * 1000).rounded())) }
+        recordPath = options.recordPath
+        videoOutPath = options.videoOutPath
+    }
+}
+
+/// The pipeline: glasses (or a file) → decode → one serial worker → SmartSpectra custom input → metrics → events.
+///
+/// Order follows the custom-input contract: custom input is selected while the SDK is stopped, `start()` is awaited
+/// before the first frame, frames are submitted from one worker thread, and teardown runs in reverse (stop frame
+/// delivery, drain the worker, stop the SDK). The ``LifecyclePolicy`` handles pauses, zombie streams, lost links and
+/// ended sessions; the worker restarts custom input before a frame that would leave a gap over 2 s.
+///
+/// Create it, then `await run()`; nothing starts before. ``requestStop(reason:)`` (from a signal handler, a timer or
+/// a test) ends the run gracefully; `run()` then returns the summary.
+public final class BridgePipeline: Sendable {
+    /// The settings.
+    public let settings: BridgeSettings
+    /// Where frames come from.
+    public let source: BridgeSource
+    /// How time passes.
+    public let clock: BridgeClock
+
+    private let backend: any ProcessingBackend
+    private let emitEvent: @Sendable (BridgeEvent, Double) -> Void
+    private let run = Mutex(RunState())
+    private let counters = BridgeCounters()
+    private let tracker = Mutex(VitalsTracker())
+    private let finished = Atomic<Bool>(false)
+    private let startedAt: Duration
+
+    private struct RunState {
+        var started = false
+        var controller: GlassesController?
+        var stopReason: String?
+        var failure: BridgeFailure?
+        var finishContinuation: CheckedContinuation<Void, Never>?
+        var lastStats: (time: Duration, received: UInt64, submitted: UInt64)?
+        weak var sdk: SmartSpectraSDK?
+    }
+
+    /// The running SDK, if any (weak: the run's resources own it).
+    private var currentSDK: SmartSpectraSDK? { run.withLock { $0.sdk } }
+
+    /// Creates a pipeline; nothing runs until ``run()``.
+    /// - Parameters:
+    ///   - backend: the engine behind custom input; the embedded vitals engine by default.
+    ///   - emit: receives every event with its time in seconds since the run began (called from several threads,
+    ///     one event at a time is not guaranteed: make it thread-safe).
+    public init(
+        settings: BridgeSettings, source: BridgeSource, clock: BridgeClock,
+        backend: any ProcessingBackend = EmbeddedVitalsBackend(),
+        emit: @escaping @Sendable (BridgeEvent, Double) -> Void
+    ) {
+        self.settings = settings
+        self.source = source
+        self.clock = clock
+        self.backend = backend
+        self.emitEvent = emit
+        self.startedAt = clock.scheduler.now
+    }
+
+    // MARK: Control
+
+    /// Ends the run gracefully (teardown, summary); `reason` appears in the summary (`signal`, `duration`, …).
+    public func requestStop(reason: String = "signal") {
+        let controller = run.withLock { state -> GlassesController? in
+            if state.stopReason == nil { state.stopReason = reason }
+            return state.controller
+        }
+        if let controller {
+            controller.stop()
+        } else {
+            markFinished(nil)
+        }
+    }
+
+    /// Asks the glasses for a photo mid-stream; false when not streaming, a capture is in flight, or no glasses.
+    @discardableResult
+    public func capturePhoto() -> Bool {
+        run.withLock { $0.controller }?.capturePhoto() ?? false
+    }
+
+    /// The counters so far (for tests and progress displays).
+    public var currentStats: BridgeStats { counters.snapshot }
+
+    // MARK: Run
+
+    /// Runs until the duration elapses, the file ends, ``requestStop(reason:)`` is called or the device stops the
+    /// run; returns the summary. Call once.
+    public func run() async -> BridgeRunResult {
+        let firstRun = run.withLock { state -> Bool in
+            defer { state.started = true }
+            return !state.started
+        }
+        guard firstRun else {
+            preconditionFailure("BridgePipeline.run() called twice")
+        }
+        var resources: RunResources? = nil
+        do {
+            resources = try await startRun()
+        } catch {
+            let failure = error as? BridgeFailure ?? BridgeFailure(.internalError, "\(error)")
+            emit(.error(code: failure.kind.rawValue, message: failure.message))
+            markFinished(failure)
+        }
+        var consumers: [Task<Void, Never>] = []
+        if let started = resources {
+            await waitForFinish(started)
+            await teardown(started)
+            consumers = started.consumers
+        }
+        // Releasing the run's resources releases the SDK, which ends its update streams; the consumers then drain
+        // what is buffered and end (bounded by a guard in case something still holds the SDK).
+        resources = nil
+        await drain(consumers)
+        return finishSummary()
+    }
+
+    /// Everything one run owns; released at the end, which also ends the SDK's update streams.
+    private final class RunResources: Sendable {
+        let sdk: SmartSpectraSDK
+        let handoff: FrameHandoff
+        let worker: FrameWorker
+        let wearables: WearablesInstance?
+        let recorder: StreamRecorder?
+        let consumers: [Task<Void, Never>]
+
+        init(
+            sdk: SmartSpectraSDK, handoff: FrameHandoff, worker: FrameWorker, wearables: WearablesInstance?,
+            recorder: StreamRecorder?, consumers: [Task<Void, Never>]
+        ) {
+            self.sdk = sdk
+            self.handoff = handoff
+            self.worker = worker
+            self.wearables = wearables
+            self.recorder = recorder
+            self.consumers = consumers
+        }
+    }
+
+    private func startRun() async throws -> RunResources {
+        let scheduler = clock.scheduler
+        emit(.notice("source: \(source.description); \(describe(settings.streamConfiguration))"))
+
+        // 1. The SDK: custom input selected while stopped, update streams subscribed before start.
+        let config = SmartSpectraConfig()
+        config.requestedMetrics = Array(settings.metrics.metrics).sorted { $0.rawValue < $1.rawValue }
+        let sdk = SmartSpectraSDK(config: config, backend: backend)
+        let input: CustomInput
+        do {
+            input = try sdk.useCustomInput(frameTransform: settings.transform.frameTransform)
+        } catch {
+            throw BridgeFailure(.internalError, "Custom input could not be selected: \(error).")
+        }
+        let consumers = startConsumers(sdk)
+        run.withLock { $0.sdk = sdk }
+        do {
+            try await sdk.start()
+        } catch {
+            for consumer in consumers { consumer.cancel() }
+            throw BridgeFailure(.internalError, "The vitals engine (\(backend.name)) could not start: \(error).")
+        }
+
+        // 2. The worker, then frame delivery.
+        let handoff = FrameHandoff(frameCapacity: settings.frameCapacity, counters: counters)
+        let worker = FrameWorker(handoff: handoff, context: FrameWorkerContext(
+            sdk: sdk, input: input, counters: counters,
+            outputFormat: settings.pixelFormat == .bgra ? .bgra32 : .nv12VideoRange,
+            frameRate: settings.streamConfiguration.frameRate, videoOutPath: settings.videoOutPath,
+            engineQueueLimit: settings.engineQueueLimit,
+            notice: { [weak self] message in self?.emit(.notice(message)) },
+            fatal: { [weak self] failure in self?.fail(failure) }
+        ))
+        worker.start()
+        let recorder = settings.recordPath.map { path in
+            StreamRecorder(path: path, frameRate: settings.streamConfiguration.frameRate) { [weak self] message in
+                self?.emit(.notice(message))
+            }
+        }
+
+        var wearables: WearablesInstance?
+        switch source.kind {
+        case .glasses(let connect):
+            let instance = Wearables.makeInstance(configuration: try wearablesConfiguration(scheduler))
+            wearables = instance
+            var record: (@Sendable (VideoFrame) -> Void)?
+            if let recorder {
+                record = { frame in recorder.record(frame) }
+            }
+            let emitClosure: @Sendable (BridgeEvent) -> Void = { [weak self] event in self?.emit(event) }
+            let finishClosure: @Sendable (BridgeFailure?) -> Void = { [weak self] failure in self?.markFinished(failure) }
+            let dependencies = GlassesController.Dependencies(
+                wearables: instance, scheduler: scheduler, streamConfiguration: settings.streamConfiguration,
+                handoff: handoff, counters: counters, connect: connect, record: record,
+                emit: emitClosure, finish: finishClosure
+            )
+            let controller = GlassesController(
+                policy: LifecyclePolicy(configuration: settings.policy), dependencies: dependencies
+            )
+            let stopAlreadyRequested = run.withLock { state -> Bool in
+                state.controller = controller
+                return state.stopReason != nil
+            }
+            scheduleTimers()
+            controller.start()
+            if stopAlreadyRequested { controller.stop() }
+        case .file(let path):
+            scheduleTimers()
+            startFilePlayback(path: path, handoff: handoff, recorder: recorder)
+        }
+        return RunResources(
+            sdk: sdk, handoff: handoff, worker: worker, wearables: wearables, recorder: recorder, consumers: consumers
+        )
+    }
+
+    /// Plays a file on its own thread: paced by its timestamps in real time, by the worker in virtual time.
+    private func startFilePlayback(path: String, handoff: FrameHandoff, recorder: StreamRecorder?) {
+        let clock = self.clock
+        let startedAt = self.startedAt
+        let waitForEngine = settings.virtualTimeWaitsForEngine
+        Thread.detachNewThread { [weak self] in
+            guard let self else { return }
+            let reader: VideoFileReader
+            do {
+                reader = try VideoFileReader(path: path)
+            } catch {
+                self.fail(BridgeFailure(.deviceUnavailable, "Cannot play \(path): \(error)."))
+                return
+            }
+            self.emit(.state(.streaming, detail: "\(reader.width)x\(reader.height) from \(path)"))
+            let wallStart = ContinuousClock.now
+            var firstUs: Int64?
+            while !self.finished.load(ordering: .acquiring) {
+                let frame: VideoFrame?
+                do {
+                    frame = try reader.nextFrame()
+                } catch {
+                    self.emit(.error(code: "fileError", message: "\(path): \(error)"))
+                    self.requestStop(reason: "endOfFile")
+                    return
+                }
+                guard let frame else {
+                    self.requestStop(reason: "endOfFile")
+                    return
+                }
+                let first = firstUs ?? frame.presentationTimeUs
+                firstUs = first
+                let offset = Duration.microseconds(max(0, frame.presentationTimeUs - first))
+                switch clock {
+                case .virtual(let scheduler):
+                    scheduler.advance(to: startedAt + offset)
+                    if self.finished.load(ordering: .acquiring) { return }
+                case .realTime:
+                    let due = wallStart + offset
+                    if due > ContinuousClock.now { Thread.sleep(forTimeInterval: Self.seconds(due - ContinuousClock.now)) }
+                }
+                recorder?.record(frame)
+                handoff.push(frame, hostUs: GlassesController.microseconds(clock.scheduler.now))
+                if case .virtual = clock {
+                    handoff.waitUntilIdle()
+                    if waitForEngine, let sdk = self.currentSDK {
+                        _ = try? blockingAwait { await sdk.waitUntilProcessed() }
+                    }
+                }
+            }
+        }
+    }
+
+    private func wearablesConfiguration(_ scheduler: any EventScheduler) throws -> WearablesConfiguration {
+        do {
+            return try WearablesConfiguration(scheduler: scheduler)
+        } catch {
+            throw BridgeFailure(.internalError, "WearablesKit rejected its configuration: \(error).")
+        }
+    }
+
+    private func describe(_ configuration: StreamConfiguration) -> String {
+        let size = configuration.resolution.videoFrameSize
+        return "\(configuration.videoCodec.rawValue) \(size) at \(configuration.frameRate) fps, submitted as "
+            + "\(settings.pixelFormat.rawValue), metrics \(settings.metrics)"
+    }
+
+    /// Metrics and status consumers, subscribed before `start()`; they end when the SDK is released.
+    private func startConsumers(_ sdk: SmartSpectraSDK) -> [Task<Void, Never>] {
+        let metrics = sdk.metricsUpdates(bufferingPolicy: .bufferingNewest(4096))
+        let status = sdk.statusUpdates(bufferingPolicy: .bufferingNewest(256))
+        let metricsTask = Task { [weak self] in
+            for await payload in metrics {
+                guard let self else { return }
+                self.tracker.withLock { _ = $0.ingest(payload) }
+                self.emit(.metrics(payload, json: payload.jsonString()))
+            }
+        }
+        let statusTask = Task { [weak self] in
+            for await change in status {
+                guard let self else { return }
+                switch change {
+                case .validationStatus(let verdict?): self.emit(.validation(verdict))
+                case .error(let error?): self.emit(.error(code: "\(error.code)", message: error.message))
+                default: break
+                }
+            }
+        }
+        return [metricsTask, statusTask]
+    }
+
+    private func scheduleTimers() {
+        let scheduler = clock.scheduler
+        if let duration = settings.duration {
+            scheduler.schedule(after: duration) { [weak self] in self?.requestStop(reason: "duration") }
+        }
+        scheduleStats(scheduler)
+    }
+
+    private func scheduleStats(_ scheduler: any EventScheduler) {
+        scheduler.schedule(after: settings.statsInterval) { [weak self] in
+            guard let self, !self.finished.load(ordering: .acquiring) else { return }
+            self.emitStats()
+            self.scheduleStats(scheduler)
+        }
+    }
+
+    private func emitStats() {
+        let now = clock.scheduler.now
+        var stats = counters.snapshot
+        run.withLock { state in
+            if let last = state.lastStats {
+                let seconds = Self.seconds(now - last.time)
+                if seconds > 0 {
+                    stats.framesPerSecondIn = Double(stats.accounting.received - last.received) / seconds
+                    stats.framesPerSecondOut = Double(stats.accounting.submitted - last.submitted) / seconds
+                }
+            } else {
+                let seconds = Self.seconds(now - startedAt)
+                if seconds > 0 {
+                    stats.framesPerSecondIn = Double(stats.accounting.received) / seconds
+                    stats.framesPerSecondOut = Double(stats.accounting.submitted) / seconds
+                }
+            }
+            state.lastStats = (now, stats.accounting.received, stats.accounting.submitted)
+        }
+        fillRestartCounts(&stats)
+        let vitals = tracker.withLock { $0.latest }
+        emit(.stats(stats, vitals: vitals, truth: source.truth?(10)))
+    }
+
+    private func fillRestartCounts(_ stats: inout BridgeStats) {
+        if let controller = run.withLock({ $0.controller }) {
+            let counts = controller.restartCounts
+            stats.stallRestarts = counts.stalls
+            stats.reconnects = counts.reconnects
+            stats.sessionRestarts = counts.sessions
+        }
+    }
+
+    // MARK: Finishing
+
+    private func fail(_ failure: BridgeFailure) {
+        if let controller = run.withLock({ $0.controller }) {
+            controller.fail(failure)
+        } else {
+            emit(.error(code: failure.kind.rawValue, message: failure.message))
+            markFinished(failure)
+        }
+    }
+
+    private func markFinished(_ failure: BridgeFailure?) {
+        let continuation = run.withLock { state -> CheckedContinuation<Void, Never>? in
+            if state.failure == nil { state.failure = failure }
+            defer { state.finishContinuation = nil }
+            return state.finishContinuation
+        }
+        finished.store(true, ordering: .releasing)
+        continuation?.resume()
+    }
+
+    private func waitForFinish(_ resources: RunResources) async {
+        let drivesVirtualTime: ManualScheduler?
+        if case .virtual(let scheduler) = clock, case .glasses = source.kind {
+            drivesVirtualTime = scheduler
+        } else {
+            drivesVirtualTime = nil
+        }
+        switch drivesVirtualTime {
+        case nil:
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let alreadyDone = run.withLock { state -> Bool in
+                    if finished.load(ordering: .acquiring) { return true }
+                    state.finishContinuation = continuation
+                    return false
+                }
+                if alreadyDone { continuation.resume() }
+            }
+        case let scheduler?:
+            let waitForEngine = settings.virtualTimeWaitsForEngine
+            await onOwnThread(name: "glasses-bridge.clock") { [self] in
+                while !finished.load(ordering: .acquiring) {
+                    guard scheduler.runNext() else {
+                        fail(BridgeFailure(.internalError, "Virtual time ran out of things to do before the run ended."))
+                        break
+                    }
+                    resources.handoff.waitUntilIdle()
+                    if waitForEngine {
+                        let sdk = resources.sdk
+                        _ = try? blockingAwait { await sdk.waitUntilProcessed() }
+                    }
+                }
+            }
+        }
+    }
+
+    private func teardown(_ resources: RunResources) async {
+        // Reverse order: stop frame delivery, drain the worker, stop the SDK.
+        let controller = run.withLock { $0.controller }
+        controller?.stopDelivery()
+        resources.handoff.push(control: .finish)
+        await onOwnThread(name: "glasses-bridge.drain") {
+            resources.worker.waitUntilExited()
+            resources.recorder?.finish()
+        }
+        try? await resources.sdk.stop()
+        let engineDropped = resources.sdk.frameStatistics.dropped
+        counters.updateStats { $0.engineDroppedFrames += engineDropped }
+    }
+
+    private func drain(_ consumers: [Task<Void, Never>]) async {
+        let guardTask = Task {
+            try? await Task.sleep(for: .seconds(5))
+            for consumer in consumers { consumer.cancel() }
+        }
+        for consumer in consumers { await consumer.value }
+        guardTask.cancel()
+    }
+
+    private func finishSummary() -> BridgeRunResult {
+        let (reason, failure) = run.withLock { ($0.stopReason, $0.failure) }
+        var stats = counters.snapshot
+        fillRestartCounts(&stats)
+        var summary = BridgeSummary()
+        summary.vitals = tracker.withLock { $0.lastStable }
+        summary.truth = source.truth?(30)
+        summary.stats = stats
+        summary.durationSeconds = Self.seconds(clock.scheduler.now - startedAt)
+        summary.failure = failure
+        summary.reason = failure?.kind.rawValue ?? reason ?? "endOfInput"
+        emit(.summary(summary))
+        return BridgeRunResult(summary: summary, exitCode: failure?.exitCode ?? .success)
+    }
+
+    // MARK: Helpers
+
+    private func emit(_ event: BridgeEvent) {
+        emitEvent(event, Self.seconds(clock.scheduler.now - startedAt))
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}
+
+/// Runs blocking work on a new thread and resumes when it is done: keeps blocking waits off the cooperative pool.
+func onOwnThread(name: String, _ body: @escaping @Sendable () -> Void) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let thread = Thread {
+            body()
+            continuation.resume()
+        }
+        thread.name = name
+        thread.start()
+    }
+}
+
+extension TransformOption {
+    /// The SDK's transform for this option.
+    public var frameTransform: FrameTransform {
+        switch self {
+        case .none: .none
+        case .rotate90cw: .rotate90CW
+        case .rotate90ccw: .rotate90CCW
+        case .rotate180: .rotate180
+        case .mirrorHorizontal: .mirrorHorizontal
+        case .mirrorVertical: .mirrorVertical
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import Synchronization
+import WearablesKit
+
+/// The bounded hand-off between frame delivery (WearablesKit callbacks, file playback) and the pipeline's worker.
+///
+/// Delivery never blocks: when the worker falls behind and `frameCapacity` frames are already waiting, the oldest
+/// waiting frame is dropped and counted as ``FrameDropReason/late`` (what `alwaysDiscardsLateVideoFrames` does), so
+/// the queue cannot grow. Control items (a device-timeline discontinuity, the end) are never dropped and keep their
+/// place in order. The worker blocks in ``next()``; virtual-time drivers block in ``waitUntilIdle()``.
+final class FrameHandoff: @unchecked Sendable {
+    // @unchecked Sendable: every stored property is read and written only while `condition` is locked.
+
+    /// What travels to the worker.
+    enum Item {
+        /// A frame from the device, with the host time (µs) it arrived at.
+        case frame(VideoFrame, hostUs: Int64)
+        /// The device timeline is about to change (new session, restarted camera, reconnect).
+        case discontinuity
+        /// No more items: the worker drains what is left and ends.
+        case finish
+    }
+
+    private let condition = NSCondition()
+    private var items: [Item] = []
+    private var waitingFrames = 0
+    private var busy = false
+    private var finished = false
+    private let counters: BridgeCounters
+
+    /// How many frames may wait for the worker.
+    let frameCapacity: Int
+
+    init(frameCapacity: Int, counters: BridgeCounters) {
+        self.frameCapacity = max(1, frameCapacity)
+        self.counters = counters
+    }
+
+    /// Hands over a frame (never blocks); counts it as received, and drops the oldest waiting frame when full.
+    func push(_ frame: VideoFrame, hostUs: Int64) {
+        condition.lock()
+        counters.update { $0.recordReceived() }
+        if finished {
+            condition.unlock()
+            counters.update { $0.recordDropped(.inputNotRunning) }
+            return
+        }
+        var droppedLate = false
+        if waitingFrames >= frameCapacity, let index = items.firstIndex(where: { if case .frame = $0 { true } else { false } }) {
+            items.remove(at: index)
+            waitingFrames -= 1
+            droppedLate = true
+        }
+        items.append(.frame(frame, hostUs: hostUs))
+        waitingFrames += 1
+        condition.broadcast()
+        condition.unlock()
+        if droppedLate { counters.update { $0.recordDropped(.late) } }
+    }
+
+    /// Hands over a control item; `.finish` makes later frames count as dropped (`inputNotRunning`).
+    func push(control item: Item) {
+        condition.lock()
+        if case .finish = item { finished = true }
+        items.append(item)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The next item, blocking until there is one; marks the worker busy until ``done()``.
+    func next() -> Item {
+        condition.lock()
+        while items.isEmpty { condition.wait() }
+        let item = items.removeFirst()
+        if case .frame = item { waitingFrames -= 1 }
+        busy = true
+        condition.unlock()
+        return item
+    }
+
+    /// The worker finished the item it took.
+    func done() {
+        condition.lock()
+        busy = false
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Blocks until nothing waits and the worker is not busy.
+    func waitUntilIdle() {
+        condition.lock()
+        while !items.isEmpty || busy { condition.wait() }
+        condition.unlock()
+    }
+
+    /// Frames waiting now.
+    var waitingFrameCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return waitingFrames
+    }
+}
+
+/// The run's shared counters: frame accounting plus restart counts, behind one lock.
+final class BridgeCounters: Sendable {
+    private let state = Mutex(BridgeStats())
+
+    init() {}
+
+    /// Changes the accounting.
+    func update(_ body: (inout FrameAccounting) -> Void) {
+        state.withLock { body(&$0.accounting) }
+    }
+
+    /// Changes any counter.
+    func updateStats(_ body: (inout BridgeStats) -> Void) {
+        state.withLock { body(&$0) }
+    }
+
+    /// A snapshot.
+    var snapshot: BridgeStats { state.withLock { $0 } }
+}

@@ -1,0 +1,198 @@
+import Foundation
+import GlassesVideo
+import SmartSpectraInput
+import Synchronization
+import WearablesKit
+
+/// What the frame worker needs from the rest of the pipeline.
+struct FrameWorkerContext: Sendable {
+    /// The SDK whose run is restarted for a fresh timeline.
+    let sdk: SmartSpectraSDK
+    /// Where frames go.
+    let input: CustomInput
+    /// Shared counters.
+    let counters: BridgeCounters
+    /// The layout submitted.
+    let outputFormat: PixelFormat
+    /// Frames per second asked of the device (for the mapper and the Y4M header).
+    let frameRate: UInt
+    /// Where to write the frames exactly as submitted, if anywhere.
+    let videoOutPath: String?
+    /// Frames that may wait inside the engine before new ones are dropped as late.
+    let engineQueueLimit: Int
+    /// Reports a notable event.
+    let notice: @Sendable (String) -> Void
+    /// Reports a failure that must end the run.
+    let fatal: @Sendable (BridgeFailure) -> Void
+}
+
+/// The one serial worker that decodes, maps timestamps and submits frames to custom input, on its own thread.
+///
+/// Decoding (libavcodec) and file writing block, so they never run on the cooperative pool. Everything the
+/// worker owns (decoder, timestamp mapper, writer) is confined to its thread.
+final class FrameWorker: @unchecked Sendable {
+    // @unchecked Sendable: the mutable state below is touched only by the worker thread, after `start()`.
+
+    private let handoff: FrameHandoff
+    private let context: FrameWorkerContext
+    private let exited = DispatchSemaphore(value: 0)
+    private var decoder: VideoFrameDecoder?
+    private var mapper: TimestampMapper
+    private var videoOut: Y4MWriter?
+    private var pendingInDecoder = 0
+    private var failed = false
+
+    init(handoff: FrameHandoff, context: FrameWorkerContext) {
+        self.handoff = handoff
+        self.context = context
+        self.mapper = TimestampMapper(frameRate: context.frameRate)
+    }
+
+    /// Starts the worker thread. Call once, after the SDK's `start()` returned.
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "glasses-bridge.worker"
+        thread.start()
+    }
+
+    /// Blocks until the worker has drained the hand-off up to `.finish` and ended.
+    func waitUntilExited() {
+        exited.wait()
+        exited.signal()
+    }
+
+    private func run() {
+        defer { exited.signal() }
+        do {
+            decoder = try VideoFrameDecoder(outputFormat: context.outputFormat)
+            if let path = context.videoOutPath {
+                videoOut = try Y4MWriter(path: path, frameRateNumerator: Int(context.frameRate))
+            }
+        } catch {
+            fail(BridgeFailure(.internalError, "The video decoder could not start: \(error)."))
+        }
+        while true {
+            let item = handoff.next()
+            switch item {
+            case .frame(let frame, let hostUs):
+                handle(frame, hostUs: hostUs)
+            case .discontinuity:
+                flushDecoder(hostUs: nil)
+                mapper.markDiscontinuity()
+            case .finish:
+                flushDecoder(hostUs: nil)
+                try? videoOut?.close()
+                handoff.done()
+                return
+            }
+            handoff.done()
+        }
+    }
+
+    private func handle(_ frame: VideoFrame, hostUs: Int64) {
+        guard let decoder, !failed else {
+            context.counters.update { $0.recordDropped(.inputNotRunning) }
+            return
+        }
+        let before = decoder.statistics
+        pendingInDecoder += 1
+        let pictures: [DecodedVideoFrame]
+        do {
+            pictures = try decoder.decode(frame)
+        } catch {
+            pendingInDecoder -= 1
+            context.counters.update { $0.recordDropped(.decodeFailed) }
+            context.notice("decoder: \(error)")
+            return
+        }
+        if pictures.isEmpty {
+            let after = decoder.statistics
+            if after.skippedUntilKeyframe > before.skippedUntilKeyframe {
+                pendingInDecoder -= 1
+                context.counters.update { $0.recordDropped(.awaitingKeyframe) }
+            } else if after.corrupt > before.corrupt {
+                pendingInDecoder -= 1
+                context.counters.update { $0.recordDropped(.decodeFailed) }
+            }
+            // Otherwise the decoder holds the picture back (reordering delay); it comes out later.
+            return
+        }
+        submit(pictures, hostUs: hostUs)
+    }
+
+    private func flushDecoder(hostUs: Int64?) {
+        guard let decoder, pendingInDecoder > 0 else { return }
+        let pictures = (try? decoder.flush()) ?? []
+        submit(pictures, hostUs: hostUs)
+        if pendingInDecoder > 0 {
+            let lost = pendingInDecoder
+            pendingInDecoder = 0
+            context.counters.update { for _ in 0..<lost { $0.recordDropped(.decodeFailed) } }
+        }
+    }
+
+    private func submit(_ pictures: [DecodedVideoFrame], hostUs: Int64?) {
+        for picture in pictures where pendingInDecoder > 0 {
+            pendingInDecoder -= 1
+            submitOne(picture, hostUs: hostUs)
+        }
+    }
+
+    private func submitOne(_ picture: DecodedVideoFrame, hostUs: Int64?) {
+        guard !failed else {
+            context.counters.update { $0.recordDropped(.inputNotRunning) }
+            return
+        }
+        switch mapper.map(deviceUs: picture.presentationTimeUs, hostUs: hostUs) {
+        case .drop(let reason):
+            context.counters.update { $0.recordDropped(reason) }
+            return
+        case .submit(let timestampUs, let restartFirst):
+            if restartFirst, !restartInput(reason: "a pause of more than 2 s") {
+                context.counters.update { $0.recordDropped(.inputNotRunning) }
+                return
+            }
+            let engine = context.sdk.frameStatistics
+            if engine.accepted > engine.processed + engine.dropped + UInt64(max(1, context.engineQueueLimit)) - 1 {
+                // The engine is behind: drop this late frame here rather than let its queue discard older ones.
+                context.counters.update { $0.recordDropped(.engineBehind) }
+                return
+            }
+            switch context.input.sendFrame(picture.pixelBuffer, timestampUs: timestampUs) {
+            case .accepted:
+                context.counters.update { $0.recordSubmitted() }
+                if let videoOut {
+                    do { try videoOut.write(picture.pixelBuffer) } catch {
+                        context.notice("--video-out stopped: \(error)")
+                        self.videoOut = nil
+                    }
+                }
+            case .rejected(let error):
+                context.counters.update { $0.recordRejected(code: "\(error.code)") }
+            }
+        }
+    }
+
+    /// Stops and starts custom input so the next frame begins a fresh timeline; false if the SDK failed.
+    private func restartInput(reason: String) -> Bool {
+        let sdk = context.sdk
+        do {
+            try blockingAwait {
+                try await sdk.stop()
+                try await sdk.start()
+            }
+            context.counters.updateStats { $0.inputRestarts += 1 }
+            context.notice("custom input restarted for a fresh timeline after \(reason)")
+            return true
+        } catch {
+            fail(BridgeFailure(.internalError, "Custom input could not be restarted after \(reason): \(error)."))
+            return false
+        }
+    }
+
+    private func fail(_ failure: BridgeFailure) {
+        guard !failed else { return }
+        failed = true
+        context.fatal(failure)
+    }
+}

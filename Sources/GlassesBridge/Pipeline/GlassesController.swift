@@ -1,0 +1,410 @@
+import Foundation
+import Synchronization
+import WearablesKit
+
+/// Joins the ``LifecyclePolicy`` to WearablesKit: turns sessions, cameras, streams and link states into policy
+/// events, and performs the policy's actions (connect, start a session, add and start the camera, restart it,
+/// schedule timers).
+///
+/// WearablesKit calls back on whichever thread delivered a link event or fired a timer, sometimes from inside a
+/// call the controller made. So events only append the policy's actions to a queue under the lock, and one thread
+/// at a time performs them, in order, outside the lock.
+final class GlassesController: Sendable {
+    /// How the controller reaches the glasses and reports back.
+    struct Dependencies: Sendable {
+        let wearables: WearablesInstance
+        let scheduler: any EventScheduler
+        let streamConfiguration: StreamConfiguration
+        let handoff: FrameHandoff
+        let counters: BridgeCounters
+        /// Opens a new link to the glasses (the device end is already being served).
+        let connect: @Sendable () throws -> any DeviceLink
+        /// Keeps what the glasses sent (`--record`), if asked.
+        let record: (@Sendable (VideoFrame) -> Void)?
+        /// Reports an event for the output.
+        let emit: @Sendable (BridgeEvent) -> Void
+        /// The run must end (nil: normally).
+        let finish: @Sendable (BridgeFailure?) -> Void
+        /// How long to wait for the glasses to introduce themselves on a new link.
+        var helloTimeout: Duration = .seconds(10)
+    }
+
+    private struct State {
+        var policy: LifecyclePolicy
+        var pending: [LifecyclePolicy.Action] = []
+        var draining = false
+        var reportedPhase: LifecyclePolicy.Phase = .idle
+        var deviceID: DeviceIdentifier?
+        var deviceTokens: [any AnyListenerToken] = []
+        var session: DeviceSession?
+        var sessionID: UInt64 = 0
+        var sessionTokens: [any AnyListenerToken] = []
+        var stoppingSessionByRequest = false
+        var lastSessionProblem: String?
+        var camera: Camera?
+        var cameraID: UInt64 = 0
+        var cameraTokens: [any AnyListenerToken] = []
+        var connectAttempt: UInt64 = 0
+        var linkUp = false
+        var tornDown = false
+    }
+
+    private let state: Mutex<State>
+    private let deps: Dependencies
+
+    init(policy: LifecyclePolicy, dependencies: Dependencies) {
+        self.state = Mutex(State(policy: policy))
+        self.deps = dependencies
+    }
+
+    // MARK: Public surface for the pipeline
+
+    /// Starts connecting.
+    func start() {
+        event { $0.start(now: $1) }
+    }
+
+    /// Ends the run normally (duration, signal, end of input).
+    func stop() {
+        event { $0.stopRequested(now: $1) }
+    }
+
+    /// Ends the run with a failure from outside the device (the SDK, the decoder).
+    func fail(_ failure: BridgeFailure) {
+        event { $0.failed(failure, now: $1) }
+    }
+
+    /// The policy's counters.
+    var restartCounts: (stalls: Int, reconnects: Int, sessions: Int) {
+        state.withLock { ($0.policy.stallRestarts, $0.policy.reconnects, $0.policy.sessionRestarts) }
+    }
+
+    /// The current phase.
+    var phase: LifecyclePolicy.Phase { state.withLock { $0.policy.phase } }
+
+    /// Asks the glasses for a photo during the stream; false when not streaming or a capture is in flight.
+    func capturePhoto() -> Bool {
+        guard let stream = state.withLock({ $0.camera?.stream }) else { return false }
+        return stream.capturePhoto(format: .jpeg)
+    }
+
+    /// Stops frame delivery: the camera and the session stop, every listener is dropped. Called once, at teardown.
+    func stopDelivery() {
+        let (camera, session, tokens) = state.withLock { state -> (Camera?, DeviceSession?, [any AnyListenerToken]) in
+            state.tornDown = true
+            let tokens = state.cameraTokens + state.sessionTokens + state.deviceTokens
+            state.cameraTokens = []
+            state.sessionTokens = []
+            state.deviceTokens = []
+            state.stoppingSessionByRequest = true
+            defer {
+                state.camera = nil
+                state.session = nil
+            }
+            return (state.camera, state.session, tokens)
+        }
+        _ = tokens  // dropped here, outside the lock: the subscriptions end
+        camera?.stop()
+        session?.stop()
+    }
+
+    // MARK: Events
+
+    private func event(_ body: (inout LifecyclePolicy, Duration) -> [LifecyclePolicy.Action]) {
+        let now = deps.scheduler.now
+        state.withLock { state in
+            guard !state.tornDown else { return }
+            state.pending += body(&state.policy, now)
+        }
+        drain()
+    }
+
+    private func drain() {
+        let claimed = state.withLock { state -> Bool in
+            guard !state.draining else { return false }
+            state.draining = true
+            return true
+        }
+        guard claimed else { return }
+        while true {
+            let (action, phaseChange) = state.withLock { state -> (LifecyclePolicy.Action?, LifecyclePolicy.Phase?) in
+                var change: LifecyclePolicy.Phase?
+                if state.policy.phase != state.reportedPhase {
+                    state.reportedPhase = state.policy.phase
+                    change = state.policy.phase
+                }
+                guard !state.pending.isEmpty else {
+                    if change == nil { state.draining = false }
+                    return (nil, change)
+                }
+                return (state.pending.removeFirst(), change)
+            }
+            if let phaseChange { deps.emit(.state(phaseChange, detail: nil)) }
+            if let action {
+                perform(action)
+            } else if phaseChange == nil {
+                return
+            }
+        }
+    }
+
+    private func perform(_ action: LifecyclePolicy.Action) {
+        switch action {
+        case .connect: connect()
+        case .closeLink: closeSessionAndCamera()
+        case .startSession: startSession()
+        case .startCamera: startCamera()
+        case .restartCamera:
+            stopCamera()
+            startCamera()
+        case .markDiscontinuity:
+            deps.handoff.push(control: .discontinuity)
+        case .schedule(let timer, let delay, let generation):
+            deps.scheduler.schedule(after: delay) { [weak self] in
+                self?.event { $0.timerFired(timer, generation: generation, now: $1) }
+            }
+        case .notice(let message):
+            deps.emit(.notice(message))
+        case .finish(let failure):
+            if let failure { deps.emit(.error(code: failure.kind.rawValue, message: failure.message)) }
+            deps.finish(failure)
+        }
+    }
+
+    // MARK: Actions
+
+    private func connect() {
+        let attempt = state.withLock { state -> UInt64 in
+            state.connectAttempt += 1
+            state.linkUp = false
+            return state.connectAttempt
+        }
+        let link: any DeviceLink
+        do {
+            link = try deps.connect()
+        } catch {
+            let message = (error as? BridgeFailure)?.message ?? "\(error)"
+            event { $0.connectFailed(message, now: $1) }
+            return
+        }
+        deps.wearables.attach(link: link)
+        watchForDevice()
+        deps.scheduler.schedule(after: deps.helloTimeout) { [weak self] in
+            guard let self else { return }
+            let stillWaiting = self.state.withLock { $0.connectAttempt == attempt && !$0.linkUp }
+            if stillWaiting {
+                self.event { $0.connectFailed("the glasses did not introduce themselves within 10 s", now: $1) }
+            }
+        }
+        // Glasses already known reconnect the same Device; its link-state listener reports `.connected`.
+    }
+
+    /// Subscribes to the device list once, then to the first device's link state.
+    private func watchForDevice() {
+        let needsWatch = state.withLock { $0.deviceTokens.isEmpty && $0.deviceID == nil }
+        guard needsWatch else { return }
+        let token = deps.wearables.addDevicesListener { [weak self] identifiers in
+            guard let self, let first = identifiers.first else { return }
+            self.deviceAppeared(first)
+        }
+        state.withLock { $0.deviceTokens.append(token) }
+    }
+
+    private func deviceAppeared(_ identifier: DeviceIdentifier) {
+        let isNew = state.withLock { state -> Bool in
+            guard state.deviceID == nil else { return false }
+            state.deviceID = identifier
+            return true
+        }
+        guard isNew, let device = deps.wearables.deviceForIdentifier(identifier) else { return }
+        deps.emit(.notice("found \(device.nameOrId()) (\(device.info.deviceType.rawValue), firmware \(device.info.firmwareVersion))"))
+        let token = device.addLinkStateListener { [weak self] linkState in
+            self?.linkStateChanged(linkState)
+        }
+        state.withLock { $0.deviceTokens.append(token) }
+    }
+
+    private func linkStateChanged(_ linkState: LinkState) {
+        switch linkState {
+        case .connected:
+            state.withLock { $0.linkUp = true }
+            event { $0.linkConnected(now: $1) }
+        case .disconnected:
+            let wasUp = state.withLock { state -> Bool in
+                defer { state.linkUp = false }
+                return state.linkUp
+            }
+            if wasUp { event { $0.linkLost("the link to the glasses dropped", now: $1) } }
+        case .connecting:
+            break
+        }
+    }
+
+    private func startSession() {
+        guard let deviceID = state.withLock({ $0.deviceID }) else {
+            event { $0.sessionFailed("no glasses known", now: $1) }
+            return
+        }
+        let session: DeviceSession
+        do {
+            session = try deps.wearables.createSession(deviceSelector: SpecificDeviceSelector(device: deviceID))
+        } catch {
+            event { $0.sessionFailed(error.description, now: $1) }
+            return
+        }
+        let id = state.withLock { state -> UInt64 in
+            state.sessionID += 1
+            state.session = session
+            state.stoppingSessionByRequest = false
+            state.lastSessionProblem = nil
+            return state.sessionID
+        }
+        let stateToken = session.statePublisher.listen { [weak self] sessionState in
+            self?.sessionStateChanged(sessionState, id: id)
+        }
+        let errorToken = session.errorPublisher.listen { [weak self] error in
+            self?.sessionError(error, id: id)
+        }
+        state.withLock { $0.sessionTokens = [stateToken, errorToken] }
+        do {
+            try session.start()
+        } catch {
+            event { $0.sessionFailed(error.description, now: $1) }
+        }
+    }
+
+    private func sessionStateChanged(_ sessionState: DeviceSessionState, id: UInt64) {
+        let (current, requested, problem) = state.withLock { ($0.sessionID == id, $0.stoppingSessionByRequest, $0.lastSessionProblem) }
+        guard current else { return }
+        switch sessionState {
+        case .started:
+            event { $0.sessionStarted(now: $1) }
+        case .stopped where !requested:
+            event { $0.sessionEnded(reason: problem ?? "the session stopped", now: $1) }
+        default:
+            break
+        }
+    }
+
+    private func sessionError(_ error: DeviceSessionError, id: UInt64) {
+        guard state.withLock({ $0.sessionID == id }) else { return }
+        switch error {
+        case .thermalCritical, .thermalEmergency:
+            event { $0.streamError(.thermal, message: error.description, now: $1) }
+        case .batteryCritical:
+            event { $0.streamError(.battery, message: error.description, now: $1) }
+        case .unexpectedError(let description):
+            state.withLock { $0.lastSessionProblem = description }
+        default:
+            state.withLock { $0.lastSessionProblem = error.description }
+            deps.emit(.notice("session: \(error.description)"))
+        }
+    }
+
+    private func startCamera() {
+        guard let session = state.withLock({ $0.session }) else {
+            event { $0.cameraFailed("no session", now: $1) }
+            return
+        }
+        let camera: Camera
+        do {
+            guard let added = try session.addCamera(config: deps.streamConfiguration) else {
+                event { $0.cameraFailed("the session is not started", now: $1) }
+                return
+            }
+            camera = added
+        } catch {
+            event { $0.cameraFailed(error.description, now: $1) }
+            return
+        }
+        let stream = camera.stream
+        let id = state.withLock { state -> UInt64 in
+            state.cameraID += 1
+            state.camera = camera
+            return state.cameraID
+        }
+        let scheduler = deps.scheduler
+        let handoff = deps.handoff
+        let record = deps.record
+        let tokens: [any AnyListenerToken] = [
+            stream.statePublisher.listen { [weak self] streamState in self?.streamStateChanged(streamState, id: id) },
+            stream.errorPublisher.listen { [weak self] error in self?.streamError(error, id: id) },
+            stream.videoFramePublisher.listen { [weak self] frame in
+                guard let self else { return }
+                let now = scheduler.now
+                let current = self.state.withLock { state -> Bool in
+                    guard state.cameraID == id, !state.tornDown else { return false }
+                    state.policy.frameReceived(now: now)
+                    return true
+                }
+                guard current else { return }
+                record?(frame)
+                handoff.push(frame, hostUs: Self.microseconds(now))
+            },
+            stream.photoDataPublisher.listen { [weak self] photo in
+                self?.deps.emit(.notice("photo received: \(photo.data.count) bytes of \(photo.format.rawValue)"))
+            },
+        ]
+        state.withLock { $0.cameraTokens = tokens }
+        stream.start()
+    }
+
+    private func stopCamera() {
+        let (camera, tokens) = state.withLock { state -> (Camera?, [any AnyListenerToken]) in
+            let taken = (state.camera, state.cameraTokens)
+            state.camera = nil
+            state.cameraTokens = []
+            state.cameraID += 1
+            return taken
+        }
+        _ = tokens
+        camera?.stop()
+    }
+
+    private func closeSessionAndCamera() {
+        stopCamera()
+        let (session, tokens) = state.withLock { state -> (DeviceSession?, [any AnyListenerToken]) in
+            let taken = (state.session, state.sessionTokens)
+            state.session = nil
+            state.sessionTokens = []
+            state.sessionID += 1
+            return taken
+        }
+        _ = tokens
+        session?.stop()
+    }
+
+    private func streamStateChanged(_ streamState: StreamState, id: UInt64) {
+        guard state.withLock({ $0.cameraID == id }) else { return }
+        switch streamState {
+        case .streaming: event { $0.streamStreaming(now: $1) }
+        case .paused: event { $0.streamPaused(now: $1) }
+        case .stopped: event { $0.streamStopped(now: $1) }
+        case .stopping, .waitingForDevice, .starting: break
+        }
+    }
+
+    private func streamError(_ error: StreamError, id: UInt64) {
+        guard state.withLock({ $0.cameraID == id }) else { return }
+        let fault: LifecyclePolicy.StreamFault
+        switch error {
+        case .thermalHot: fault = .thermal
+        case .batteryLow: fault = .battery
+        case .permissionDenied: fault = .permissionDenied
+        case .hingesClosed: fault = .hingesClosed
+        case .photoCaptureFailed: fault = .photoCaptureFailed
+        case .peakPowerLimit: fault = .peakPower
+        case .deviceNotConnected, .deviceNotFound: fault = .deviceNotConnected
+        case .videoStreamingError, .audioStreamingError:
+            // Malformed samples are dropped by WearablesKit and the stream goes on; a real stall is the watchdog's.
+            deps.emit(.notice("stream: \(error.description)"))
+            return
+        case .internalError, .timeout: fault = .streamFailure
+        }
+        event { $0.streamError(fault, message: error.description, now: $1) }
+    }
+
+    static func microseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
+    }
+}
