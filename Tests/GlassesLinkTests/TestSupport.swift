@@ -78,7 +78,7 @@ enum Fixtures {
             presentationTimeUs: Int64(index) * 33_333,
             isKeyframe: index == 0,
             format: .hevc,
-            payload: Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &+ index) })
+            payload: Data(repeating: UInt8(truncatingIfNeeded: index &* 37 &+ 1), count: size)
         )
     }
 }
