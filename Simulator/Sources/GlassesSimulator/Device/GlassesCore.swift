@@ -1,0 +1,354 @@
+import Foundation
+import WearablesKit
+
+/// The pure behaviour of a pair of simulated glasses: one mutating method per event, each returning the actions
+/// the owner (``SimulatedGlasses``) performs outside its lock. No I/O, no time, no rendering.
+struct GlassesCore: Sendable {
+    /// What the owner must do.
+    enum Action: Sendable, Equatable {
+        /// Send a message to the host.
+        case send(DeviceMessage)
+        /// Begin (or re-begin, after a pause or a configuration change) emitting frames with this configuration.
+        case startFrames(StreamConfiguration)
+        /// Stop emitting frames (pause or stop).
+        case stopFrames
+        /// Capture a photo and deliver it after the capture delay.
+        case capturePhoto(PhotoCaptureFormat, requestID: UInt32)
+        /// Close the link (power off).
+        case closeLink
+    }
+
+    /// The stream as the glasses see it.
+    enum StreamPhase: Sendable, Equatable {
+        case idle
+        case streaming(StreamConfiguration)
+        /// Paused by the wearer (tap), by taking the glasses off, or by a photo capture.
+        case paused(StreamConfiguration)
+    }
+
+    /// Why the stream is paused; the stream resumes only when every reason is gone.
+    struct PauseReasons: OptionSet, Sendable, Hashable {
+        let rawValue: UInt8
+        static let tap = PauseReasons(rawValue: 1)
+        static let doffed = PauseReasons(rawValue: 2)
+        static let photo = PauseReasons(rawValue: 4)
+    }
+
+    private(set) var info: DeviceInfo
+    private(set) var state: DeviceState
+    private(set) var powered = true
+    private(set) var linkOpen = false
+    private(set) var helloDone = false
+    private(set) var sessionActive = false
+    private(set) var stream: StreamPhase = .idle
+    private(set) var pauses: PauseReasons = []
+    /// The configuration the host asked for.
+    private(set) var requested: StreamConfiguration?
+    /// Permission status per permission, and the answer the wearer gives to a request.
+    var permissions: [Permission: PermissionStatus] = [.camera: .granted, .microphone: .granted]
+    var requestAnswers: [Permission: PermissionStatus] = [.camera: .granted, .microphone: .granted]
+    /// A cap on the stream's bit rate (bits per second), if any.
+    private(set) var bandwidthCap: Int?
+    /// The HEVC bitrate (bits per second).
+    var hevcBitrate: Int = 2_000_000
+    /// Whether the next photo capture fails.
+    var failNextCapture = false
+
+    init(info: DeviceInfo, state: DeviceState) {
+        self.info = info
+        self.state = state
+    }
+
+    var isStreaming: Bool {
+        if case .streaming = stream { return true }
+        return false
+    }
+
+    var currentConfiguration: StreamConfiguration? {
+        switch stream {
+        case .idle: nil
+        case .streaming(let c), .paused(let c): c
+        }
+    }
+
+    // MARK: Link
+
+    /// A link to a host opened.
+    mutating func linkOpened() -> [Action] {
+        linkOpen = true
+        helloDone = false
+        return []
+    }
+
+    /// The link closed: the session and stream end silently.
+    mutating func linkClosed() -> [Action] {
+        linkOpen = false
+        helloDone = false
+        sessionActive = false
+        pauses = []
+        let wasActive = stream != .idle
+        stream = .idle
+        return wasActive ? [.stopFrames] : []
+    }
+
+    // MARK: Host messages
+
+    mutating func handle(_ message: HostMessage) -> [Action] {
+        guard powered else { return [] }
+        switch message {
+        case .hello:
+            helloDone = true
+            var s = state
+            s.linkState = .connected
+            state = s
+            return [.send(.hello(info)), .send(.deviceState(state))]
+        case .checkPermission(let p, let id):
+            return [.send(.permission(p, permissions[p] ?? .denied, requestID: id))]
+        case .requestPermission(let p, let id):
+            let answer = requestAnswers[p] ?? .denied
+            permissions[p] = answer
+            return [.send(.permission(p, answer, requestID: id))]
+        case .startSession:
+            if state.hingeState == .closed {
+                return [.send(.session(.ended(reason: "hinges closed")))]
+            }
+            if state.thermalLevel >= .critical {
+                return [.send(.session(.ended(reason: "thermal critical")))]
+            }
+            sessionActive = true
+            var actions: [Action] = [.send(.session(.started))]
+            if state.donState == .doffed { actions.append(.send(.session(.paused))) }
+            return actions
+        case .stopSession:
+            let actions = endStream(report: true)
+            let wasActive = sessionActive
+            sessionActive = false
+            return actions + (wasActive ? [.send(.session(.ended(reason: "stopped by host")))] : [])
+        case .startStream(let configuration):
+            return startStream(configuration)
+        case .stopStream:
+            return endStream(report: true, always: true)
+        case .capturePhoto(let format, let id):
+            guard case .streaming(let c) = stream, !pauses.contains(.photo) else {
+                return [.send(.fault(.photoCaptureFailed, message: "no stream is streaming; the camera cannot take a photo now"))]
+            }
+            if format != .jpeg {
+                return [.send(.fault(.photoCaptureFailed, message: "the simulated glasses capture JPEG only"))]
+            }
+            if failNextCapture {
+                failNextCapture = false
+                return [.send(.fault(.photoCaptureFailed, message: "simulated capture failure"))]
+            }
+            pauses.insert(.photo)
+            stream = .paused(c)
+            return [.stopFrames, .send(.stream(.paused)), .capturePhoto(format, requestID: id)]
+        case .frameCredit, .heartbeat:
+            return []
+        }
+    }
+
+    /// The photo was delivered: resume video.
+    mutating func photoDelivered(_ photo: PhotoData, requestID: UInt32) -> [Action] {
+        var actions: [Action] = [.send(.photo(photo, requestID: requestID))]
+        pauses.remove(.photo)
+        actions += resumeIfClear()
+        return actions
+    }
+
+    private mutating func startStream(_ configuration: StreamConfiguration) -> [Action] {
+        guard sessionActive else {
+            return [.send(.fault(.internalError, message: "no session is active; start a session first")),
+                    .send(.stream(.stopped))]
+        }
+        if permissions[.camera] != .granted {
+            return [.send(.fault(.permissionDenied, message: "camera permission is denied on the glasses")),
+                    .send(.stream(.stopped))]
+        }
+        var actions: [Action] = []
+        if stream != .idle { actions += [.stopFrames] }
+        requested = configuration
+        let effective = adapted(configuration)
+        actions.append(.send(.stream(.starting(effective))))
+        if pauses.isEmpty {
+            stream = .streaming(effective)
+            actions += [.send(.stream(.streaming(effective))), .startFrames(effective)]
+        } else {
+            stream = .paused(effective)
+            actions.append(.send(.stream(.paused)))
+        }
+        return actions
+    }
+
+    private mutating func endStream(report: Bool, always: Bool = false) -> [Action] {
+        let wasActive = stream != .idle
+        stream = .idle
+        requested = nil
+        pauses.remove(.photo)
+        var actions: [Action] = wasActive ? [.stopFrames] : []
+        if report && (wasActive || always) { actions.append(.send(.stream(.stopped))) }
+        return actions
+    }
+
+    private mutating func pause(_ reason: PauseReasons) -> [Action] {
+        let wasClear = pauses.isEmpty
+        pauses.insert(reason)
+        guard wasClear, case .streaming(let c) = stream else { return [] }
+        stream = .paused(c)
+        var actions: [Action] = [.stopFrames, .send(.stream(.paused))]
+        if reason != .photo { actions.append(.send(.session(.paused))) }
+        return actions
+    }
+
+    private mutating func resume(_ reason: PauseReasons) -> [Action] {
+        guard pauses.contains(reason) else { return [] }
+        pauses.remove(reason)
+        return resumeIfClear(sessionEvent: reason != .photo)
+    }
+
+    private mutating func resumeIfClear(sessionEvent: Bool = false) -> [Action] {
+        guard pauses.isEmpty, case .paused(let c) = stream else { return [] }
+        stream = .streaming(c)
+        var actions: [Action] = []
+        if sessionEvent { actions.append(.send(.session(.resumed))) }
+        return actions + [.send(.stream(.streaming(c))), .startFrames(c)]
+    }
+
+    // MARK: Wearer and environment
+
+    private mutating func setState(_ change: (inout DeviceState) -> Void) -> [Action] {
+        var s = state
+        change(&s)
+        guard s != state else { return [] }
+        state = s
+        return linkOpen && helloDone && powered ? [.send(.deviceState(s))] : []
+    }
+
+    mutating func powerOff() -> [Action] {
+        guard powered else { return [] }
+        var actions: [Action] = []
+        if stream != .idle { actions.append(.stopFrames) }
+        stream = .idle
+        sessionActive = false
+        pauses = []
+        powered = false
+        actions.append(.closeLink)
+        return actions
+    }
+
+    mutating func powerOn() -> [Action] {
+        powered = true
+        return []
+    }
+
+    mutating func don() -> [Action] {
+        setState { $0.donState = .donned } + (sessionActive ? resume(.doffed) : [])
+    }
+
+    mutating func doff() -> [Action] {
+        let actions = setState { $0.donState = .doffed }
+        if sessionActive { return actions + pause(.doffed) }
+        pauses.insert(.doffed)
+        return actions
+    }
+
+    /// Folding closes the hinges: the stream stops and the session ends, as when real glasses drop the radio link.
+    mutating func fold() -> [Action] {
+        var actions = setState { $0.hingeState = .closed }
+        actions += endStream(report: true)
+        if sessionActive {
+            sessionActive = false
+            actions.append(.send(.session(.ended(reason: "hinges closed"))))
+        }
+        pauses = []
+        return actions
+    }
+
+    /// Unfolding opens the hinges; it does not restart a session.
+    mutating func unfold() -> [Action] {
+        setState { $0.hingeState = .open }
+    }
+
+    /// A captouch tap toggles a wearer pause.
+    mutating func tap() -> [Action] {
+        guard sessionActive else { return [] }
+        if pauses.contains(.tap) { return resume(.tap) }
+        return pause(.tap)
+    }
+
+    mutating func setBattery(_ level: Int?) -> [Action] {
+        let clamped = level.map { min(max($0, 0), 100) }
+        var actions = setState { $0.batteryLevel = clamped }
+        if let clamped, clamped == 0 { actions += powerOff() }
+        return actions
+    }
+
+    mutating func setCharging(_ charging: ChargingState) -> [Action] {
+        setState { $0.chargingState = charging }
+    }
+
+    /// Thermal level; at `.critical` and above the glasses end the stream and session to cool down.
+    mutating func setThermal(_ level: ThermalLevel) -> [Action] {
+        var actions = setState { $0.thermalLevel = level }
+        if level >= .critical, sessionActive {
+            actions.append(.send(.fault(.thermalHot, message: "the glasses are too hot (\(level.rawValue)); the camera stopped")))
+            actions += endStream(report: true)
+            sessionActive = false
+            pauses = []
+            actions.append(.send(.session(.ended(reason: "thermal \(level.rawValue)"))))
+        }
+        return actions
+    }
+
+    /// The stream's bandwidth cap changed: adapt the running stream if needed.
+    mutating func setBandwidthCap(_ cap: Int?) -> [Action] {
+        bandwidthCap = cap
+        guard let requested, let current = currentConfiguration else { return [] }
+        let effective = adapted(requested)
+        guard effective != current else { return [] }
+        if case .streaming = stream {
+            stream = .streaming(effective)
+            return [.stopFrames, .send(.stream(.streaming(effective))), .startFrames(effective)]
+        }
+        stream = .paused(effective)
+        return []
+    }
+
+    // MARK: Adaptation
+
+    /// Bits per second a configuration needs.
+    func bitrate(of c: StreamConfiguration) -> Int {
+        switch c.videoCodec {
+        case .raw:
+            let s = c.resolution.videoFrameSize
+            return Int(s.width * s.height) * 12 * Int(c.frameRate)
+        case .hvc1:
+            // The encoder's rate scales with pixels per second relative to medium at 30 fps.
+            let s = c.resolution.videoFrameSize
+            let ratio = Double(s.width * s.height * c.frameRate) / Double(504 * 896 * 30)
+            return Int(Double(hevcBitrate) * ratio)
+        }
+    }
+
+    /// The configuration the glasses actually stream under the bandwidth cap: lower resolution first, then frame
+    /// rate, never below 15 fps (or the requested rate if that is lower).
+    func adapted(_ requested: StreamConfiguration) -> StreamConfiguration {
+        guard let cap = bandwidthCap else { return requested }
+        let resolutions: [StreamingResolution] = [.high, .medium, .low]
+        let startIndex = resolutions.firstIndex(of: requested.resolution) ?? 0
+        let floorRate = min(requested.frameRate, 15)
+        let rates = StreamConfiguration.supportedFrameRates.filter { $0 <= requested.frameRate && $0 >= floorRate }
+            .sorted(by: >)
+        var candidate = requested
+        for resolution in resolutions[startIndex...] {
+            candidate = (try? StreamConfiguration(videoCodec: requested.videoCodec, resolution: resolution,
+                                                  frameRate: requested.frameRate)) ?? requested
+            if bitrate(of: candidate) <= cap { return candidate }
+        }
+        for rate in rates {
+            candidate = (try? StreamConfiguration(videoCodec: requested.videoCodec, resolution: .low, frameRate: rate))
+                ?? candidate
+            if bitrate(of: candidate) <= cap { return candidate }
+        }
+        return candidate
+    }
+}
