@@ -1,5 +1,7 @@
 import Foundation
 import WearablesKit
+import SmartSpectraInput
+@testable import GlassesVideo
 
 /// Runs a command-line tool and returns its exit status, standard output and standard error.
 struct ToolRun {
@@ -91,4 +93,65 @@ func syntheticImage(width: Int, height: Int, index: Int) -> RawVideoImage {
         }
     }
     return RawVideoImage(width: width, height: height, lumaBytesPerRow: width, chromaBytesPerRow: width, data: data)!
+}
+
+/// Decodes every frame of a file with our reader and decoder (plus the final flush).
+func decodeFile(_ path: String, format: PixelFormat = .nv12VideoRange, rowAlignment: Int = 64) throws -> (frames: [DecodedVideoFrame], decoder: VideoFrameDecoder) {
+    let reader = try VideoFileReader(path: path)
+    let decoder = try VideoFrameDecoder(outputFormat: format, options: VideoDecoderOptions(rowAlignment: rowAlignment))
+    var frames: [DecodedVideoFrame] = []
+    while let frame = try reader.nextFrame() {
+        frames += try decoder.decode(frame)
+    }
+    frames += try decoder.flush()
+    return (frames, decoder)
+}
+
+/// Our pictures' per-frame MD5s, computed by ffmpeg over the raw bytes (`-f framemd5` of a rawvideo input).
+func ourFrameMD5s(_ buffers: [PixelBuffer], directory: URL) throws -> [String] {
+    guard let first = buffers.first else { return [] }
+    var bytes = Data()
+    let pixelFormat: String
+    if first.format.isNV12 {
+        pixelFormat = "yuv420p"
+        for buffer in buffers { bytes.append(ChromaRepacking.i420Data(from: buffer)!) }
+    } else {
+        pixelFormat = "bgra"
+        for buffer in buffers { bytes.append(tightBGRA(buffer)) }
+    }
+    let file = directory.appendingPathComponent("ours-\(UUID().uuidString).raw")
+    try bytes.write(to: file)
+    return try Tool.frameMD5s(pixelFormat: pixelFormat, rawInput: file.path, width: first.width, height: first.height)
+}
+
+/// The BGRA pixels of a buffer without row padding.
+func tightBGRA(_ buffer: PixelBuffer) -> Data {
+    var out = Data(capacity: buffer.width * buffer.height * 4)
+    buffer.withUnsafeBytes(ofPlane: 0) { plane in
+        for row in 0 ..< buffer.height {
+            let start = row * buffer.planes[0].bytesPerRow
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: plane[start ..< start + buffer.width * 4]))
+        }
+    }
+    return out
+}
+
+extension Tool {
+    /// Per-frame MD5s of a rawvideo file as ffmpeg computes them.
+    static func frameMD5s(pixelFormat: String, rawInput: String, width: Int, height: Int) throws -> [String] {
+        let output = try ffmpeg(["-f", "rawvideo", "-pix_fmt", pixelFormat, "-s", "\(width)x\(height)", "-i", rawInput,
+                                 "-f", "framemd5", "-"])
+        return String(decoding: output, as: UTF8.self).split(separator: "\n").compactMap { line in
+            guard !line.hasPrefix("#") else { return nil }
+            return line.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+    }
+
+    /// Makes an HEVC clip with the ffmpeg CLI and libx265.
+    static func makeClip(_ path: String, width: Int, height: Int, frames: Int, noise: Bool, x265Parameters: String = "keyint=5", preset: String = "ultrafast") throws {
+        var source = "testsrc2=size=\(width)x\(height):rate=30"
+        if noise { source += ",noise=alls=30:allf=t+u" }
+        try ffmpeg(["-f", "lavfi", "-i", source, "-frames:v", "\(frames)", "-pix_fmt", "yuv420p", "-c:v", "libx265",
+                    "-preset", preset, "-x265-params", "log-level=error:" + x265Parameters, path])
+    }
 }

@@ -8,8 +8,10 @@ import WearablesKit
 /// - HEVC in Annex B (`.hevc`, `.h265`, `.265`), MP4/MOV or Matroska (any container libavformat demuxes): each
 ///   packet becomes an `.hevc` sample of 4-byte length-prefixed NAL units; parameter sets (from the container's
 ///   hvcC or in band) are moved into the sample's ``WearablesKit/HEVCCodecConfiguration``, which follows in-band
-///   changes. Samples come in decoding order, as a device sends them. Annex B files carry no timestamps, so they
-///   are paced at `annexBFrameRate`.
+///   changes. Samples come in decoding order, as a device sends them. Annex B files carry no timestamps, so their
+///   samples are stamped in decoding order at `annexBFrameRate` (right for streams without B-frames, such as the
+///   glasses'; a stream with B-frames then gets its pictures' times in decoding order). Matroska stores
+///   milliseconds, so its times are rounded to the millisecond.
 /// - Y4M 8-bit 4:2:0 (any chroma siting): each frame becomes a `.raw` NV12 image (chroma interleaved, values
 ///   unchanged), timed by the header's frame rate. Files marked full range are passed through unchanged.
 ///
@@ -40,6 +42,7 @@ public final class VideoFileReader {
     private var frameIndex = 0
     private var lastTimeUs: Int64?
     private var frameDurationUs: Int64
+    private var isAnnexB = false
 
     /// Opens a file.
     /// - Parameters:
@@ -82,7 +85,9 @@ public final class VideoFileReader {
         let parameters = stream.pointee.codecpar.pointee
         width = Int(parameters.width)
         height = Int(parameters.height)
-        kind = .hevc(container: context.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown")
+        let containerName = context.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown"
+        kind = .hevc(container: containerName)
+        isAnnexB = containerName == "hevc"
         if stream.pointee.avg_frame_rate.num > 0, stream.pointee.avg_frame_rate.den > 0 {
             frameDurationUs = Int64(stream.pointee.avg_frame_rate.den) * 1_000_000 / Int64(stream.pointee.avg_frame_rate.num)
         }
@@ -131,7 +136,9 @@ public final class VideoFileReader {
             guard packet.pointer.pointee.stream_index == streamIndex, packet.pointer.pointee.size > 0 else { continue }
             let bytes = Data(bytes: packet.pointer.pointee.data, count: Int(packet.pointer.pointee.size))
             let isFlaggedKey = packet.pointer.pointee.flags & AV_PKT_FLAG_KEY != 0
-            let time = timestamp(pts: packet.pointer.pointee.pts, dts: packet.pointer.pointee.dts)
+            let time = isAnnexB
+                ? Int64(frameIndex) * frameDurationUs
+                : timestamp(pts: packet.pointer.pointee.pts, dts: packet.pointer.pointee.dts)
             av_packet_unref(packet.pointer)
             let units: [Data]
             if lengthSize == 0 {
