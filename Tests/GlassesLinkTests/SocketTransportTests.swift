@@ -16,6 +16,8 @@ final class ScriptedDevice: Sendable {
     var events: EventRecorder<HostLinkEvent> { recorder.withLock { $0 } }
     let sampleCount: Int
     let sampleSize: Int
+    /// Records the drop count once the device has sent everything after the hello.
+    let finishedSending = EventRecorder<UInt64>()
 
     init(sampleCount: Int = 5, sampleSize: Int = 64) {
         self.sampleCount = sampleCount
@@ -36,6 +38,8 @@ final class ScriptedDevice: Sendable {
                 accepted.send(.hello(Fixtures.info))
                 accepted.send(.deviceState(DeviceState(batteryLevel: 77)))
                 for index in 0..<sampleCount { accepted.send(.videoSample(Fixtures.sample(index, size: sampleSize))) }
+                accepted.send(.deviceState(DeviceState(batteryLevel: 1)))
+                finishedSending.handler(accepted.droppedVideoSamples)
             }
         }
     }
@@ -56,10 +60,12 @@ struct SocketTransportTests {
         host.send(.hello(protocolVersion: linkProtocolVersion, pairingToken: nil))
         let complete = hostEvents.wait { $0.filter(\.isVideoSample).count == device.sampleCount }
         #expect(complete, "host saw \(hostEvents.all.count) events")
-        let messages = hostEvents.all.compactMap(\.message).filter {
+        var messages = hostEvents.all.compactMap(\.message).filter {
             if case .heartbeat = $0 { false } else { true }
         }
         #expect(messages.prefix(2) == [.hello(Fixtures.info), .deviceState(DeviceState(batteryLevel: 77))])
+        #expect(hostEvents.wait { $0.contains { $0.message == .deviceState(DeviceState(batteryLevel: 1)) } })
+        messages.removeAll { $0 == .deviceState(DeviceState(batteryLevel: 1)) }
         let expectedSamples: [DeviceMessage] = (0..<device.sampleCount).map {
             .videoSample(Fixtures.sample($0, size: device.sampleSize))
         }
@@ -94,6 +100,41 @@ struct SocketTransportTests {
         guard case .tcp(_, let port) = listener.address else { Issue.record("not tcp"); return }
         #expect(port != 0)
         try exchange(with: .tcp(host: "127.0.0.1", port: port), device: device)
+    }
+
+    @Test("a slow host makes the device drop video over a real socket; the drops show up in heartbeats")
+    func slowHostOverSocket() throws {
+        let path = Self.temporarySocketPath()
+        let device = ScriptedDevice(sampleCount: 20)
+        let listener = try LinkListener.listen(
+            on: .unix(path: path),
+            options: LinkListenerOptions(liveness: LinkLiveness(heartbeatInterval: .milliseconds(50))),
+            onConnection: device.accept)
+        defer { listener.stop() }
+        let host = try LinkConnector.connect(
+            to: .unix(path: path),
+            options: LinkConnectionOptions(liveness: LinkLiveness(heartbeatInterval: .milliseconds(50)), initialCredit: 2))
+        let hostEvents = EventRecorder<DeviceLinkEvent>()
+        let release = DispatchSemaphore(value: 0)
+        host.open { event in
+            // The first sample takes "forever": no credit goes back until the device has sent everything.
+            if event.isVideoSample, !hostEvents.all.contains(where: \.isVideoSample) {
+                _ = release.wait(timeout: .now() + 20)
+            }
+            hostEvents.handler(event)
+        }
+        host.send(.hello(protocolVersion: linkProtocolVersion, pairingToken: nil))
+        #expect(device.finishedSending.wait { !$0.isEmpty })
+        #expect(device.finishedSending.all == [18])
+        release.signal()
+        #expect(hostEvents.wait { $0.contains { $0.message == .deviceState(DeviceState(batteryLevel: 1)) } })
+        #expect(hostEvents.all.filter(\.isVideoSample).count == 2)
+        #expect(device.current?.droppedVideoSamples == 18)
+        // Heartbeats come from the device's own timer, in real time; it reports the drops.
+        #expect(hostEvents.wait { events in
+            events.contains { if case .message(.heartbeat(_, 18)) = $0 { true } else { false } }
+        })
+        host.close()
     }
 
     @Test("the device closing reaches the host as connectionLost")
