@@ -207,6 +207,8 @@ struct StreamErrorTests {
         let rig = try Rig()
         let (_, errors, token) = try streamingWithErrors(rig)
         rig.device.report { if fold { $0.hingeState = .closed } else { $0.donState = .doffed } }
+        rig.run()
+        #expect(errors.values == [.hingesClosed])
         rig.device.deliver(.fault(.hingesClosed, message: "same event, reported as a fault too"))
         rig.run()
         #expect(errors.values == [.hingesClosed])  // reported once

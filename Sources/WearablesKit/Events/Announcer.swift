@@ -15,7 +15,7 @@ public protocol Announcer<T>: Sendable {
 }
 
 /// A subscription handle: cancelling it, or dropping the last reference to it, ends the subscription.
-public protocol AnyListenerToken: AnyObject, Sendable {
+public protocol AnyListenerToken: Sendable {
     /// Ends the subscription; no callback starts after this returns.
     func cancel() async
 }
