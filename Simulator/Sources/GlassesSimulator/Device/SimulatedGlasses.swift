@@ -88,6 +88,7 @@ public final class SimulatedGlasses: Sendable {
         var logger: (@Sendable (String) -> Void)?
         var sampleObserver: (@Sendable (DeviceMessage) -> Void)?
         var garbageWriter: (@Sendable (Data) -> Bool)?
+        var linkLossAction: (@Sendable () -> Void)?
     }
 
     private struct EncoderSlot {
@@ -158,6 +159,12 @@ public final class SimulatedGlasses: Sendable {
     /// ``SimulatedFault/garbageBytes(count:)``; it returns false when it could not write.
     public func setGarbageWriter(_ writer: (@Sendable (Data) -> Bool)?) {
         state.withLock { $0.garbageWriter = writer }
+    }
+
+    /// Installs how a link loss is produced (for example `InProcessLink.sever()`); by default the glasses close
+    /// their end of the link.
+    public func setLinkLossAction(_ action: (@Sendable () -> Void)?) {
+        state.withLock { $0.linkLossAction = action }
     }
 
     private func linkEvent(_ event: HostLinkEvent, generation: UInt64) {
@@ -288,8 +295,8 @@ public final class SimulatedGlasses: Sendable {
         log("fault: \(fault)")
         switch fault {
         case .linkLoss:
-            let link = state.withLock { $0.link }
-            link?.close()
+            let (link, action) = state.withLock { ($0.link, $0.linkLossAction) }
+            if let action { action() } else { link?.close() }
         case .zombieStream(let on):
             state.withLock { $0.faults.zombie = on }
         case .dropFrames(let count):
