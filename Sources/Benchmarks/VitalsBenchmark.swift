@@ -1,7 +1,221 @@
-// PLACEHOLDER owned by the vitals-engine work; replaced by the real benchmark.
+// The vitals benchmark: seeded simulated subjects through the embedded engine, per condition, against ground truth.
+import Dispatch
 import Foundation
+import GlassesSimulator
+import GlassesVideo
+import SmartSpectraInput
+import Synchronization
+import VitalsEngine
+import WearablesKit
+
+/// One way of delivering the subject's video to the engine.
+private struct BenchCondition: Sendable {
+    var name: String
+    var bitrate: Int?      // nil: raw NV12
+    var fps: Int = 30
+    var lighting: Double? = nil
+    var headMotion = false
+    var pulseTarget: Double? = nil
+    var breathingTarget: Double? = nil
+    var rmssdTarget: Double? = nil
+}
+
+private let allConditions: [BenchCondition] = [
+    BenchCondition(name: "raw", bitrate: nil, pulseTarget: 1.5, breathingTarget: 1, rmssdTarget: 15),
+    BenchCondition(name: "hvc1-2M", bitrate: 2_000_000, pulseTarget: 3, breathingTarget: 1.5),
+    BenchCondition(name: "hvc1-1M", bitrate: 1_000_000),
+    BenchCondition(name: "hvc1-4M", bitrate: 4_000_000),
+    BenchCondition(name: "raw-dim", bitrate: nil, lighting: 0.35),
+    BenchCondition(name: "raw-motion", bitrate: nil, headMotion: true),
+    BenchCondition(name: "raw-15fps", bitrate: nil, fps: 15),
+]
+
+/// What one subject run measured.
+private struct SubjectResult: Sendable {
+    var pulseErrors: [Double] = []
+    var breathingErrors: [Double] = []
+    var rmssdError: Double?
+    var firstStablePulse: Double?
+    var firstStableBreathing: Double?
+    var firstStableHRV: Double?
+    var engineMs = 0.0
+    var frames = 0
+    var failure: String?
+}
 
 func runVitalsBenchmark(_ arguments: [String]) {
-    FileHandle.standardError.write(Data("vitals benchmark: not built yet\n".utf8))
-    exit(70)
+    var subjects = 20, duration = 65.0, jobs = 2, seedBase: UInt64 = 1000
+    var names = allConditions.map(\.name)
+    var i = 0
+    func value(_ flag: String) -> String {
+        i += 1
+        guard i < arguments.count else { fail("\(flag) needs a value") }
+        return arguments[i]
+    }
+    while i < arguments.count {
+        switch arguments[i] {
+        case "--subjects": subjects = Int(value("--subjects")) ?? subjects
+        case "--duration": duration = Double(value("--duration")) ?? duration
+        case "--jobs": jobs = max(1, Int(value("--jobs")) ?? jobs)
+        case "--seed": seedBase = UInt64(value("--seed")) ?? seedBase
+        case "--conditions": names = value("--conditions").split(separator: ",").map(String.init)
+        case "--help", "-h":
+            print("usage: Benchmarks vitals [--subjects N=20] [--duration S=65] [--jobs J=2] [--seed N] [--conditions \(allConditions.map(\.name).joined(separator: ","))]")
+            exit(0)
+        default: fail("unknown option \(arguments[i])")
+        }
+        i += 1
+    }
+    let conditions = names.map { name -> BenchCondition in
+        guard let c = allConditions.first(where: { $0.name == name }) else { fail("unknown condition \(name)") }
+        return c
+    }
+    do { _ = try HaarCascade.frontalFace() } catch { fail("\(error)") }
+    print("vitals benchmark: \(subjects) subjects × \(Int(duration)) s per condition, 504×896, \(jobs) jobs")
+    print("condition    | pulse MAE  RMSE | breath MAE RMSE | RMSSD MAE RMSE | 1st stable pulse/breath/HRV s | ms/frame | fails")
+    for condition in conditions {
+        let results = Mutex<[Int: SubjectResult]>([:])
+        let next = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: jobs) { _ in
+            while true {
+                let index: Int = next.withLock { n in defer { n += 1 }; return n }
+                if index >= subjects { break }
+                let r = runSubject(index: index, seed: seedBase + UInt64(index), duration: duration, condition: condition)
+                results.withLock { $0[index] = r }
+            }
+        }
+        let all = results.withLock { Array($0.values) }
+        report(condition, all)
+    }
+}
+
+private func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("vitals benchmark: \(message)\n".utf8))
+    exit(64)
+}
+
+private func report(_ c: BenchCondition, _ results: [SubjectResult]) {
+    func stats(_ errors: [Double]) -> (Double, Double)? {
+        guard !errors.isEmpty else { return nil }
+        let mae = errors.map(abs).reduce(0, +) / Double(errors.count)
+        let rmse = (errors.map { $0 * $0 }.reduce(0, +) / Double(errors.count)).squareRoot()
+        return (mae, rmse)
+    }
+    // Per subject: mean error over its samples; then MAE/RMSE across all samples of all subjects.
+    let pulse = stats(results.flatMap(\.pulseErrors)), breathing = stats(results.flatMap(\.breathingErrors))
+    let rmssd = stats(results.compactMap(\.rmssdError))
+    func fmt(_ s: (Double, Double)?, _ target: Double?) -> String {
+        guard let s else { return "   --    --  " }
+        let mark = target.map { s.0 <= $0 ? "✓" : "✗" } ?? " "
+        return String(format: "%5.2f %5.2f %@", s.0, s.1, mark)
+    }
+    func median(_ v: [Double]) -> String {
+        guard !v.isEmpty else { return "--" }
+        let s = v.sorted()
+        return String(format: "%.0f", s[s.count / 2])
+    }
+    let frames = results.map(\.frames).reduce(0, +)
+    let ms = results.map(\.engineMs).reduce(0, +) / Double(max(frames, 1))
+    let fails = results.filter { $0.failure != nil }
+    let first = "\(median(results.compactMap(\.firstStablePulse)))/\(median(results.compactMap(\.firstStableBreathing)))/\(median(results.compactMap(\.firstStableHRV)))"
+    print(String(format: "%-12@ | %@ | %@ | %@ | %-29@ | %8.3f | %d", c.name as NSString, fmt(pulse, c.pulseTarget), fmt(breathing, c.breathingTarget),
+                 fmt(rmssd, c.rmssdTarget), first as NSString, ms, fails.count))
+    let noStable = results.filter { $0.firstStablePulse == nil }.count
+    if noStable > 0 { print("             \(noStable) subject(s) never reached a stable pulse") }
+    for f in fails.prefix(3) { print("             failure: \(f.failure!)") }
+}
+
+private func runSubject(index: Int, seed: UInt64, duration: Double, condition: BenchCondition) -> SubjectResult {
+    var random = SeededRandom(seed: seed, stream: 99)
+    let profile = SubjectProfile(
+        pulseRate: random.uniform(45 ... 150), breathingRate: random.uniform(6 ... 30), hrvRMSSD: random.uniform(15 ... 80),
+        lightingLevel: condition.lighting ?? random.uniform(0.7 ... 1.3), lightingDrift: random.uniform(0 ... 0.03),
+        headMotion: condition.headMotion, seed: seed)
+    var result = SubjectResult()
+    let width = 504, height = 896
+    let scene: SimulatedScene
+    let engine: VitalsEngine
+    do {
+        scene = try SimulatedScene(profile: profile)
+        engine = try VitalsEngine()
+    } catch {
+        result.failure = "\(error)"
+        return result
+    }
+    var encoder: HEVCEncoder?
+    var decoder: VideoFrameDecoder?
+    if let bitrate = condition.bitrate {
+        do {
+            encoder = try HEVCEncoder(width: width, height: height, frameRate: condition.fps, bitrate: bitrate)
+            decoder = try VideoFrameDecoder(outputFormat: .nv12VideoRange)
+        } catch {
+            result.failure = "\(error)"
+            return result
+        }
+    }
+    let frameCount = Int(duration * Double(condition.fps))
+    var buffer = [UInt8](repeating: 0, count: width * height * 3 / 2)
+    let truth = scene.groundTruth(through: duration + 1)
+    var lastHRV: VitalsHRVSample?
+    for n in 0 ..< frameCount {
+        let t = Double(n) / Double(condition.fps)
+        let us = Int64((t * 1_000_000).rounded())
+        buffer.withUnsafeMutableBytes { scene.render(at: t, width: width, height: height, into: $0) }
+        var frameResult: VitalsFrameResult?
+        if let encoder, let decoder {
+            do {
+                let image = RawVideoImage(width: width, height: height, lumaBytesPerRow: width, chromaBytesPerRow: width, data: Data(buffer))!
+                for sample in try encoder.encode(image, presentationTimeUs: us) {
+                    let frame = VideoFrame(presentationTimeUs: us, content: .hevc(HEVCSample(
+                        data: sample.data, isKeyframe: sample.isKeyframe, codecConfiguration: encoder.codecConfiguration)))
+                    for decoded in try decoder.decode(frame) {
+                        let pb = decoded.pixelBuffer
+                        frameResult = pb.withUnsafeStorage { storage -> VitalsFrameResult? in
+                            let base = storage.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                            guard let view = try? VitalsPixelView(
+                                format: .nv12VideoRange, width: pb.width, height: pb.height,
+                                plane0: UnsafePointer(base + pb.planes[0].offset), bytesPerRow0: pb.planes[0].bytesPerRow,
+                                plane1: UnsafePointer(base + pb.planes[1].offset), bytesPerRow1: pb.planes[1].bytesPerRow) else { return nil }
+                            let start = DispatchTime.now().uptimeNanoseconds
+                            defer { result.engineMs += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6; result.frames += 1 }
+                            return engine.process(view, timestampUs: decoded.presentationTimeUs)
+                        }
+                    }
+                }
+            } catch {
+                result.failure = "\(error)"
+                return result
+            }
+        } else {
+            frameResult = buffer.withUnsafeBufferPointer { p -> VitalsFrameResult? in
+                guard let view = try? VitalsPixelView(
+                    format: .nv12VideoRange, width: width, height: height, plane0: p.baseAddress!, bytesPerRow0: width,
+                    plane1: p.baseAddress! + width * height, bytesPerRow1: width) else { return nil }
+                let start = DispatchTime.now().uptimeNanoseconds
+                defer { result.engineMs += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6; result.frames += 1 }
+                return engine.process(view, timestampUs: us)
+            }
+        }
+        guard let r = frameResult else { continue }
+        for s in r.pulseRate {
+            let ts = Double(s.timestampUs) / 1e6
+            if s.confidence >= VitalsStability.pulse, result.firstStablePulse == nil { result.firstStablePulse = ts }
+            if ts >= 15, let gt = truth.meanPulseRate(in: max(0, ts - 12) ... ts) { result.pulseErrors.append(s.value - gt) }
+        }
+        for s in r.breathingRate {
+            let ts = Double(s.timestampUs) / 1e6
+            if s.confidence >= VitalsStability.breathing, result.firstStableBreathing == nil { result.firstStableBreathing = ts }
+            if ts >= 30, let gt = truth.meanBreathingRate(in: max(0, ts - 30) ... ts) { result.breathingErrors.append(s.value - gt) }
+        }
+        for s in r.hrv {
+            let ts = Double(s.timestampUs) / 1e6
+            if s.confidence >= VitalsStability.hrv, result.firstStableHRV == nil { result.firstStableHRV = ts }
+            lastHRV = s
+        }
+    }
+    if let h = lastHRV {
+        let ts = Double(h.timestampUs) / 1e6
+        if let gt = truth.rmssd(window: max(0, ts - 60) ... ts) { result.rmssdError = h.measures.rmssd - gt }
+    }
+    return result
 }
