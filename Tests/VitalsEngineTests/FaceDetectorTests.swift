@@ -21,7 +21,7 @@ struct FaceDetectorTests {
 
     @Test("finds the astronaut's face")
     func astronaut() throws {
-        let detector = FaceDetector(cascade: try Self.cascade.get())
+        let detector = FaceDetector(cascade: try Self.cascade.get(), minNeighbors: 5)
         let picture = try RGBPicture.fixture("astronaut-256.ppm")
         let faces = detector.detect(in: picture.gray, minSize: 30)
         print("astronaut faces:", faces)
@@ -34,14 +34,14 @@ struct FaceDetectorTests {
 
     @Test("finds no face in a photograph of a coffee cup")
     func coffee() throws {
-        let detector = FaceDetector(cascade: try Self.cascade.get())
+        let detector = FaceDetector(cascade: try Self.cascade.get(), minNeighbors: 5)
         let picture = try RGBPicture.fixture("coffee-160x240.ppm")
         #expect(detector.detect(in: picture.gray, minSize: 24).isEmpty)
     }
 
     @Test("finds both faces when two people are side by side")
     func twoFaces() throws {
-        let detector = FaceDetector(cascade: try Self.cascade.get())
+        let detector = FaceDetector(cascade: try Self.cascade.get(), minNeighbors: 5)
         let astronaut = try RGBPicture.fixture("astronaut-256.ppm").resized(width: 200, height: 200)
         var canvas = RGBPicture(width: 420, height: 220)
         canvas.paste(astronaut, x: 5, y: 10)

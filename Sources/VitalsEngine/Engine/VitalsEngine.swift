@@ -52,7 +52,7 @@ public final class VitalsEngine {
     /// Creates an engine with a face detector built on `cascade`.
     public init(configuration: VitalsEngineConfiguration = VitalsEngineConfiguration(), cascade: HaarCascade) {
         self.configuration = configuration
-        self.detector = FaceDetector(cascade: cascade, scaleFactor: 1.15, minNeighbors: 4)
+        self.detector = FaceDetector(cascade: cascade, scaleFactor: 1.15, minNeighbors: 5)
     }
 
     /// Creates an engine with the default frontal-face cascade (see ``HaarCascade/frontalFace()``).

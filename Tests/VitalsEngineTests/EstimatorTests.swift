@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+@testable import VitalsEngine
+
+@Suite("Estimators on synthetic signals")
+struct EstimatorTests {
+    /// A skin trace at `fs` Hz: skin tone × (1 + pulse along `signature`) × a shared lighting drift, plus noise.
+    static func trace(bpm: Double, seconds: Double, fs: Double, signature: (Double, Double, Double), amplitude: Double,
+                      seed: UInt64 = 7) -> (r: [Double], g: [Double], b: [Double]) {
+        var rng = SplitMix(seed: seed)
+        let n = Int(seconds * fs)
+        var r = [Double](), g = [Double](), b = [Double]()
+        for i in 0 ..< n {
+            let t = Double(i) / fs
+            let p = sin(2 * .pi * bpm / 60 * t) + 0.3 * sin(4 * .pi * bpm / 60 * t + 0.8)
+            let light = 1 + 0.03 * sin(2 * .pi * 0.07 * t) + 0.01 * sin(2 * .pi * 0.3 * t)
+            r.append(170 * light * (1 + amplitude * signature.0 * p) + rng.gaussian() * 0.05)
+            g.append(120 * light * (1 + amplitude * signature.1 * p) + rng.gaussian() * 0.05)
+            b.append(95 * light * (1 + amplitude * signature.2 * p) + rng.gaussian() * 0.05)
+        }
+        return (r, g, b)
+    }
+
+    @Test("POS, CHROM and GREEN find the pulse under lighting drift", arguments: [48.0, 72.0, 96.0, 140.0])
+    func pulseRate(bpm: Double) {
+        let x = Self.trace(bpm: bpm, seconds: 12, fs: 30, signature: (0.43, 1, 0.69), amplitude: 0.003)
+        let a = PulseAnalysis.analyse(r: x.r, g: x.g, b: x.b, rate: 30, low: 40, high: 180)
+        #expect(abs(a.rate - bpm) < 1)
+        #expect(a.snr > 3)
+        #expect(VitalsEngine.confidence(snr: a.snr) >= VitalsStability.pulse)
+        for method in PulseMethod.allCases { #expect(abs(a.methods[method]!.rate - bpm) < 2, "\(method)") }
+    }
+
+    @Test("after a codec erased the chroma (equal change in R, G, B), GREEN carries the fusion")
+    func lumaOnlyPulse() {
+        // The pulse as HEVC leaves it: the same absolute change in every channel.
+        var rng = SplitMix(seed: 3)
+        let fs = 30.0, n = 360
+        var r = [Double](), g = [Double](), b = [Double]()
+        for i in 0 ..< n {
+            let t = Double(i) / fs
+            let p = 0.3 * sin(2 * .pi * 1.3 * t)
+            let light = 1 + 0.02 * sin(2 * .pi * 0.05 * t)
+            r.append(170 * light + p + rng.gaussian() * 0.08)
+            g.append(120 * light + p + rng.gaussian() * 0.08)
+            b.append(95 * light + p + rng.gaussian() * 0.08)
+        }
+        let a = PulseAnalysis.analyse(r: r, g: g, b: b, rate: fs, low: 40, high: 180)
+        #expect(a.best == .green)
+        #expect(abs(a.rate - 78) < 1.5)
+    }
+
+    @Test("a flat trace has no confident pulse")
+    func noise() {
+        var rng = SplitMix(seed: 11)
+        let n = 360
+        let r = (0 ..< n).map { _ in 150 + rng.gaussian() }, g = (0 ..< n).map { _ in 110 + rng.gaussian() }
+        let b = (0 ..< n).map { _ in 90 + rng.gaussian() }
+        let a = PulseAnalysis.analyse(r: r, g: g, b: b, rate: 30, low: 40, high: 180)
+        #expect(VitalsEngine.confidence(snr: a.snr) < VitalsStability.pulse)
+    }
+
+    @Test("HRV measures from known NN intervals")
+    func hrvFromIntervals() throws {
+        let nn = [800.0, 820, 790, 810, 805, 830, 780]
+        let m = try #require(HRVMeasures.from(intervals: nn))
+        let diffs = zip(nn.dropFirst(), nn).map { $0 - $1 }
+        let rmssd = (diffs.map { $0 * $0 }.reduce(0, +) / Double(diffs.count)).squareRoot()
+        #expect(abs(m.rmssd - rmssd) < 1e-9)
+        #expect(abs(m.meanNN - nn.reduce(0, +) / 7) < 1e-9)
+        #expect(m.baevsky > 0)
+        #expect(HRVMeasures.from(intervals: [800, 810]) == nil)
+    }
+
+    @Test("beat detection with sub-frame timing recovers RMSSD from a 30 fps pulse wave")
+    func beatTiming() throws {
+        var rng = SplitMix(seed: 5)
+        var beats: [Double] = [0.3]
+        var ibis: [Double] = []
+        for _ in 0 ..< 70 {
+            let ibi = 0.82 + 0.04 * rng.gaussian()
+            ibis.append(ibi * 1000)
+            beats.append(beats.last! + ibi)
+        }
+        let fs = 30.0
+        let n = Int(beats.last! * fs)
+        // A pulse-like wave: a smooth bump at every beat.
+        let wave = (0 ..< n).map { i -> Double in
+            let t = Double(i) / fs
+            return beats.reduce(0) { acc, b in acc + exp(-pow((t - b) / 0.12, 2)) } - 0.3
+        }
+        let (nn, accepted) = HRVMeasures.intervals(wave: wave, rate: fs, expectedRate: 60_000 / 820)
+        let m = try #require(HRVMeasures.from(intervals: nn, acceptedFraction: accepted))
+        let truth = try #require(HRVMeasures.from(intervals: ibis))
+        #expect(accepted > 0.95)
+        #expect(abs(m.rmssd - truth.rmssd) < 8)
+        #expect(abs(m.meanNN - truth.meanNN) < 5)
+    }
+
+    @Test("profile matching measures sub-pixel vertical motion")
+    func profileShift() throws {
+        let base = (0 ..< 120).map { i in 100 + 40 * sin(Double(i) / 7) + 10 * sin(Double(i) / 2.3) }
+        func shifted(_ d: Double) -> [Double] {
+            (0 ..< 120).map { i in 100 + 40 * sin((Double(i) - d) / 7) + 10 * sin((Double(i) - d) / 2.3) }
+        }
+        for d in [-3.4, -1.0, 0.0, 0.6, 2.25] {
+            let estimate = try #require(ProfileMotion.shift(of: shifted(d), against: base, maxShift: 6))
+            #expect(abs(estimate - d) < 0.15, "shift \(d) measured \(estimate)")
+        }
+        #expect(ProfileMotion.shift(of: [Double](repeating: 5, count: 60), against: [Double](repeating: 5, count: 60), maxShift: 6) == nil)
+    }
+}
+
+/// A small deterministic generator for test signals.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    mutating func gaussian() -> Double {
+        let u = max(unit(), 1e-12), v = unit()
+        return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
+    }
+}

@@ -1,0 +1,123 @@
+import Testing
+@testable import VitalsEngine
+
+/// Frames of 504×896 (the glasses' medium portrait size) built from the real photographs.
+enum PhotoFrames {
+    static let width = 504, height = 896
+
+    /// The astronaut's head and shoulders filling the frame (face about 200 px wide, 40 % of the width).
+    static func oneFace() throws -> RGBPicture {
+        let crop = try RGBPicture.fixture("astronaut-256.ppm").cropped(VitalsRect(x: 45, y: 0, width: 144, height: 256))
+        return crop.resized(width: width, height: height)
+    }
+
+    static func noFace() throws -> RGBPicture {
+        try RGBPicture.fixture("coffee-160x240.ppm").resized(width: width, height: height)
+    }
+
+    static func twoFaces() throws -> RGBPicture {
+        let crop = try RGBPicture.fixture("astronaut-256.ppm").cropped(VitalsRect(x: 45, y: 0, width: 144, height: 256))
+        var canvas = RGBPicture(width: width, height: height)
+        canvas.paste(crop.resized(width: 252, height: 448), x: 0, y: 200)
+        canvas.paste(crop.resized(width: 252, height: 448), x: 252, y: 200)
+        return canvas
+    }
+
+    /// The astronaut far away: face about 60 px wide.
+    static func faceTooFar() throws -> RGBPicture {
+        let photo = try RGBPicture.fixture("astronaut-256.ppm").resized(width: 300, height: 300)
+        var canvas = RGBPicture(width: width, height: height)
+        canvas.paste(photo, x: 100, y: 250)
+        return canvas
+    }
+
+    /// The astronaut's face filling most of the frame.
+    static func faceTooClose() throws -> RGBPicture {
+        let crop = try RGBPicture.fixture("astronaut-256.ppm").cropped(VitalsRect(x: 75, y: 10, width: 72, height: 128))
+        return crop.resized(width: width, height: height)
+    }
+
+    /// The one-face frame shifted by (dx, dy) on a plain canvas.
+    static func shifted(_ picture: RGBPicture, dx: Int, dy: Int) -> RGBPicture {
+        var canvas = RGBPicture(width: width, height: height)
+        canvas.paste(picture, x: dx, y: dy)
+        return canvas
+    }
+}
+
+@Suite("Validation status on real photographs", .serialized)
+struct ValidationTests {
+    /// Runs `frames` frames at `fps` through a fresh engine and returns the last condition.
+    static func condition(fps: Double = 30, frames: Int = 20, _ picture: (Int) throws -> RGBPicture) throws -> (VitalsCondition, VitalsFrameResult) {
+        let engine = try VitalsEngine()
+        var last: VitalsFrameResult?
+        for n in 0 ..< frames {
+            let p = try picture(n)
+            last = try p.withView { engine.process($0, timestampUs: Int64(Double(n) / fps * 1_000_000)) }
+        }
+        return (last!.condition, last!)
+    }
+
+    @Test("one face in good light is ok, and the face box is on the face")
+    func ok() throws {
+        let picture = try PhotoFrames.oneFace()
+        let (c, r) = try Self.condition { _ in picture }
+        #expect(c == .ok)
+        let face = try #require(r.face)
+        // The astronaut's face centre (x≈110, y≈55 in the 256 photo) after crop and ×3.5 scaling.
+        #expect(abs(Double(face.x + face.width / 2) - (110 - 45) * 3.5) < 30)
+        #expect(abs(Double(face.y + face.height / 2) - 55 * 3.5) < 30)
+    }
+
+    @Test("no face")
+    func noFace() throws {
+        let picture = try PhotoFrames.noFace()
+        #expect(try Self.condition { _ in picture }.0 == .noFaceFound)
+    }
+
+    @Test("two faces")
+    func twoFaces() throws {
+        let picture = try PhotoFrames.twoFaces()
+        #expect(try Self.condition { _ in picture }.0 == .multipleFacesFound)
+    }
+
+    @Test("a face too small in the frame")
+    func tooFar() throws {
+        let picture = try PhotoFrames.faceTooFar()
+        #expect(try Self.condition { _ in picture }.0 == .faceTooFar)
+    }
+
+    @Test("a face too close")
+    func tooClose() throws {
+        let picture = try PhotoFrames.faceTooClose()
+        #expect(try Self.condition { _ in picture }.0 == .faceTooClose)
+    }
+
+    @Test("too dark and too bright")
+    func light() throws {
+        let dark = try PhotoFrames.oneFace().scaled(by: 0.12)
+        #expect(try Self.condition { _ in dark }.0 == .tooDark)
+        let bright = try PhotoFrames.oneFace().scaled(by: 3)
+        #expect(try Self.condition { _ in bright }.0 == .tooBright)
+    }
+
+    @Test("a face swinging across the view is excessive motion")
+    func motion() throws {
+        let picture = try PhotoFrames.oneFace()
+        let (c, _) = try Self.condition(frames: 45) { n in
+            PhotoFrames.shifted(picture, dx: Int(60 * sin(Double(n) / 30 * 2 * .pi * 1.5)), dy: 0)
+        }
+        #expect(c == .excessiveMotion)
+    }
+
+    @Test("frames at 10 fps are too slow")
+    func frameRate() throws {
+        let picture = try PhotoFrames.oneFace()
+        #expect(try Self.condition(fps: 10, frames: 20) { _ in picture }.0 == .frameRateTooLow)
+    }
+
+    @Test("every condition has a hint a person can act on")
+    func hints() {
+        for c in VitalsCondition.allCases { #expect(c.hint.count > 20) }
+    }
+}
