@@ -101,6 +101,25 @@ struct StreamLifecycleTests {
         withExtendedLifetime(token) {}
     }
 
+    @Test("glasses that hold a new stream paused (doffed): paused without a timeout, streaming when they resume it")
+    func startsPaused() throws {
+        var behaviour = TestDevice.Behaviour()
+        behaviour.reachesStreaming = false
+        let rig = try Rig(behaviour: behaviour)
+        let (_, camera) = try rig.camera()
+        let states = Recorder<StreamState>()
+        let token = camera.stream.statePublisher.listen(states.callback)
+        camera.stream.start()
+        rig.device.deliver(.stream(.paused))
+        rig.run()
+        rig.scheduler.advance(by: .seconds(120))
+        #expect(camera.stream.state == .paused)
+        rig.device.deliver(.stream(.streaming(camera.stream.streamConfiguration)))
+        rig.run()
+        #expect(states.values == [.waitingForDevice, .starting, .paused, .streaming])
+        withExtendedLifetime(token) {}
+    }
+
     @Test("glasses that never acknowledge stopStream: stopped after the grace period")
     func stopGrace() throws {
         let rig = try Rig()

@@ -149,6 +149,9 @@ struct StreamStateMachine: Sendable {
             return [transition(.streaming)]
         case (.paused, .streaming):
             return [transition(.paused)]
+        case (.paused, .waitingForDevice) where startSent, (.paused, .starting):
+            // The glasses accepted the stream but hold it (doffed, tapped): paused, no start timeout.
+            return [.cancel(.wait), .cancel(.start), transition(.paused)]
         case (.stopped, .stopping):
             return enterStopped()
         case (.stopped, .waitingForDevice) where startSent, (.stopped, .starting), (.stopped, .streaming),
