@@ -34,22 +34,25 @@ public struct CRC32: Sendable, Hashable {
         var crc = state
         var index = 0
         let count = bytes.count
-        Self.tables.withUnsafeBufferPointer { table in
+        Self.tables.withUnsafeBufferPointer { tables in
+            let table = tables.baseAddress!
+            let base = bytes.baseAddress
             while count - index >= 8 {
-                let low = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt32.self)) ^ crc
-                let high = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: index + 4, as: UInt32.self))
-                crc = table[7 * 256 + Int(low & 0xFF)]
-                    ^ table[6 * 256 + Int((low >> 8) & 0xFF)]
-                    ^ table[5 * 256 + Int((low >> 16) & 0xFF)]
-                    ^ table[4 * 256 + Int(low >> 24)]
-                    ^ table[3 * 256 + Int(high & 0xFF)]
-                    ^ table[2 * 256 + Int((high >> 8) & 0xFF)]
-                    ^ table[1 * 256 + Int((high >> 16) & 0xFF)]
-                    ^ table[Int(high >> 24)]
-                index += 8
+                let word = UInt64(littleEndian: base!.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                    ^ UInt64(crc)
+                let t0 = table[7 * 256 &+ Int(truncatingIfNeeded: word & 0xFF)]
+                let t1 = table[6 * 256 &+ Int(truncatingIfNeeded: (word >> 8) & 0xFF)]
+                let t2 = table[5 * 256 &+ Int(truncatingIfNeeded: (word >> 16) & 0xFF)]
+                let t3 = table[4 * 256 &+ Int(truncatingIfNeeded: (word >> 24) & 0xFF)]
+                let t4 = table[3 * 256 &+ Int(truncatingIfNeeded: (word >> 32) & 0xFF)]
+                let t5 = table[2 * 256 &+ Int(truncatingIfNeeded: (word >> 40) & 0xFF)]
+                let t6 = table[1 * 256 &+ Int(truncatingIfNeeded: (word >> 48) & 0xFF)]
+                let t7 = table[Int(truncatingIfNeeded: word >> 56)]
+                crc = (t0 ^ t1) ^ (t2 ^ t3) ^ ((t4 ^ t5) ^ (t6 ^ t7))
+                index &+= 8
             }
             while index < count {
-                crc = (crc >> 8) ^ table[Int((crc ^ UInt32(bytes[index])) & 0xFF)]
+                crc = (crc >> 8) ^ table[Int((crc ^ UInt32(base!.load(fromByteOffset: index, as: UInt8.self))) & 0xFF)]
                 index += 1
             }
         }
