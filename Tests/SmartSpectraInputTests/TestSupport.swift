@@ -10,7 +10,7 @@ struct RecordedFrame: Sendable, Hashable {
     let width: Int
     let height: Int
     let planes: [[UInt8]]
-    let threadName: String
+    let onWorkerThread: Bool
     let isMainThread: Bool
 }
 
@@ -62,7 +62,7 @@ final class RecordingBackend: ProcessingBackend {
         let planes = (0 ..< frame.planes.count).map { index in frame.withUnsafeBytes(ofPlane: index) { Array($0) } }
         let entry = RecordedFrame(
             timestampUs: timestampUs, format: frame.format, width: frame.width, height: frame.height, planes: planes,
-            threadName: Thread.current.name ?? "", isMainThread: Thread.isMainThread
+            onWorkerThread: ProcessingWorker.isCurrentThreadWorker, isMainThread: Thread.isMainThread
         )
         let index = log.withLock { log in
             log.frames.append(entry)

@@ -6,6 +6,13 @@ import Foundation
 /// It creates the processor (so a slow backend start never blocks a Swift concurrency thread), reports readiness,
 /// then takes frames until the run stops, and finally hands the processor's last update back to the SDK.
 final class ProcessingWorker: Sendable {
+    /// A key set in the processing thread's `threadDictionary`, so tests can tell the thread apart (thread names
+    /// cannot be set reliably from Swift on Linux).
+    static let threadMarker = "SmartSpectraInput.ProcessingWorker"
+
+    /// Whether the calling thread is a processing worker's thread.
+    static var isCurrentThreadWorker: Bool { Thread.current.threadDictionary[threadMarker] != nil }
+
     private let sdk: SmartSpectraSDK
     private let launch: RunLaunch
     private let backend: any ProcessingBackend
@@ -18,8 +25,10 @@ final class ProcessingWorker: Sendable {
 
     /// Starts the worker's own thread.
     func startThread() {
-        let thread = Thread { [self] in run() }
-        thread.name = "SmartSpectra.processing.\(launch.runID)"
+        let thread = Thread { [self] in
+            Thread.current.threadDictionary[Self.threadMarker] = true
+            run()
+        }
         thread.start()
     }
 
