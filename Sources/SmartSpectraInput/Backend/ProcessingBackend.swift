@@ -27,6 +27,10 @@ public struct ProcessingConfiguration: Sendable, Hashable {
 }
 
 /// One run of a backend: frames in, updates out. Used from one thread at a time (the SDK's processing worker).
+///
+/// Frames arrive in timestamp order, already transformed, in the submitted format (BGRA, or NV12 of the same range),
+/// tightly packed (`bytesPerRow` is `4 · width` for BGRA and `width` for both NV12 planes). The SDK never writes to
+/// a frame after handing it over, but may publish it as ``SmartSpectraSDK/imageOutput``: treat it as read-only.
 public protocol FrameProcessor: AnyObject {
     /// Processes one frame (already transformed; a private copy the processor may keep). `timestampUs` is strictly
     /// increasing within a run.
