@@ -15,6 +15,7 @@ struct FlowControlAndHeartbeatTests {
         for index in 0..<10 { device.send(.videoSample(Fixtures.sample(index))) }
         for _ in 0..<20 { device.send(.deviceState(DeviceState(batteryLevel: 50))) }
         #expect(device.droppedVideoSamples == 7)
+        #expect((device as? any LinkDiagnosticsReporting)?.diagnostics == LinkDiagnostics(droppedVideoSamples: 7))
         scheduler.runUntilIdle()
         #expect(hostEvents.all.filter(\.isVideoSample).count == 3)
         #expect(hostEvents.all.filter { $0.message == .deviceState(DeviceState(batteryLevel: 50)) }.count == 20)

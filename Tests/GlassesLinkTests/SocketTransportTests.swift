@@ -235,11 +235,21 @@ struct SocketTransportTests {
             on: .unix(path: path), options: LinkListenerOptions(maxPayloadSize: 1024), onConnection: device.accept)
         defer { listener.stop() }
         let raw = try LinkConnector.connectUnix(path: path, timeout: .seconds(5))
+        // 100 bytes of garbage, then a valid hello: skipped, counted, and the hello still arrives.
+        let hello = try LinkFrameEncoder().encode(.host(.hello(protocolVersion: linkProtocolVersion, pairingToken: nil)))
+        let garbage = [UInt8](repeating: 0x47, count: 100)
+        _ = (garbage + hello).withUnsafeBytes { SocketCalls.writeAll(raw, $0) }
+        #expect(device.connections.wait { $0.count == 1 })
+        #expect(device.events.wait { $0.contains { $0.message == .hello(protocolVersion: linkProtocolVersion, pairingToken: nil) } })
+        let statistics = (device.current as? any LinkDiagnosticsReporting)?.diagnostics.decoder
+        #expect(statistics?.garbageBytesSkipped == 100)
+        #expect(statistics?.resynchronisations == 1)
+        #expect(statistics?.framesDecoded == 1)
+        // Then a header that announces 256 MiB: a protocol violation, not an allocation.
         var frame = try LinkFrameEncoder().encode(.host(.stopStream))
-        frame[8] = 0x10  // 256 MiB
+        frame[8] = 0x10
         LinkCodecTests.refreshCRCs(&frame, headerOnly: true)
         _ = frame.withUnsafeBytes { SocketCalls.writeAll(raw, $0) }
-        #expect(device.connections.wait { $0.count == 1 })
         #expect(device.events.wait { $0.last?.closeError != nil })
         #expect(device.events.all.compactMap(\.closeError).map(\.code) == [.protocolViolation])
         var decoder = LinkFrameDecoder()

@@ -6,6 +6,8 @@ import WearablesKit
 /// Implementations never call back into the endpoint from inside ``transmit(_:)`` or ``shutdown()``; they report
 /// received frames and failures with ``LinkEndpoint/wireReceived(_:)`` and ``LinkEndpoint/wireFailed(_:)``.
 protocol LinkWire: AnyObject, Sendable {
+    /// What the wire's decoder met so far (nil for wires that do not decode).
+    var decoderStatistics: LinkFrameDecoder.Statistics? { get }
     /// Queues a frame for the peer.
     func transmit(_ frame: LinkFrame)
     /// Stops the wire once every queued frame is out; later frames are discarded.
@@ -51,6 +53,8 @@ final class LinkEndpoint: Sendable {
     private let deliver: @Sendable (@escaping @Sendable () -> Void) -> Void
     private let state: Mutex<EndpointStateMachine>
     private let wireBox = Mutex<(any LinkWire)?>(nil)
+    /// The wire, kept for its statistics after the link closed.
+    private let statisticsSource = Mutex<(any LinkWire)?>(nil)
 
     init(
         configuration: EndpointConfiguration,
@@ -66,6 +70,19 @@ final class LinkEndpoint: Sendable {
     /// Attaches the wire (once, before any traffic).
     func attach(_ wire: any LinkWire) {
         wireBox.withLock { $0 = wire }
+        statisticsSource.withLock { $0 = wire }
+    }
+
+    /// Counters of this end.
+    var diagnostics: LinkDiagnostics {
+        let decoder = statisticsSource.withLock { $0 }?.decoderStatistics
+        return state.withLock { state in
+            LinkDiagnostics(
+                decoder: decoder,
+                droppedVideoSamples: state.droppedVideoSamples,
+                uncreditedVideoSamples: state.uncreditedVideoSamples,
+                misdirectedFrames: state.misdirectedFrames)
+        }
     }
 
     private var wire: (any LinkWire)? { wireBox.withLock { $0 } }

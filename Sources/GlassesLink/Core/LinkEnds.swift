@@ -1,7 +1,7 @@
 import WearablesKit
 
 /// The host end of any link: a ``DeviceLink`` over a ``LinkEndpoint``.
-final class HostEndLink: DeviceLink {
+final class HostEndLink: DeviceLink, LinkDiagnosticsReporting {
     let endpoint: LinkEndpoint
 
     init(endpoint: LinkEndpoint) {
@@ -25,10 +25,12 @@ final class HostEndLink: DeviceLink {
     func close() {
         endpoint.close()
     }
+
+    var diagnostics: LinkDiagnostics { endpoint.diagnostics }
 }
 
 /// The device end of any link: a ``HostLink`` over a ``LinkEndpoint``.
-final class DeviceEndLink: HostLink {
+final class DeviceEndLink: HostLink, LinkDiagnosticsReporting {
     let endpoint: LinkEndpoint
 
     init(endpoint: LinkEndpoint) {
@@ -54,4 +56,6 @@ final class DeviceEndLink: HostLink {
     func close() {
         endpoint.close()
     }
+
+    var diagnostics: LinkDiagnostics { endpoint.diagnostics }
 }

@@ -34,3 +34,36 @@ public struct LinkLiveness: Sendable, Hashable {
     /// No heartbeats and no timeout (for step-by-step tests that drain a ``ManualScheduler`` completely).
     public static let disabled = LinkLiveness(isEnabled: false)
 }
+
+/// Counters of one link end, for logs and health reports.
+public struct LinkDiagnostics: Sendable, Hashable {
+    /// What the frame decoder met (garbage skipped, resynchronisations, CRC failures, skipped frames);
+    /// nil on the in-process transport, which does not encode.
+    public var decoder: LinkFrameDecoder.Statistics?
+    /// Device end: video samples dropped because the host had not granted credit.
+    public var droppedVideoSamples: UInt64
+    /// Host end: video samples the device sent beyond its credit (discarded; a misbehaving device).
+    public var uncreditedVideoSamples: UInt64
+    /// Frames that belong to the other direction (ignored).
+    public var misdirectedFrames: UInt64
+
+    /// Creates diagnostics.
+    public init(
+        decoder: LinkFrameDecoder.Statistics? = nil,
+        droppedVideoSamples: UInt64 = 0,
+        uncreditedVideoSamples: UInt64 = 0,
+        misdirectedFrames: UInt64 = 0
+    ) {
+        self.decoder = decoder
+        self.droppedVideoSamples = droppedVideoSamples
+        self.uncreditedVideoSamples = uncreditedVideoSamples
+        self.misdirectedFrames = misdirectedFrames
+    }
+}
+
+/// A link end that reports ``LinkDiagnostics``; every link GlassesLink creates conforms
+/// (`(link as? any LinkDiagnosticsReporting)?.diagnostics`).
+public protocol LinkDiagnosticsReporting: AnyObject, Sendable {
+    /// Counters of this end so far.
+    var diagnostics: LinkDiagnostics { get }
+}

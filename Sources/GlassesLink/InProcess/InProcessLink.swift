@@ -87,6 +87,8 @@ final class InProcessWire: LinkWire {
 
     private let state: Mutex<State>
 
+    var decoderStatistics: LinkFrameDecoder.Statistics? { nil }
+
     init(peer: LinkEndpoint) {
         state = Mutex(State(peer: peer))
     }

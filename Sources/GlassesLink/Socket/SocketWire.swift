@@ -13,6 +13,9 @@ final class SocketWire: LinkWire {
     private let endpoint: Mutex<LinkEndpoint?>
     private let closing = Atomic<Bool>(false)
     private let peerName: String
+    private let statistics = Mutex(LinkFrameDecoder.Statistics())
+
+    var decoderStatistics: LinkFrameDecoder.Statistics? { statistics.withLock { $0 } }
 
     /// How long a shutdown waits for queued frames (the goodbye) before cutting the socket anyway.
     private static let shutdownGrace: DispatchTimeInterval = .seconds(2)
@@ -74,7 +77,9 @@ final class SocketWire: LinkWire {
                 currentEndpoint?.wireFailed(LinkError(.connectionLost, "the \(peerName) closed the connection"))
                 return
             case .success(let count):
-                for output in decoder.decode(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) {
+                let outputs = decoder.decode(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                statistics.withLock { [decoder] in $0 = decoder.statistics }
+                for output in outputs {
                     switch output {
                     case .frame(let frame): currentEndpoint?.wireReceived(frame)
                     case .failure(let error): currentEndpoint?.wireFailed(error)
