@@ -137,6 +137,26 @@ struct SocketTransportTests {
         host.close()
     }
 
+    @Test("stopping a listener closes the links it accepted and frees the address")
+    func listenerStop() throws {
+        let path = Self.temporarySocketPath()
+        let device = ScriptedDevice(sampleCount: 0)
+        let listener = try LinkListener.listen(on: .unix(path: path), onConnection: device.accept)
+        let host = try LinkConnector.connect(to: .unix(path: path))
+        let hostEvents = EventRecorder<DeviceLinkEvent>()
+        host.open(eventHandler: hostEvents.handler)
+        host.send(.hello(protocolVersion: linkProtocolVersion, pairingToken: nil))
+        #expect(hostEvents.wait { $0.contains { $0.message == .hello(Fixtures.info) } })
+        listener.stop()
+        #expect(hostEvents.wait { $0.last?.closeError != nil })
+        #expect(hostEvents.all.compactMap(\.closeError).map(\.code) == [.connectionLost])
+        #expect(device.events.wait { $0.last?.closeError != nil })
+        #expect(device.events.all.compactMap(\.closeError).map(\.code) == [.closedLocally])
+        #expect(throws: LinkError.self) { try LinkConnector.connect(to: .unix(path: path)) }
+        let again = try LinkListener.listen(on: .unix(path: path), onConnection: { _ in })
+        again.stop()
+    }
+
     @Test("the device closing reaches the host as connectionLost")
     func deviceCloses() throws {
         let path = Self.temporarySocketPath()
