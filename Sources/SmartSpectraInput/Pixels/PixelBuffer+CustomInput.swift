@@ -108,11 +108,7 @@ extension FrameTransform {
         let target = output.planes[outPlane]
         input.withUnsafeBytes(ofPlane: plane) { src in
             output.withUnsafeMutableBytes(ofPlane: outPlane) { dst in
-                switch elementSize {
-                case 1: remap(UInt8.self, src, source, dst, target)
-                case 2: remap(UInt16.self, src, source, dst, target)
-                default: remap(UInt32.self, src, source, dst, target)
-                }
+                remap(size: elementSize, src, source, dst, target)
             }
         }
     }
@@ -122,12 +118,10 @@ extension FrameTransform {
     /// For output element (x', y') the input element is:
     /// none (x', y'); rotate90CW (y', h−1−x'); rotate90CCW (w−1−y', x'); rotate180 (w−1−x', h−1−y');
     /// mirrorHorizontal (w−1−x', y'); mirrorVertical (x', h−1−y'), where w×h is the input plane size.
-    @inline(__always)
-    private func remap<T: FixedWidthInteger>(
-        _: T.Type, _ src: UnsafeRawBufferPointer, _ source: PixelPlane,
+    private func remap(
+        size: Int, _ src: UnsafeRawBufferPointer, _ source: PixelPlane,
         _ dst: UnsafeMutableRawBufferPointer, _ target: PixelPlane
     ) {
-        let size = MemoryLayout<T>.size
         let w = source.width
         let h = source.height
         let rowBytes = target.width * size
@@ -140,21 +134,52 @@ extension FrameTransform {
                     .copyMemory(from: from)
             }
         default:
-            for y in 0 ..< target.height {
-                let outRow = y * target.bytesPerRow
-                for x in 0 ..< target.width {
-                    let sx: Int
-                    let sy: Int
-                    switch self {
-                    case .rotate90CW: (sx, sy) = (y, h - 1 - x)
-                    case .rotate90CCW: (sx, sy) = (w - 1 - y, x)
-                    case .rotate180: (sx, sy) = (w - 1 - x, h - 1 - y)
-                    case .mirrorHorizontal: (sx, sy) = (w - 1 - x, y)
-                    case .none, .mirrorVertical: (sx, sy) = (x, y)
+            // Source byte offset of output element (x', y') is `origin(y') + x' · step`, per the table above.
+            let stride = source.bytesPerRow
+            let step: Int
+            switch self {
+            case .rotate90CW: step = -stride
+            case .rotate90CCW: step = stride
+            default: step = -size  // rotate180, mirrorHorizontal
+            }
+            guard let srcBase = src.baseAddress, let dstBase = dst.baseAddress else { return }
+            let tile = 32  // rotations read columns: walk the output in tiles so source rows stay in cache
+            for tileY in Swift.stride(from: 0, to: target.height, by: tile) {
+                for tileX in Swift.stride(from: 0, to: target.width, by: tile) {
+                    for y in tileY ..< min(tileY + tile, target.height) {
+                        let origin: Int
+                        switch self {
+                        case .rotate90CW: origin = (h - 1) * stride + y * size
+                        case .rotate90CCW: origin = (w - 1 - y) * size
+                        case .rotate180: origin = (h - 1 - y) * stride + (w - 1) * size
+                        default: origin = y * stride + (w - 1) * size  // mirrorHorizontal
+                        }
+                        Self.copyElements(
+                            size: size, from: srcBase + origin, step: step, to: dstBase + y * target.bytesPerRow,
+                            range: tileX ..< min(tileX + tile, target.width)
+                        )
                     }
-                    let value = src.loadUnaligned(fromByteOffset: sy * source.bytesPerRow + sx * size, as: T.self)
-                    dst.storeBytes(of: value, toByteOffset: outRow + x * size, as: T.self)
                 }
+            }
+        }
+    }
+
+    /// Copies the elements `range` of one output row; element `x` comes from `source + x · step`. Concrete loops per
+    /// element size (no generic dispatch on the hot path).
+    @inline(__always)
+    private static func copyElements(
+        size: Int, from source: UnsafeRawPointer, step: Int, to row: UnsafeMutableRawPointer, range: Range<Int>
+    ) {
+        switch size {
+        case 1:
+            for x in range { row.storeBytes(of: source.load(fromByteOffset: x * step, as: UInt8.self), toByteOffset: x, as: UInt8.self) }
+        case 2:
+            for x in range {
+                row.storeBytes(of: source.loadUnaligned(fromByteOffset: x * step, as: UInt16.self), toByteOffset: x * 2, as: UInt16.self)
+            }
+        default:
+            for x in range {
+                row.storeBytes(of: source.loadUnaligned(fromByteOffset: x * step, as: UInt32.self), toByteOffset: x * 4, as: UInt32.self)
             }
         }
     }
