@@ -71,16 +71,27 @@ struct ProcessingPipelineTests {
         ])
     }
 
-    @Test("metrics not requested are removed from payloads")
+    @Test("metrics not requested are removed from payloads; payloads left empty are not published")
     func unrequestedMetricsRemoved() async throws {
-        let backend = RecordingBackend { _, timestamp in ProcessingUpdate(metrics: Self.payload(timestamp)) }
+        let backend = RecordingBackend { index, timestamp in
+            var payload = Self.payload(timestamp)
+            if index == 0 { payload.clearBreathing() }  // cardio only: nothing requested is left
+            return ProcessingUpdate(metrics: payload)
+        }
         let harness = try await Harness.started(backend: backend)  // nil: breathing bundle only
+        let stream = harness.sdk.metricsUpdates()
+        #expect(harness.input.sendFrame(SubmissionCase.bgra(), timestampUs: 3) == .accepted)
+        await harness.sdk.waitUntilProcessed()
+        #expect(harness.sdk.metrics == nil)
         #expect(harness.input.sendFrame(SubmissionCase.bgra(), timestampUs: 4) == .accepted)
         try await harness.sdk.stop()
         let metrics = try #require(harness.sdk.metrics)
         #expect(!metrics.hasCardio)
         #expect(metrics.cardio.pulseRate.isEmpty)
         #expect(metrics.breathing.upperTrace.map(\.timestamp) == [4])
+        var first: Metrics?
+        for await payload in stream { first = payload; break }
+        #expect(first == metrics)
     }
 
     @Test("observers are notified through the Observation framework without a run loop")

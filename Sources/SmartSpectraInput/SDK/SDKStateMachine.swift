@@ -272,8 +272,8 @@ struct SDKStateMachine {
         guard case .active(let run) = phase, run.id == runID else { return effects }
         var discard = false
         if case .stopping(let flag) = run.stage { discard = flag }
-        if !discard, let finalUpdate, let payload = finalUpdate.metrics {
-            publishMetrics(payload.restricted(to: run.requested))
+        if !discard, let payload = finalUpdate?.metrics?.restricted(to: run.requested), !payload.isEmpty {
+            publishMetrics(payload)
         }
         effects.resume = run.stopWaiters + run.drainWaiters.map(\.continuation)
         if let continuation = run.startContinuation {
@@ -380,7 +380,8 @@ struct SDKStateMachine {
             phase = .active(run)
             return effects
         }
-        if let payload = update.metrics { publishMetrics(payload.restricted(to: run.requested)) }
+        // Payloads with no sample left after removing unrequested metrics are not published.
+        if let payload = update.metrics?.restricted(to: run.requested), !payload.isEmpty { publishMetrics(payload) }
         if let verdict = update.validation, verdict != validation { publishValidation(verdict) }
         if imageOutputEnabled {
             publishImage(frame)
