@@ -241,6 +241,17 @@ struct CameraTests {
         #expect(session.camera === camera)
     }
 
+    @Test("the camera's state stream starts with .started and finishes after .stopped")
+    func cameraStateStream() async throws {
+        let rig = try Rig()
+        let (_, camera) = try rig.camera()
+        let states = camera.stateStream()
+        camera.stop()  // the stream never started: stopped at once
+        var seen: [CameraState] = []
+        for await state in states { seen.append(state) }
+        #expect(seen == [.started, .stopping, .stopped])
+    }
+
     @Test("a second camera: capabilityAlreadyActive")
     func secondCamera() throws {
         let rig = try Rig()

@@ -61,6 +61,22 @@ struct DeviceTests {
         #expect(states.last?.linkState == .disconnected)
     }
 
+    @Test("the device state stream starts with the current state")
+    func deviceStateStream() async throws {
+        let rig = try Rig()
+        rig.connect()
+        let device = try #require(rig.wearables.deviceForIdentifier("glasses-1"))
+        let stream = device.deviceStateStream()
+        rig.device.report { $0.batteryLevel = 50 }
+        rig.run()
+        var levels: [Int?] = []
+        for await state in stream {
+            levels.append(state.batteryLevel)
+            if levels.count == 2 { break }
+        }
+        #expect(levels == [100, 50])
+    }
+
     @Test("a new link from the same glasses reconnects the same Device")
     func reconnect() throws {
         let rig = try Rig()

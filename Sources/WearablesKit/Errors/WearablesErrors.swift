@@ -84,11 +84,11 @@ public enum DeviceSessionError: Error, Sendable, Hashable, CustomStringConvertib
     case sessionAlreadyStopped
     /// Another session on this device has not stopped yet.
     case sessionAlreadyExists
-    /// The session has not been started.
+    /// The session has not been started (kept for DAT parity; `addCamera` returns nil instead of throwing this).
     case sessionIdle
     /// The capability (the camera) is already attached to this session.
     case capabilityAlreadyActive
-    /// The capability is not attached to this session.
+    /// The capability is not attached to this session (kept for DAT parity; not raised on Linux).
     case capabilityNotFound
     /// Something unexpected ended or disturbed the session (for example "Session ended by device").
     case unexpectedError(description: String)
