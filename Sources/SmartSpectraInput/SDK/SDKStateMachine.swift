@@ -90,6 +90,7 @@ struct SDKStateMachine {
         var timeline = TimestampTimeline()
         var queue: [QueuedFrame] = []
         var processedAny = false
+        var reportedDrops = false
         var startContinuation: CheckedContinuation<Void, any Error>?
         var stopWaiters: [CheckedContinuation<Void, Never>] = []
         var drainWaiters: [(target: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
@@ -339,7 +340,14 @@ struct SDKStateMachine {
         if run.queue.count >= queueCapacity {
             run.queue.removeFirst()
             statistics.dropped += 1
-            effects.log.append((.debug, "Processing queue full: dropped the oldest queued frame."))
+            if !run.reportedDrops {
+                run.reportedDrops = true
+                effects.log.append((
+                    .warning,
+                    "Processing is slower than input: the queue of \(queueCapacity) frames is full; dropping the "
+                        + "oldest queued frames (counted in frameStatistics.dropped)."
+                ))
+            }
         }
         run.queue.append(frame)
         statistics.accepted += 1
