@@ -284,6 +284,27 @@ struct CameraTests {
         withExtendedLifetime(token) {}
     }
 
+    @Test("a new camera's stream starts after the old stream's stop grace period, even if the old camera was dropped")
+    func newCameraAfterUnacknowledgedStop() throws {
+        let rig = try Rig()
+        let session = try rig.startedSession()
+        do {
+            let old = try #require(try session.addCamera())
+            old.stream.start()
+            rig.run()
+            rig.device.behaviour.answersStreamStop = false
+            old.stop()
+        }
+        let next = try #require(try session.addCamera())
+        next.stream.start()
+        rig.run()
+        #expect(next.stream.state == .waitingForDevice)
+        #expect(rig.device.sentCount(\.isStartStream) == 1)
+        rig.scheduler.advance(by: .seconds(2))
+        #expect(next.stream.state == .streaming)
+        #expect(rig.device.sentCount(\.isStartStream) == 2)
+    }
+
     @Test("stream.stop() stops only the stream; it can start again while the camera is attached")
     func streamStop() throws {
         let rig = try Rig()

@@ -18,7 +18,7 @@ public final class Camera: Sendable {
         self.session = WeakReference(session)
         self.context = context
         self.stateBroadcaster = Broadcaster(effects: context.effects)
-        stream.setOwner(self)
+        stream.setOwners(camera: self, session: session)
     }
 
     /// The current state.
@@ -63,9 +63,8 @@ public final class Camera: Sendable {
     }
 
     /// The stream reached `.stopped`.
-    func streamDidStop(_ stream: Stream) {
+    func streamDidStop() {
         finishIfStreamStopped()
-        session.object?.streamDidStop(stream)
     }
 
     private func beginStopping() -> Bool {

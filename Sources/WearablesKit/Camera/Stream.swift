@@ -37,7 +37,7 @@ public final class Stream: Sendable {
     private let core: Mutex<Core>
     private let context: InstanceContext
     private let device: Device
-    private let owner: Mutex<WeakReference<Camera>>
+    private let owners: Mutex<(camera: WeakReference<Camera>, session: WeakReference<DeviceSession>)>
     private let stateBroadcaster: Broadcaster<StreamState>
     private let frameBroadcaster: Broadcaster<VideoFrame>
     private let photoBroadcaster: Broadcaster<PhotoData>
@@ -48,7 +48,7 @@ public final class Stream: Sendable {
         self.deviceIdentifier = device.identifier
         self.device = device
         self.context = context
-        self.owner = Mutex(WeakReference(nil))
+        self.owners = Mutex((WeakReference(nil), WeakReference(nil)))
         let machine = StreamStateMachine(
             deviceID: device.identifier, configuration: configuration,
             batteryLowThreshold: context.configuration.batteryLowThreshold)
@@ -130,8 +130,10 @@ public final class Stream: Sendable {
 
     // MARK: Internal: the camera and the session drive these
 
-    func setOwner(_ camera: Camera) {
-        owner.withLock { $0 = WeakReference(camera) }
+    /// Records who hears about `.stopped`: the camera (its own state) and the session (which may be waiting for
+    /// this stream's stop before letting a new camera's stream start, even if the app dropped the old camera).
+    func setOwners(camera: Camera, session: DeviceSession) {
+        owners.withLock { $0 = (WeakReference(camera), WeakReference(session)) }
     }
 
     // These never drain the effect queue: callers may hold a lock; the top-level caller drains.
@@ -220,10 +222,11 @@ public final class Stream: Sendable {
             case .resetSamples:
                 core.assembler.reset()
             case .didStop:
-                let camera = owner.withLock { $0.object }
+                let (camera, session) = owners.withLock { ($0.camera.object, $0.session.object) }
                 context.effects.enqueue { [weak self] in
                     guard let self else { return }
-                    camera?.streamDidStop(self)
+                    camera?.streamDidStop()
+                    session?.streamDidStop(self)
                 }
             case .finish:
                 stateBroadcaster.finish()
