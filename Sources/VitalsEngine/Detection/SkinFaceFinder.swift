@@ -16,6 +16,18 @@ struct SkinFaceFinder {
                 skin[gy * gw + gx] = cb >= 77 && cb <= 127 && cr >= 133 && cr <= 173
             }
         }
+        // Erode once (a pixel stays skin only with all four neighbours skin) so thin bridges to skin-coloured
+        // surroundings break.
+        var eroded = skin
+        for gy in 1 ..< gh - 1 {
+            for gx in 1 ..< gw - 1 {
+                let i = gy * gw + gx
+                eroded[i] = skin[i] && skin[i - 1] && skin[i + 1] && skin[i - gw] && skin[i + gw]
+            }
+        }
+        for gx in 0 ..< gw { eroded[gx] = false; eroded[(gh - 1) * gw + gx] = false }
+        for gy in 0 ..< gh { eroded[gy * gw] = false; eroded[gy * gw + gw - 1] = false }
+        skin = eroded
         // Largest 4-connected component.
         var label = [Int32](repeating: -1, count: gw * gh)
         var best: (count: Int, id: Int32) = (0, -1)
@@ -71,7 +83,20 @@ struct SkinFaceFinder {
         guard inside > 0 else { return nil }
         let fill = Double(best.count) / Double(max(bw * bh, 1))
         guard fill > 0.5, holes >= 2, Double(holes) / Double(inside) < 0.25 else { return nil }
-        return VitalsRect(x: x0 * step, y: top * step, width: bw * step, height: bh * step)
+        // The eye line: the row in the upper part with the most non-skin gaps between skin on both sides.
+        var eyeRow = -1, eyeScore = 0, eyeX0 = x0, eyeX1 = x1
+        for r in rows where r.y > top + bh / 6 && r.y < top + bh * 2 / 3 {
+            var gaps = 0
+            for x in r.x0 ... r.x1 where label[r.y * gw + x] != best.id { gaps += 1 }
+            if gaps > eyeScore { eyeScore = gaps; eyeRow = r.y; eyeX0 = r.x0; eyeX1 = r.x1 }
+        }
+        guard eyeRow >= 0, eyeScore >= 2 else { return nil }
+        // A box with a Viola–Jones box's proportions: square, eyes at 40 % of its height, 90 % of the face's width.
+        let faceWidth = Double((eyeX1 - eyeX0 + 1) * step)
+        let side = 0.9 * faceWidth
+        let cx = (Double(eyeX0 + eyeX1 + 1) / 2) * Double(step)
+        let ey = (Double(eyeRow) + 0.5) * Double(step)
+        return VitalsRect(x: Int(cx - side / 2), y: Int(ey - 0.4 * side), width: Int(side), height: Int(side))
     }
 
     private func chroma(_ view: VitalsPixelView, _ x: Int, _ y: Int) -> (Double, Double) {
