@@ -167,6 +167,27 @@ struct ProcessingPipelineTests {
         }())
     }
 
+    @Test("waitForQueueSpace gives a fast source lossless backpressure")
+    func queueSpaceBackpressure() async throws {
+        let backend = RecordingBackend(gated: true)
+        let harness = try await Harness.started(queueCapacity: 2, backend: backend)
+        let gate = try #require(backend.gate)
+        let feeder = Task {
+            for timestamp in Int64(0) ..< 6 {
+                await harness.sdk.waitForQueueSpace()
+                #expect(harness.input.sendFrame(SubmissionCase.bgra(), timestampUs: timestamp) == .accepted)
+            }
+        }
+        for _ in 0 ..< 6 {
+            await waitOffPool(gate.entered)
+            gate.gate.signal()
+        }
+        await feeder.value
+        try await harness.sdk.stop()
+        #expect(backend.frames.map(\.timestampUs) == [0, 1, 2, 3, 4, 5])
+        #expect(harness.sdk.frameStatistics.dropped == 0)
+    }
+
     @Test("reset discards queued frames")
     func resetDiscardsQueue() async throws {
         let backend = RecordingBackend(gated: true)

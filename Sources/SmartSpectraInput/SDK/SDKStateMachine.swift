@@ -404,14 +404,16 @@ struct SDKStateMachine {
         return effects
     }
 
-    /// `waitUntilProcessed()`: resumes once every frame accepted so far is processed or dropped.
-    mutating func drainRequested(continuation: CheckedContinuation<Void, Never>) -> SDKEffects {
+    /// `waitUntilProcessed()` (`allowedPending == 0`) and `waitForQueueSpace()` (`queueCapacity - 1`): resumes once
+    /// at most `allowedPending` of the frames accepted so far are neither processed nor dropped, or the run ends.
+    mutating func drainRequested(continuation: CheckedContinuation<Void, Never>, allowedPending: UInt64) -> SDKEffects {
         var effects = SDKEffects()
         guard case .active(var run) = phase else {
             effects.resume.append(continuation)
             return effects
         }
-        run.drainWaiters.append((statistics.accepted, continuation))
+        let target = statistics.accepted > allowedPending ? statistics.accepted - allowedPending : 0
+        run.drainWaiters.append((target, continuation))
         effects.resume = takeSatisfiedDrainWaiters(&run)
         phase = .active(run)
         return effects

@@ -172,7 +172,20 @@ public final class SmartSpectraSDK: Observable, Sendable {
     /// or the run has ended. Returns at once when no run is active.
     public func waitUntilProcessed() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let effects = core.withLock { $0.drainRequested(continuation: continuation) }
+            let effects = core.withLock { $0.drainRequested(continuation: continuation, allowedPending: 0) }
+            perform(effects)
+        }
+    }
+
+    /// Returns once the processing queue has room for another frame (or no run is active), so that a source faster
+    /// than the backend, such as a file read as fast as possible, can submit without frames being dropped.
+    ///
+    /// Live sources should not wait: their frames keep coming, and dropping the oldest is the right policy.
+    public func waitForQueueSpace() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let effects = core.withLock {
+                $0.drainRequested(continuation: continuation, allowedPending: UInt64($0.queueCapacity - 1))
+            }
             perform(effects)
         }
     }
