@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WearablesKit
+
 @testable import GlassesLink
 
 @Suite("Flow control and heartbeats (virtual time)")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WearablesKit
+
 @testable import GlassesLink
 
 @Suite("In-process link")
@@ -20,7 +21,8 @@ struct InProcessLinkTests {
         #expect(deviceEvents.all.isEmpty)
         scheduler.runUntilIdle()
         #expect(hostEvents.all.compactMap(\.message) == [.hello(Fixtures.info), .deviceState(DeviceState())])
-        #expect(deviceEvents.all.compactMap(\.message) == [.hello(protocolVersion: linkProtocolVersion, pairingToken: nil)])
+        #expect(
+            deviceEvents.all.compactMap(\.message) == [.hello(protocolVersion: linkProtocolVersion, pairingToken: nil)])
     }
 
     @Test("close on either side delivers .closed to both, exactly once and last")

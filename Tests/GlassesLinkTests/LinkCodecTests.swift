@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WearablesKit
+
 @testable import GlassesLink
 
 /// Every message case, with non-default values.
@@ -25,27 +26,32 @@ enum AllMessages {
 
     static let device: [DeviceMessage] = [
         .hello(Fixtures.info),
-        .hello(DeviceInfo(
-            identifier: "", name: "Ray-Ban ✓", deviceType: .rayBanMeta, firmwareVersion: "",
-            supportedCodecs: [], supportedResolutions: [.high], supportedFrameRates: [2, 30],
-            supportedPhotoFormats: [.heic, .jpeg], protocolVersion: 9)),
+        .hello(
+            DeviceInfo(
+                identifier: "", name: "Ray-Ban ✓", deviceType: .rayBanMeta, firmwareVersion: "",
+                supportedCodecs: [], supportedResolutions: [.high], supportedFrameRates: [2, 30],
+                supportedPhotoFormats: [.heic, .jpeg], protocolVersion: 9)),
         .deviceState(DeviceState()),
-        .deviceState(DeviceState(
-            linkState: .connecting, compatibility: .sdkUpdateRequired, batteryLevel: nil, chargingState: .charging,
-            donState: .doffed, hingeState: .closed, thermalLevel: .emergency)),
+        .deviceState(
+            DeviceState(
+                linkState: .connecting, compatibility: .sdkUpdateRequired, batteryLevel: nil, chargingState: .charging,
+                donState: .doffed, hingeState: .closed, thermalLevel: .emergency)),
         .deviceState(DeviceState(batteryLevel: -3, thermalLevel: .shutdown)),
         .permission(.camera, .granted, requestID: 5),
         .permission(.microphone, .denied, requestID: 6),
         .session(.started), .session(.paused), .session(.resumed), .session(.ended(reason: "doffed")),
         .stream(.starting(configuration)), .stream(.streaming(StreamConfiguration())), .stream(.paused),
         .stream(.stopped),
-        .codecConfiguration(HEVCCodecConfiguration(
-            videoParameterSets: [Data([0x40, 0x01, 0x0C])], sequenceParameterSets: [Data([0x42, 0x01]), Data()],
-            pictureParameterSets: [Data([0x44, 0x01, 0xC1])], width: 360, height: 640)),
+        .codecConfiguration(
+            HEVCCodecConfiguration(
+                videoParameterSets: [Data([0x40, 0x01, 0x0C])], sequenceParameterSets: [Data([0x42, 0x01]), Data()],
+                pictureParameterSets: [Data([0x44, 0x01, 0xC1])], width: 360, height: 640)),
         .videoSample(Fixtures.sample(0)),
-        .videoSample(VideoSample(presentationTimeUs: -5, isKeyframe: true,
-                                 format: .nv12(width: 4, height: 2, lumaBytesPerRow: 8, chromaBytesPerRow: 8),
-                                 payload: Data(repeating: 0x80, count: 24))),
+        .videoSample(
+            VideoSample(
+                presentationTimeUs: -5, isKeyframe: true,
+                format: .nv12(width: 4, height: 2, lumaBytesPerRow: 8, chromaBytesPerRow: 8),
+                payload: Data(repeating: 0x80, count: 24))),
         .videoSample(VideoSample(presentationTimeUs: .max, isKeyframe: false, format: .hevc, payload: Data())),
         .photo(PhotoData(data: Data([0xFF, 0xD8, 0xFF, 0xD9]), format: .jpeg), requestID: 9),
         .fault(.thermalHot, message: "too hot"),
@@ -92,7 +98,8 @@ struct LinkCodecTests {
         }
     }
 
-    @Test("every message survives a round trip", arguments: AllMessages.frames + AllMessages.fault.map(LinkFrame.device))
+    @Test(
+        "every message survives a round trip", arguments: AllMessages.frames + AllMessages.fault.map(LinkFrame.device))
     func roundTrip(frame: LinkFrame) throws {
         let bytes = try encoder.encode(frame)
         var decoder = LinkFrameDecoder()
@@ -171,12 +178,18 @@ struct LinkCodecTests {
     @Test("an absurd length is an error, not an allocation")
     func absurdLength() throws {
         var frame = try encoder.encode(.host(.stopStream))
-        frame[8] = 0xFF; frame[9] = 0xFF; frame[10] = 0xFF; frame[11] = 0xF0
+        frame[8] = 0xFF
+        frame[9] = 0xFF
+        frame[10] = 0xFF
+        frame[11] = 0xF0
         LinkCodecTests.refreshCRCs(&frame)
         var decoder = LinkFrameDecoder()
         let out = decoder.decode(frame + Array(repeating: 0, count: 100))
         #expect(out.count == 1)
-        guard case .failure(let error) = out.first else { Issue.record("expected a failure"); return }
+        guard case .failure(let error) = out.first else {
+            Issue.record("expected a failure")
+            return
+        }
         #expect(error.code == .protocolViolation)
         #expect(decoder.bufferedByteCount == 0)
         #expect(decoder.decode(try encoder.encode(.host(.stopStream))).isEmpty)
@@ -189,7 +202,10 @@ struct LinkCodecTests {
         LinkCodecTests.refreshCRCs(&frame)
         var decoder = LinkFrameDecoder()
         let out = decoder.decode(frame)
-        guard case .failure(let error) = out.first else { Issue.record("expected a failure, got \(out)"); return }
+        guard case .failure(let error) = out.first else {
+            Issue.record("expected a failure, got \(out)")
+            return
+        }
         #expect(error.code == .incompatible)
     }
 
@@ -198,15 +214,18 @@ struct LinkCodecTests {
         var decoder = LinkFrameDecoder(maxConsecutiveGarbage: 1000)
         let out = decoder.decode([UInt8](repeating: 0xAA, count: 1500))
         #expect(out.count == 1)
-        if case .failure(let error) = out.first { #expect(error.code == .protocolViolation) } else {
+        if case .failure(let error) = out.first {
+            #expect(error.code == .protocolViolation)
+        } else {
             Issue.record("expected a failure, got \(out)")
         }
     }
 
     @Test("the encoder refuses bodies beyond the limit")
     func encoderLimit() {
-        let big = DeviceMessage.videoSample(VideoSample(
-            presentationTimeUs: 0, isKeyframe: true, format: .hevc, payload: Data(count: 2000)))
+        let big = DeviceMessage.videoSample(
+            VideoSample(
+                presentationTimeUs: 0, isKeyframe: true, format: .hevc, payload: Data(count: 2000)))
         #expect(throws: LinkError.self) { try LinkFrameEncoder(maxPayloadSize: 1000).encode(.device(big)) }
     }
 

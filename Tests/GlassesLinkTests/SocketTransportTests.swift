@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import WearablesKit
+
 @testable import GlassesLink
 
 /// The device side of a socket test: answers the host's hello with its identity, state and some video.
@@ -76,8 +77,10 @@ struct SocketTransportTests {
         #expect(hostEvents.all.compactMap(\.closeError).map(\.code) == [.closedLocally])
         #expect(device.events.wait { $0.last?.closeError != nil })
         #expect(device.events.all.compactMap(\.closeError).map(\.code) == [.connectionLost])
-        #expect(device.events.all.first?.message == .hello(
-            protocolVersion: linkProtocolVersion, pairingToken: options.pairingToken))
+        #expect(
+            device.events.all.first?.message
+                == .hello(
+                    protocolVersion: linkProtocolVersion, pairingToken: options.pairingToken))
     }
 
     @Test("host and device talk over a real Unix socket")
@@ -97,7 +100,10 @@ struct SocketTransportTests {
         let device = ScriptedDevice(sampleCount: 4, sampleSize: 504 * 896 * 3 / 2)
         let listener = try LinkListener.listen(on: .tcp(host: "127.0.0.1", port: 0), onConnection: device.accept)
         defer { listener.stop() }
-        guard case .tcp(_, let port) = listener.address else { Issue.record("not tcp"); return }
+        guard case .tcp(_, let port) = listener.address else {
+            Issue.record("not tcp")
+            return
+        }
         #expect(port != 0)
         try exchange(with: .tcp(host: "127.0.0.1", port: port), device: device)
     }
@@ -113,7 +119,8 @@ struct SocketTransportTests {
         defer { listener.stop() }
         let host = try LinkConnector.connect(
             to: .unix(path: path),
-            options: LinkConnectionOptions(liveness: LinkLiveness(heartbeatInterval: .milliseconds(50)), initialCredit: 2))
+            options: LinkConnectionOptions(
+                liveness: LinkLiveness(heartbeatInterval: .milliseconds(50)), initialCredit: 2))
         let hostEvents = EventRecorder<DeviceLinkEvent>()
         let release = DispatchSemaphore(value: 0)
         host.open { event in
@@ -131,9 +138,10 @@ struct SocketTransportTests {
         #expect(hostEvents.all.filter(\.isVideoSample).count == 2)
         #expect(device.current?.droppedVideoSamples == 18)
         // Heartbeats come from the device's own timer, in real time; it reports the drops.
-        #expect(hostEvents.wait { events in
-            events.contains { if case .message(.heartbeat(_, 18)) = $0 { true } else { false } }
-        })
+        #expect(
+            hostEvents.wait { events in
+                events.contains { if case .message(.heartbeat(_, 18)) = $0 { true } else { false } }
+            })
         host.close()
     }
 
@@ -189,7 +197,10 @@ struct SocketTransportTests {
             options: LinkListenerOptions(allowRemote: true, pairingToken: "correct horse"),
             onConnection: device.accept)
         defer { listener.stop() }
-        guard case .tcp(_, let port) = listener.address else { Issue.record("not tcp"); return }
+        guard case .tcp(_, let port) = listener.address else {
+            Issue.record("not tcp")
+            return
+        }
         for token in [nil, "wrong"] as [String?] {
             let host = try LinkConnector.connect(
                 to: .tcp(host: "127.0.0.1", port: port), options: LinkConnectionOptions(pairingToken: token))
@@ -209,7 +220,8 @@ struct SocketTransportTests {
 
     @Test("Bluetooth on a kernel without it fails with one clear line")
     func rfcommUnavailable() {
-        let bluetoothInKernel = (try? String(contentsOfFile: "/proc/net/protocols", encoding: .utf8))?
+        let bluetoothInKernel =
+            (try? String(contentsOfFile: "/proc/net/protocols", encoding: .utf8))?
             .contains("RFCOMM") ?? false
         do {
             _ = try LinkConnector.connect(
@@ -256,11 +268,15 @@ struct SocketTransportTests {
         defer { listener.stop() }
         let raw = try LinkConnector.connectUnix(path: path, timeout: .seconds(5))
         // 100 bytes of garbage, then a valid hello: skipped, counted, and the hello still arrives.
-        let hello = try LinkFrameEncoder().encode(.host(.hello(protocolVersion: linkProtocolVersion, pairingToken: nil)))
+        let hello = try LinkFrameEncoder().encode(
+            .host(.hello(protocolVersion: linkProtocolVersion, pairingToken: nil)))
         let garbage = [UInt8](repeating: 0x47, count: 100)
         _ = (garbage + hello).withUnsafeBytes { SocketCalls.writeAll(raw, $0) }
         #expect(device.connections.wait { $0.count == 1 })
-        #expect(device.events.wait { $0.contains { $0.message == .hello(protocolVersion: linkProtocolVersion, pairingToken: nil) } })
+        #expect(
+            device.events.wait {
+                $0.contains { $0.message == .hello(protocolVersion: linkProtocolVersion, pairingToken: nil) }
+            })
         let statistics = (device.current as? any LinkDiagnosticsReporting)?.diagnostics.decoder
         #expect(statistics?.garbageBytesSkipped == 100)
         #expect(statistics?.resynchronisations == 1)
@@ -281,41 +297,46 @@ struct SocketTransportTests {
                 if case .frame(let frame) = $0 { frame } else { nil }
             }
         }
-        #expect(received.contains { if case .goodbye(let error) = $0 { error.code == .protocolViolation } else { false } })
+        #expect(
+            received.contains { if case .goodbye(let error) = $0 { error.code == .protocolViolation } else { false } })
     }
 }
 
 @Suite("Link addresses")
 struct LinkAddressTests {
-    @Test("valid addresses parse and print back", arguments: [
-        ("unix:/tmp/glasses.sock", LinkAddress.unix(path: "/tmp/glasses.sock")),
-        ("tcp:127.0.0.1:7000", .tcp(host: "127.0.0.1", port: 7000)),
-        ("tcp:localhost:0", .tcp(host: "localhost", port: 0)),
-        ("tcp:[::1]:65535", .tcp(host: "::1", port: 65535)),
-        ("bt:aa:bb:cc:dd:ee:ff", .bluetooth(address: "AA:BB:CC:DD:EE:FF", channel: 1)),
-        ("bt:01:23:45:67:89:AB@30", .bluetooth(address: "01:23:45:67:89:AB", channel: 30)),
-    ])
+    @Test(
+        "valid addresses parse and print back",
+        arguments: [
+            ("unix:/tmp/glasses.sock", LinkAddress.unix(path: "/tmp/glasses.sock")),
+            ("tcp:127.0.0.1:7000", .tcp(host: "127.0.0.1", port: 7000)),
+            ("tcp:localhost:0", .tcp(host: "localhost", port: 0)),
+            ("tcp:[::1]:65535", .tcp(host: "::1", port: 65535)),
+            ("bt:aa:bb:cc:dd:ee:ff", .bluetooth(address: "AA:BB:CC:DD:EE:FF", channel: 1)),
+            ("bt:01:23:45:67:89:AB@30", .bluetooth(address: "01:23:45:67:89:AB", channel: 30)),
+        ])
     func valid(text: String, expected: LinkAddress) throws {
         let address = try LinkAddress(parsing: text)
         #expect(address == expected)
         #expect(try LinkAddress(parsing: address.description) == expected)
     }
 
-    @Test("invalid addresses give a clear error", arguments: [
-        ("", "expected unix:PATH"),
-        ("http://x", "expected unix:PATH"),
-        ("unix:", "empty"),
-        ("unix:/" + String(repeating: "a", count: 200), "at most 107"),
-        ("tcp:host", "tcp:HOST:PORT"),
-        ("tcp::80", "host is empty"),
-        ("tcp:h:70000", "not a port"),
-        ("tcp:::1:80", "brackets"),
-        ("tcp:[::1:80", "closing"),
-        ("bt:AA:BB:CC:DD:EE", "not a Bluetooth address"),
-        ("bt:AA:BB:CC:DD:EE:GG", "not a Bluetooth address"),
-        ("bt:AA:BB:CC:DD:EE:FF@0", "RFCOMM channel"),
-        ("bt:AA:BB:CC:DD:EE:FF@31", "RFCOMM channel"),
-    ])
+    @Test(
+        "invalid addresses give a clear error",
+        arguments: [
+            ("", "expected unix:PATH"),
+            ("http://x", "expected unix:PATH"),
+            ("unix:", "empty"),
+            ("unix:/" + String(repeating: "a", count: 200), "at most 107"),
+            ("tcp:host", "tcp:HOST:PORT"),
+            ("tcp::80", "host is empty"),
+            ("tcp:h:70000", "not a port"),
+            ("tcp:::1:80", "brackets"),
+            ("tcp:[::1:80", "closing"),
+            ("bt:AA:BB:CC:DD:EE", "not a Bluetooth address"),
+            ("bt:AA:BB:CC:DD:EE:GG", "not a Bluetooth address"),
+            ("bt:AA:BB:CC:DD:EE:FF@0", "RFCOMM channel"),
+            ("bt:AA:BB:CC:DD:EE:FF@31", "RFCOMM channel"),
+        ])
     func invalid(text: String, fragment: String) {
         #expect {
             try LinkAddress(parsing: text)
@@ -325,10 +346,12 @@ struct LinkAddressTests {
         }
     }
 
-    @Test("loopback hosts are recognised", arguments: [
-        ("127.0.0.1", true), ("127.1.2.3", true), ("localhost", true), ("::1", true),
-        ("0.0.0.0", false), ("192.168.1.2", false), ("example.com", false), ("127.0.0", false),
-    ])
+    @Test(
+        "loopback hosts are recognised",
+        arguments: [
+            ("127.0.0.1", true), ("127.1.2.3", true), ("localhost", true), ("::1", true),
+            ("0.0.0.0", false), ("192.168.1.2", false), ("example.com", false), ("127.0.0", false),
+        ])
     func loopback(host: String, expected: Bool) {
         #expect(LinkAddress.isLoopbackHost(host) == expected)
     }

@@ -362,10 +362,11 @@ struct EndpointStateMachine {
         heartbeatTimer = nil
         guard phase == .open else { return [] }
         heartbeatSequence &+= 1
-        let beat: LinkFrame = switch configuration.role {
-        case .host: .host(.heartbeat(sequence: heartbeatSequence))
-        case .device: .device(.heartbeat(sequence: heartbeatSequence, droppedFrames: droppedVideoSamples))
-        }
+        let beat: LinkFrame =
+            switch configuration.role {
+            case .host: .host(.heartbeat(sequence: heartbeatSequence))
+            case .device: .device(.heartbeat(sequence: heartbeatSequence, droppedFrames: droppedVideoSamples))
+            }
         return [.transmit(beat), .scheduleHeartbeat(after: configuration.liveness.heartbeatInterval)]
     }
 
@@ -459,7 +460,8 @@ struct EndpointStateMachine {
     /// Compares tokens in time independent of where they differ.
     static func tokensMatch(_ presented: String?, _ required: String) -> Bool {
         guard let presented else { return false }
-        let a = Array(presented.utf8), b = Array(required.utf8)
+        let a = Array(presented.utf8)
+        let b = Array(required.utf8)
         var difference = UInt8(a.count == b.count ? 0 : 1)
         for index in 0..<max(a.count, b.count) {
             let x = index < a.count ? a[index] : 0

@@ -21,7 +21,8 @@ public enum LinkAddress: Sendable, Hashable, CustomStringConvertible {
             let path = String(text.dropFirst(5))
             guard !path.isEmpty else { throw fail("the socket path is empty") }
             guard path.utf8.count <= Self.maxUnixPathLength else {
-                throw fail("the socket path is \(path.utf8.count) bytes; Linux allows at most \(Self.maxUnixPathLength)")
+                throw fail(
+                    "the socket path is \(path.utf8.count) bytes; Linux allows at most \(Self.maxUnixPathLength)")
             }
             guard !path.utf8.contains(0) else { throw fail("the socket path contains a NUL byte") }
             self = .unix(path: path)

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CBlueZ
 import Foundation
 import WearablesKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// How a host end connects and behaves.
 public struct LinkConnectionOptions: Sendable {
@@ -103,8 +104,9 @@ public enum LinkConnector {
         }
         var lastFailure = "no addresses"
         for candidate in candidates {
-            guard case .success(let handle) = SocketCalls.socket(
-                domain: candidate.family, type: Int32(SOCK_STREAM.rawValue))
+            guard
+                case .success(let handle) = SocketCalls.socket(
+                    domain: candidate.family, type: Int32(SOCK_STREAM.rawValue))
             else { continue }
             let failure = candidate.address.withUnsafeBytes { raw in
                 SocketCalls.connect(
@@ -136,7 +138,8 @@ enum RFCOMMSocket {
     ) throws(LinkError) -> SocketHandle {
         let family = cbluez_af_bluetooth()
         let handle: SocketHandle
-        switch SocketCalls.socket(domain: family, type: Int32(SOCK_STREAM.rawValue), protocol: cbluez_btproto_rfcomm()) {
+        switch SocketCalls.socket(domain: family, type: Int32(SOCK_STREAM.rawValue), protocol: cbluez_btproto_rfcomm())
+        {
         case .success(let created):
             handle = created
         case .failure(let error) where error.code == EAFNOSUPPORT:
@@ -169,7 +172,8 @@ enum RFCOMMSocket {
         }
         let failure = withUnsafePointer(to: &remote) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                SocketCalls.connect(handle, address: $0, length: socklen_t(MemoryLayout<sockaddr_rc>.size), timeout: timeout)
+                SocketCalls.connect(
+                    handle, address: $0, length: socklen_t(MemoryLayout<sockaddr_rc>.size), timeout: timeout)
             }
         }
         if let failure {

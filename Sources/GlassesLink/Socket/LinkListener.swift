@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CBlueZ  // sys/socket.h constants (see SocketSystemCalls.swift)
 import Foundation
 import Synchronization
 import WearablesKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// How a device end listens and behaves.
 public struct LinkListenerOptions: Sendable {
@@ -86,10 +87,12 @@ public final class LinkListener: Sendable {
                 guard options.allowRemote else {
                     throw LinkError(
                         .unavailable,
-                        "refusing to listen on \(address): only loopback is allowed without allowRemote and a pairing token")
+                        "refusing to listen on \(address): only loopback is allowed without allowRemote and a pairing token"
+                    )
                 }
                 guard let token = options.pairingToken, !token.isEmpty else {
-                    throw LinkError(.unavailable, "refusing to listen on \(address): a remote listener needs a pairing token")
+                    throw LinkError(
+                        .unavailable, "refusing to listen on \(address): a remote listener needs a pairing token")
                 }
             }
             let (created, actualPort) = try bindTCP(host: host, port: port)
@@ -167,7 +170,8 @@ public final class LinkListener: Sendable {
         var status = stat()
         if lstat(path, &status) == 0 {
             guard (status.st_mode & S_IFMT) == S_IFSOCK else {
-                throw LinkError(.unavailable, "cannot listen on unix:\(path): a file that is not a socket is in the way")
+                throw LinkError(
+                    .unavailable, "cannot listen on unix:\(path): a file that is not a socket is in the way")
             }
             if (try? LinkConnector.connectUnix(path: path, timeout: .seconds(1))) != nil {
                 throw LinkError(.unavailable, "cannot listen on unix:\(path): another process is listening there")
@@ -197,12 +201,14 @@ public final class LinkListener: Sendable {
         }
         var lastFailure = "no addresses"
         for candidate in candidates {
-            guard case .success(let handle) = SocketCalls.socket(
-                domain: candidate.family, type: Int32(SOCK_STREAM.rawValue))
+            guard
+                case .success(let handle) = SocketCalls.socket(
+                    domain: candidate.family, type: Int32(SOCK_STREAM.rawValue))
             else { continue }
             SocketCalls.setOption(handle, level: SOL_SOCKET, name: SO_REUSEADDR, value: 1)
             let failure = candidate.address.withUnsafeBytes { raw in
-                bind(handle.descriptor, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count)) == 0
+                bind(handle.descriptor, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
+                    == 0
                     ? nil : SystemError(errno)
             }
             if let failure {

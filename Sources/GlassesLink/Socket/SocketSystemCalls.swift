@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import CBlueZ  // also brings sys/socket.h's SOCK_* constants, which Glibc's module map leaves to it
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// An open socket descriptor, closed when the last owner lets go.
 ///
@@ -71,7 +72,9 @@ enum SocketCalls {
             let remaining = deadline - ContinuousClock.now
             guard remaining > .zero else { return ETIMEDOUT }
             var descriptor = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            let millis = Int32(clamping: remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let millis = Int32(
+                clamping: remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000
+                    + 1)
             let ready = poll(&descriptor, 1, millis)
             if ready < 0 {
                 if errno == EINTR { continue }
@@ -125,7 +128,9 @@ enum SocketCalls {
     }
 
     /// Resolves a TCP host and port (numeric or by name).
-    static func resolve(host: String, port: UInt16, passive: Bool) -> Result<[(family: Int32, address: [UInt8])], SystemError> {
+    static func resolve(host: String, port: UInt16, passive: Bool) -> Result<
+        [(family: Int32, address: [UInt8])], SystemError
+    > {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)

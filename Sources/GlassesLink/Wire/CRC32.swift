@@ -38,7 +38,8 @@ public struct CRC32: Sendable, Hashable {
             let table = tables.baseAddress!
             let base = bytes.baseAddress
             while count - index >= 8 {
-                let word = UInt64(littleEndian: base!.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                let word =
+                    UInt64(littleEndian: base!.loadUnaligned(fromByteOffset: index, as: UInt64.self))
                     ^ UInt64(crc)
                 let t0 = table[7 * 256 &+ Int(truncatingIfNeeded: word & 0xFF)]
                 let t1 = table[6 * 256 &+ Int(truncatingIfNeeded: (word >> 8) & 0xFF)]

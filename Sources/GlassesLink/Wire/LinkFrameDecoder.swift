@@ -131,11 +131,19 @@ public struct LinkFrameDecoder: Sendable {
             }
             let version = buffer[position + 4]
             guard version == LinkWireFormat.version else {
-                fail(LinkError(.incompatible, "the peer speaks wire format version \(version), this side speaks \(LinkWireFormat.version)"), outputs: &outputs)
+                fail(
+                    LinkError(
+                        .incompatible,
+                        "the peer speaks wire format version \(version), this side speaks \(LinkWireFormat.version)"),
+                    outputs: &outputs)
                 return
             }
             guard header.length <= maxPayloadSize else {
-                fail(LinkError(.protocolViolation, "a frame announces \(header.length) bytes, beyond the limit of \(maxPayloadSize)"), outputs: &outputs)
+                fail(
+                    LinkError(
+                        .protocolViolation,
+                        "a frame announces \(header.length) bytes, beyond the limit of \(maxPayloadSize)"),
+                    outputs: &outputs)
                 return
             }
             // 3. Wait for the whole frame, then check it.
@@ -190,7 +198,9 @@ public struct LinkFrameDecoder: Sendable {
         consecutiveGarbage += count
         if consecutiveGarbage > maxConsecutiveGarbage {
             fail(
-                LinkError(.protocolViolation, "\(consecutiveGarbage) bytes without a valid frame (limit \(maxConsecutiveGarbage))"),
+                LinkError(
+                    .protocolViolation,
+                    "\(consecutiveGarbage) bytes without a valid frame (limit \(maxConsecutiveGarbage))"),
                 outputs: &outputs
             )
         }
@@ -211,7 +221,9 @@ public struct LinkFrameDecoder: Sendable {
             while index < count {
                 if bytes[index] == magic[0] {
                     var matched = 1
-                    while matched < 4, index + matched < count, bytes[index + matched] == magic[matched] { matched += 1 }
+                    while matched < 4, index + matched < count, bytes[index + matched] == magic[matched] {
+                        matched += 1
+                    }
                     if matched == 4 || index + matched == count { return index }
                 }
                 index += 1

@@ -21,8 +21,10 @@ enum WireCodes {
     static let resolution = WireEnum<StreamingResolution>(name: "resolution", cases: [.high, .medium, .low])
     static let fault = WireEnum<DeviceStreamFault>(
         name: "fault",
-        cases: [.internalError, .videoStreamingError, .permissionDenied, .hingesClosed, .thermalHot, .batteryLow,
-                .peakPowerLimit, .photoCaptureFailed])
+        cases: [
+            .internalError, .videoStreamingError, .permissionDenied, .hingesClosed, .thermalHot, .batteryLow,
+            .peakPowerLimit, .photoCaptureFailed,
+        ])
     static let errorCode = WireEnum<LinkError.Code>(
         name: "close reason",
         cases: [.connectionLost, .heartbeatTimeout, .protocolViolation, .unavailable, .incompatible, .closedLocally])
@@ -217,20 +219,25 @@ enum MessageBodies {
                 try WireCodes.photoFormat.read(from: &r)
             }
             let version = try r.u16("protocol version")
-            return .device(.hello(DeviceInfo(
-                identifier: identifier, name: name, uuid: uuid, deviceType: deviceType, firmwareVersion: firmware,
-                supportedCodecs: codecs, supportedResolutions: resolutions, supportedFrameRates: rates,
-                supportedPhotoFormats: photoFormats, protocolVersion: version)))
+            return .device(
+                .hello(
+                    DeviceInfo(
+                        identifier: identifier, name: name, uuid: uuid, deviceType: deviceType,
+                        firmwareVersion: firmware,
+                        supportedCodecs: codecs, supportedResolutions: resolutions, supportedFrameRates: rates,
+                        supportedPhotoFormats: photoFormats, protocolVersion: version)))
         case .deviceState:
             let link = try WireCodes.linkState.read(from: &r)
             let compatibility = try WireCodes.compatibility.read(from: &r)
             let battery: Int? = try r.bool("battery flag") ? Int(truncatingIfNeeded: try r.i64("battery")) : nil
-            return .device(.deviceState(DeviceState(
-                linkState: link, compatibility: compatibility, batteryLevel: battery,
-                chargingState: try WireCodes.charging.read(from: &r),
-                donState: try WireCodes.don.read(from: &r),
-                hingeState: try WireCodes.hinge.read(from: &r),
-                thermalLevel: try WireCodes.thermal.read(from: &r))))
+            return .device(
+                .deviceState(
+                    DeviceState(
+                        linkState: link, compatibility: compatibility, batteryLevel: battery,
+                        chargingState: try WireCodes.charging.read(from: &r),
+                        donState: try WireCodes.don.read(from: &r),
+                        hingeState: try WireCodes.hinge.read(from: &r),
+                        thermalLevel: try WireCodes.thermal.read(from: &r))))
         case .permission:
             let permission = try WireCodes.permission.read(from: &r)
             let status = try WireCodes.permissionStatus.read(from: &r)
@@ -252,7 +259,8 @@ enum MessageBodies {
             case let other: throw BodyDecodingError(reason: "unknown stream event \(other)")
             }
         case .codecConfiguration:
-            let read: (inout ByteReader) throws(BodyDecodingError) -> Data = { (r: inout ByteReader) throws(BodyDecodingError) in
+            let read: (inout ByteReader) throws(BodyDecodingError) -> Data = {
+                (r: inout ByteReader) throws(BodyDecodingError) in
                 try r.blob("parameter set")
             }
             let vps = try r.array("VPS", read)
@@ -260,9 +268,11 @@ enum MessageBodies {
             let pps = try r.array("PPS", read)
             let width = Int(try r.u32("width"))
             let height = Int(try r.u32("height"))
-            return .device(.codecConfiguration(HEVCCodecConfiguration(
-                videoParameterSets: vps, sequenceParameterSets: sps, pictureParameterSets: pps,
-                width: width, height: height)))
+            return .device(
+                .codecConfiguration(
+                    HEVCCodecConfiguration(
+                        videoParameterSets: vps, sequenceParameterSets: sps, pictureParameterSets: pps,
+                        width: width, height: height)))
         case .videoSample:
             let pts = try r.i64("presentation time")
             let keyframe = try r.bool("keyframe flag")
@@ -276,8 +286,10 @@ enum MessageBodies {
             case let other: throw BodyDecodingError(reason: "unknown sample format \(other)")
             }
             let payload = try r.blob("sample payload")
-            return .device(.videoSample(VideoSample(
-                presentationTimeUs: pts, isKeyframe: keyframe, format: format, payload: payload)))
+            return .device(
+                .videoSample(
+                    VideoSample(
+                        presentationTimeUs: pts, isKeyframe: keyframe, format: format, payload: payload)))
         case .photo:
             let requestID = try r.u32("request ID")
             let format = try WireCodes.photoFormat.read(from: &r)
