@@ -165,6 +165,24 @@ struct SocketTransportTests {
         again.stop()
     }
 
+    @Test("a listener can be stopped from inside its connection callback")
+    func stopFromCallback() throws {
+        let path = Self.temporarySocketPath()
+        let box = Mutex<LinkListener?>(nil)
+        let stopped = EventRecorder<Bool>()
+        let listener = try LinkListener.listen(on: .unix(path: path)) { link in
+            box.withLock { $0 }?.stop()
+            stopped.handler(true)
+            link.open { _ in }
+        }
+        box.withLock { $0 = listener }
+        let host = try LinkConnector.connect(to: .unix(path: path))
+        let hostEvents = EventRecorder<DeviceLinkEvent>()
+        host.open(eventHandler: hostEvents.handler)
+        #expect(stopped.wait(timeout: 4) { !$0.isEmpty })
+        #expect(hostEvents.wait { $0.last?.closeError != nil })
+    }
+
     @Test("the device closing reaches the host as connectionLost")
     func deviceCloses() throws {
         let path = Self.temporarySocketPath()

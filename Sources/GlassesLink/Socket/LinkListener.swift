@@ -51,6 +51,9 @@ public final class LinkListener: Sendable {
     private let onConnection: @Sendable (any HostLink) -> Void
     private let state = Mutex(State())
     private let acceptLoopDone = DispatchSemaphore(value: 0)
+    /// The accepting thread's `pthread_self()`, so that ``stop(closingConnections:)`` called from a connection
+    /// callback does not wait for itself.
+    private let acceptThread = Atomic<UInt>(0)
 
     private init(
         address: LinkAddress,
@@ -124,10 +127,13 @@ public final class LinkListener: Sendable {
         handle.shutdown()
         if case .unix(let path) = address { _ = unlink(path) }
         if closingConnections { links.forEach { $0.close() } }
-        _ = acceptLoopDone.wait(timeout: .now() + 5)
+        if acceptThread.load(ordering: .acquiring) != UInt(pthread_self()) {
+            _ = acceptLoopDone.wait(timeout: .now() + 5)
+        }
     }
 
     private func acceptLoop() {
+        acceptThread.store(UInt(pthread_self()), ordering: .releasing)
         defer { acceptLoopDone.signal() }
         while true {
             let fd = accept(handle.descriptor, nil, nil)
