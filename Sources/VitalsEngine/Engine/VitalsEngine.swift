@@ -140,7 +140,8 @@ public final class VitalsEngine {
 
     private func trackFace(_ view: VitalsPixelView, at t: Double) {
         let shorter = min(view.width, view.height)
-        let factor = max(1, shorter / 200)
+        // Detection works on luma shrunk to about 170 px across (faces from ~70 px up at 504×896).
+        let factor = max(1, shorter / 168)
         if t - lastFullDetection >= configuration.fullDetectionInterval || trackedBox == nil && t - lastFullDetection >= 0.25 {
             lastFullDetection = t
             let image = GrayImage(downsampling: view, factor: factor)
