@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+import GlassesSimulator
+import SmartSpectraInput
+import Synchronization
+import WearablesKit
+@testable import GlassesBridge
+
+/// The pipeline against the in-process simulator, in virtual time, with a fast recording engine.
+@Suite("Pipeline end to end (in-process simulator, virtual time)", .serialized)
+struct PipelineEndToEndTests {
+    /// Checks what every run must satisfy: the accounting identity and a valid timeline in every engine run.
+    private func checkInvariants(_ result: BridgeRunResult, _ run: SimulatedRun, sourceLocation: SourceLocation = #_sourceLocation) {
+        let accounting = result.summary.stats.accounting
+        #expect(accounting.isBalanced, "received \(accounting.received) != submitted \(accounting.submitted) + rejected \(accounting.rejected) + dropped \(accounting.dropped)", sourceLocation: sourceLocation)
+        #expect(accounting.rejectedByCode["timestampGap"] == nil, "timestampGap rejections: \(accounting.rejectedByCode)", sourceLocation: sourceLocation)
+        #expect(accounting.rejectedByCode["nonMonotonicTimestamp"] == nil, sourceLocation: sourceLocation)
+        for timestamps in run.backend.log.allTimestamps {
+            for (previous, next) in zip(timestamps, timestamps.dropFirst()) {
+                #expect(next > previous && next - previous <= 2_000_000, "engine saw \(previous) -> \(next)", sourceLocation: sourceLocation)
+            }
+        }
+    }
+
+    @Test func aCleanRunSubmitsEveryFrameAndReportsVitals() async throws {
+        let run = try SimulatedRun(seconds: 6)
+        let result = await run.run()
+        checkInvariants(result, run)
+        #expect(result.exitCode == .success)
+        #expect(result.summary.reason == "duration")
+        let accounting = result.summary.stats.accounting
+        #expect(accounting.received >= 5 * 24)
+        #expect(accounting.submitted == accounting.received)
+        #expect(result.summary.vitals.pulseRate == 70)
+        #expect(result.summary.vitals.breathingRate == 14)
+        #expect(result.summary.truth?.pulseRate != nil)
+        #expect(run.events.phases.contains(.streaming))
+        if case .summary = run.events.all.last?.event {} else { Issue.record("the last event is not the summary") }
+    }
+
+    @Test func aTapPauseLongerThanTwoSecondsRestartsCustomInput() async throws {
+        let run = try SimulatedRun(seconds: 10)
+        let glasses = run.glasses
+        run.at(3) { glasses.tap() }
+        run.at(6) { glasses.tap() }
+        let result = await run.run()
+        checkInvariants(result, run)
+        #expect(run.events.phases.contains(.paused))
+        #expect(result.summary.stats.inputRestarts >= 1)
+        #expect(run.backend.log.allTimestamps.count >= 2, "custom input was not stopped and started")
+        #expect(run.events.submitted(by: 9.5) > run.events.submitted(by: 6.5), "no frames after the pause")
+    }
+
+    @Test func doffPausesAndDonResumes() async throws {
+        let run = try SimulatedRun(seconds: 10)
+        let glasses = run.glasses
+        run.at(3) { glasses.doff() }
+        run.at(6) { glasses.don() }
+        let result = await run.run()
+        checkInvariants(result, run)
+        #expect(run.events.phases.contains(.paused))
+        #expect(result.summary.stats.inputRestarts >= 1)
+        #expect(run.events.submitted(by: 9.5) > run.events.submitted(by: 6.5))
+    }
+
+    @Test func foldEndsTheSessionAndANewOneStartsAfterUnfold() async throws {
+        let run = try SimulatedRun(seconds: 16)
+        let glasses = run.glasses
+        run.at(3) { glasses.fold() }
+        run.at(6) { glasses.unfold() }
+        let result = await run.run()
+        checkInvariants(result, run)
+        #expect(result.exitCode == .success)
+        #expect(result.summary.stats.sessionRestarts >= 1)
+        #expect(run.events.submitted(by: 15.5) > run.events.submitted(by: 6.5), "streaming did not come back")
+    }
+
+    @Test func thermalStopsCleanlyWithAnActionableMessage() async throws {
+        let run = try SimulatedRun(seconds: 10)
+        let glasses = run.glasses
+        run.at(3) { glasses.setThermalLevel(.critical) }
+        let result = await run.run()
+        checkInvariants(result, run)
+        #expect(result.exitCode == .deviceUnavailable)
+        #expect(result.summary.failure?.kind == .thermal)
+        #expect(result.summary.failure?.message.contains("cool") == true)
+        #expect(result.summary.durationSeconds < 4)
+    }
+
+    @Test func linkLossReconnectsAfterABackoff() async throws {
+        let run = try SimulatedRun(seconds: 14)
+        let glasses = run.glasses
+        run.at(3) { glasses.inject(.linkLoss) }
+        let result = await run.run()
+        checkInvariants(result, run)
+        #expect(result.exitCode == .success)
+        #expect(result.summary.stats.reconnects >= 1)
+        #expect(run.events.phases.contains(.waiting))
+        #expect(run.events.submitted(by: 13.5) > run.events.submitted(by: 5.5), "no frames after reconnecting")
+    }
+
+    @Test func aZombieStreamIsRecoveredByTheWatchdog() async throws {
+        let run = try SimulatedRun(seconds: 16)
+        let glasses = run.glasses
+        run.at(3) { glasses.inject(.zombieStream(true)) }
+        // Real glasses recover once the camera is restarted; the simulator's zombie ends when told.
+        run.at(9) { glasses.inject(.zombieStream(false)) }
+        let result = await run.run()
+        checkInvariants(result, run)
+        #expect(result.exitCode == .success)
+        #expect(result.summary.stats.stallRestarts >= 1)
+        #expect(run.events.notices.contains { $0.contains("restarting the camera") })
+        #expect(run.events.submitted(by: 15.5) > run.events.submitted(by: 9.5), "no frames after the watchdog restart")
+    }
+
+    @Test func aDroppedKeyframeIsSkippedUntilTheNextOne() async throws {
+        let run = try SimulatedRun(codec: .hvc1, seconds: 8)
+        let glasses = run.glasses
+        run.at(2) { glasses.inject(.dropKeyframe) }
+        let result = await run.run()
+        checkInvariants(result, run)
+        let accounting = result.summary.stats.accounting
+        let skipped = (accounting.droppedByReason[.awaitingKeyframe] ?? 0) + (accounting.droppedByReason[.decodeFailed] ?? 0)
+        #expect(skipped > 0, "no frame was skipped after the lost keyframe: \(accounting.droppedByReason)")
+        #expect(run.events.submitted(by: 7.5) > run.events.submitted(by: 3), "decoding did not recover")
+    }
+
+    @Test func aPhotoMidStreamArrivesAndTheStreamGoesOn() async throws {
+        let run = try SimulatedRun(seconds: 8)
+        let pipeline = run.pipeline
+        let captured = Captured()
+        run.at(3) { captured.set(pipeline.capturePhoto()) }
+        let result = await run.run()
+        checkInvariants(result, run)
+        #expect(captured.value == true)
+        #expect(run.events.notices.contains { $0.hasPrefix("photo received") })
+        #expect(run.events.submitted(by: 7.5) > run.events.submitted(by: 3.5))
+    }
+
+    @Test func aSlowEngineMakesTheBridgeDropLateFramesWithBoundedQueues() async throws {
+        var backend = RecordingBackend()
+        backend.delay = .milliseconds(120)
+        let run = try SimulatedRun(seconds: 6, backend: backend) { settings in
+            settings.virtualTimeWaitsForEngine = false
+        }
+        let result = await run.run()
+        checkInvariants(result, run)
+        let accounting = result.summary.stats.accounting
+        #expect((accounting.droppedByReason[.engineBehind] ?? 0) > 0, "no late frame dropped: \(accounting.droppedByReason)")
+        #expect(accounting.submitted > 0)
+        // The bridge drops before the engine's own queue overflows, so the engine never has to discard.
+        #expect(result.summary.stats.engineDroppedFrames == 0)
+    }
+}
+
+final class Captured: Sendable {
+    private let state = Mutex<Bool?>(nil)
+    func set(_ value: Bool) { state.withLock { $0 = value } }
+    var value: Bool? { state.withLock { $0 } }
+}

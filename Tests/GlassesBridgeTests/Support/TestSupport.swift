@@ -1,0 +1,111 @@
+import Foundation
+import GlassesSimulator
+import SmartSpectraInput
+import Synchronization
+import WearablesKit
+@testable import GlassesBridge
+
+/// A fast engine for pipeline tests: records every run's timestamps, optionally takes its time, and reports a
+/// fixed, stable pulse and breathing rate once a second of input.
+struct RecordingBackend: ProcessingBackend {
+    final class Log: Sendable {
+        let runs = Mutex<[[Int64]]>([])
+        var allTimestamps: [[Int64]] { runs.withLock { $0 } }
+    }
+
+    let log = Log()
+    var delay: Duration = .zero
+    var name: String { "recording" }
+
+    func makeProcessor(configuration: ProcessingConfiguration) throws -> any FrameProcessor {
+        log.runs.withLock { $0.append([]) }
+        return Processor(log: log, delay: delay)
+    }
+
+    final class Processor: FrameProcessor {
+        let log: Log
+        let delay: Duration
+        var lastReport: Int64 = -1_000_000
+
+        init(log: Log, delay: Duration) {
+            self.log = log
+            self.delay = delay
+        }
+
+        func process(_ frame: PixelBuffer, timestampUs: Int64) -> ProcessingUpdate {
+            log.runs.withLock { runs in runs[runs.count - 1].append(timestampUs) }
+            if delay > .zero { Thread.sleep(forTimeInterval: Double(delay.components.attoseconds) / 1e18 + Double(delay.components.seconds)) }
+            guard timestampUs - lastReport >= 1_000_000 else { return ProcessingUpdate() }
+            lastReport = timestampUs
+            var metrics = Metrics()
+            metrics.cardio.pulseRate = [MeasurementWithConfidence(value: 70, stable: true, confidence: 90, timestamp: timestampUs)]
+            metrics.breathing.rate = [MeasurementWithConfidence(value: 14, stable: true, confidence: 90, timestamp: timestampUs)]
+            return ProcessingUpdate(metrics: metrics, validation: ValidationStatus(code: .ok))
+        }
+
+        func finish() -> ProcessingUpdate { ProcessingUpdate() }
+    }
+}
+
+/// Collects the events of a run.
+final class EventLog: Sendable {
+    private let events = Mutex<[(event: BridgeEvent, time: Double)]>([])
+
+    func append(_ event: BridgeEvent, _ time: Double) { events.withLock { $0.append((event, time)) } }
+
+    var all: [(event: BridgeEvent, time: Double)] { events.withLock { $0 } }
+
+    var phases: [LifecyclePolicy.Phase] {
+        all.compactMap { if case .state(let phase, _) = $0.event { phase } else { nil } }
+    }
+
+    var notices: [String] {
+        all.compactMap { if case .notice(let text) = $0.event { text } else { nil } }
+    }
+
+    /// Frames submitted by `seconds` of run time, from the periodic stats.
+    func submitted(by seconds: Double) -> UInt64 {
+        all.last { entry in
+            if case .stats = entry.event { entry.time <= seconds } else { false }
+        }.flatMap { if case .stats(let stats, _, _) = $0.event { stats.accounting.submitted } else { nil } } ?? 0
+    }
+}
+
+/// One simulated run in virtual time.
+struct SimulatedRun {
+    let scheduler = ManualScheduler()
+    let glasses: SimulatedGlasses
+    let backend: RecordingBackend
+    let events = EventLog()
+    let pipeline: BridgePipeline
+
+    init(
+        codec: VideoCodec = .raw, frameRate: UInt = 24, resolution: StreamingResolution = .low,
+        seconds: Double, backend: RecordingBackend = RecordingBackend(),
+        configure: (inout BridgeSettings) -> Void = { _ in }
+    ) throws {
+        glasses = try SimulatedGlasses(profile: SubjectProfile(seed: 7), scheduler: scheduler)
+        self.backend = backend
+        var settings = BridgeSettings(streamConfiguration: try StreamConfiguration(
+            videoCodec: codec, resolution: resolution, frameRate: frameRate
+        ))
+        settings.duration = .milliseconds(Int64(seconds * 1000))
+        configure(&settings)
+        let events = self.events
+        pipeline = BridgePipeline(
+            settings: settings, source: .simulator(glasses), clock: .virtual(scheduler), backend: backend
+        ) { event, time in events.append(event, time) }
+    }
+
+    /// Runs `action` at `seconds` of virtual time.
+    func at(_ seconds: Double, _ action: @escaping @Sendable () -> Void) {
+        scheduler.schedule(after: .milliseconds(Int64(seconds * 1000)), action)
+    }
+
+    func run() async -> BridgeRunResult { await pipeline.run() }
+}
+
+extension BridgeStats {
+    /// received = submitted + rejected + dropped, and nothing left in flight.
+    var balances: Bool { accounting.isBalanced }
+}
