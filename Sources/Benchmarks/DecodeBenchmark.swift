@@ -24,10 +24,12 @@ func runDecodeBenchmark(_ arguments: [String]) {
         exit(64)
     }
     print("decode benchmark: best of \(runs) runs per cell, single-threaded; ours = read file + decode + convert in-process;")
-    print("ffmpeg = wall time of `ffmpeg -threads 1 -i CLIP -pix_fmt FMT -f null -` (includes process start-up)")
+    print("cli = `ffmpeg -threads 1 -i CLIP -pix_fmt FMT -f null -` (includes process start-up).")
+    print("fps shown as cpu/wall: frames per CPU second (user+sys; robust when the machine is busy) and per wall second;")
+    print("ratios = ours/cli by CPU time.")
     print("")
-    print(pad("clip", 26) + pad("frames", 8) + pad("ours nv12", 11) + pad("cli nv12", 10) + pad("ratio", 7)
-          + pad("ours bgra", 11) + pad("cli bgra", 10) + pad("ratio", 7) + "ours nv12 / cli bgra")
+    print(pad("clip", 26) + pad("frames", 7) + pad("ours nv12", 10) + pad("cli nv12", 10) + pad("ratio", 6)
+          + pad("ours bgra", 10) + pad("cli bgra", 10) + pad("ratio", 6) + "ours nv12 / cli bgra")
     var failed = false
     for clip in clips {
         do {
@@ -36,18 +38,18 @@ func runDecodeBenchmark(_ arguments: [String]) {
             let bgra = try bestOf(runs) { try decodeWithOurs(clip, format: .bgra32) }
             let cliBGRA = try bestOf(runs) { try decodeWithCLI(clip, pixelFormat: "bgra", frames: bgra.frames) }
             let name = URL(fileURLWithPath: clip).lastPathComponent
-            print(pad(name, 26) + pad("\(nv12.frames)", 8)
-                  + pad(fps(nv12), 11) + pad(fps(cliNV12), 10) + pad(ratio(nv12, cliNV12), 7)
-                  + pad(fps(bgra), 11) + pad(fps(cliBGRA), 10) + pad(ratio(bgra, cliBGRA), 7) + ratio(nv12, cliBGRA))
+            print(pad(name, 26) + pad("\(nv12.frames)", 7)
+                  + pad(fps(nv12), 10) + pad(fps(cliNV12), 10) + pad(ratio(nv12, cliNV12), 6)
+                  + pad(fps(bgra), 10) + pad(fps(cliBGRA), 10) + pad(ratio(bgra, cliBGRA), 6) + ratio(nv12, cliBGRA))
         } catch {
             failed = true
             print("\(clip): \(error)")
         }
     }
     var usage = rusage()
-    getrusage(RUSAGE_SELF, &usage)
+    getrusage(__rusage_who_t(selfWho), &usage)
     var children = rusage()
-    getrusage(RUSAGE_CHILDREN, &children)
+    getrusage(__rusage_who_t(childrenWho), &children)
     print("")
     print("peak memory (maxrss): ours \(usage.ru_maxrss / 1024) MiB (whole benchmark process); "
           + "ffmpeg CLI \(children.ru_maxrss / 1024) MiB (largest child)")
@@ -56,8 +58,21 @@ func runDecodeBenchmark(_ arguments: [String]) {
 
 private struct Timing {
     var frames: Int
+    /// CPU seconds (user + system) spent on the work: robust on a loaded machine, and what the ratios use.
     var seconds: Double
+    /// Wall-clock seconds.
+    var wallSeconds: Double
 }
+
+private func cpuSeconds(_ who: Int32) -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(who), &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+        + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
+private let selfWho = Int32(truncatingIfNeeded: RUSAGE_SELF.rawValue)
+private let childrenWho = Int32(truncatingIfNeeded: RUSAGE_CHILDREN.rawValue)
 
 private func bestOf(_ runs: Int, _ body: () throws -> Timing) throws -> Timing {
     var best: Timing?
@@ -76,6 +91,7 @@ private func now() -> Double {
 
 private func decodeWithOurs(_ clip: String, format: PixelFormat) throws -> Timing {
     let start = now()
+    let cpuStart = cpuSeconds(selfWho)
     let reader = try VideoFileReader(path: clip)
     let decoder = try VideoFrameDecoder(outputFormat: format, options: VideoDecoderOptions(threadCount: 1))
     var frames = 0
@@ -88,8 +104,9 @@ private func decodeWithOurs(_ clip: String, format: PixelFormat) throws -> Timin
     }
     frames += try decoder.flush().count
     let seconds = now() - start
+    let cpu = cpuSeconds(selfWho) - cpuStart
     if checksum == -1 { print("") }  // keeps the reads alive
-    return Timing(frames: frames, seconds: seconds)
+    return Timing(frames: frames, seconds: cpu, wallSeconds: seconds)
 }
 
 private func decodeWithCLI(_ clip: String, pixelFormat: String, frames: Int) throws -> Timing {
@@ -101,20 +118,24 @@ private func decodeWithCLI(_ clip: String, pixelFormat: String, frames: Int) thr
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     let start = now()
+    let cpuStart = cpuSeconds(childrenWho)
     try process.run()
     process.waitUntilExit()
     let seconds = now() - start
+    let cpu = cpuSeconds(childrenWho) - cpuStart
     guard process.terminationStatus == 0 else {
         throw BenchmarkFailure(description: "ffmpeg failed on \(clip) (status \(process.terminationStatus))")
     }
-    return Timing(frames: frames, seconds: seconds)
+    return Timing(frames: frames, seconds: cpu, wallSeconds: seconds)
 }
 
 private struct BenchmarkFailure: Error, CustomStringConvertible {
     var description: String
 }
 
-private func fps(_ timing: Timing) -> String { String(format: "%.0f", Double(timing.frames) / timing.seconds) }
+private func fps(_ timing: Timing) -> String {
+    String(format: "%.0f/%.0f", Double(timing.frames) / timing.seconds, Double(timing.frames) / timing.wallSeconds)
+}
 
 private func ratio(_ ours: Timing, _ theirs: Timing) -> String { String(format: "%.2f", theirs.seconds / ours.seconds) }
 

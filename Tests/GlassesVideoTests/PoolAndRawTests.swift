@@ -48,11 +48,15 @@ struct PoolAndRawTests {
     func resizeDropsOldStorage() {
         let pool = PixelBufferPool(maximumIdleBuffers: 4)
         var small: PixelBuffer? = pool.makeNV12(width: 64, height: 64, fullRange: false)
-        let big = pool.makeNV12(width: 128, height: 128, fullRange: false)
+        var big: PixelBuffer? = pool.makeNV12(width: 128, height: 128, fullRange: false)
+        #expect(small != nil && big != nil)
         small = nil
-        #expect(pool.statistics.idle == 0)
-        _ = big
-        #expect(small == nil)
+        #expect(pool.statistics.idle == 0, "old-size storage must be freed")
+        big = nil
+        #expect(pool.statistics.idle == 1)
+        let again = pool.makeNV12(width: 128, height: 128, fullRange: false)
+        #expect(again.width == 128)
+        #expect(pool.statistics.allocations == 2 && pool.statistics.reuses == 1 && pool.statistics.outstanding == 1)
     }
 
     @Test("raw NV12: 420v is an exact copy, 420f and BGRA match ffmpeg's conversion of the same bytes")

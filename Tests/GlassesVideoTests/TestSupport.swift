@@ -72,23 +72,27 @@ func makeTemporaryDirectory() throws -> URL {
     return url
 }
 
-/// A deterministic NV12 test picture: gradients that move with `index`, plus a little pseudo-random texture.
+/// A deterministic NV12 test picture: diagonal gradients with a pseudo-random texture that move with `index`.
+/// Built from precomputed lines copied row by row, so it stays fast in debug builds.
 func syntheticImage(width: Int, height: Int, index: Int) -> RawVideoImage {
+    var seed: UInt32 = 12345
+    let span = width + height + 4 * index + 8
+    let lumaLine = (0 ..< span).map { position -> UInt8 in
+        seed = seed &* 1_103_515_245 &+ 12345
+        return UInt8(16 + (position + Int((seed >> 16) & 7)) % 220)
+    }
+    let chromaLine = (0 ..< width + height + 2 * index + 8).map { UInt8(64 + $0 % 128) }
     var data = Data(count: width * height * 3 / 2)
     data.withUnsafeMutableBytes { raw in
-        let bytes = raw.bindMemory(to: UInt8.self)
-        var seed: UInt32 = 12345
-        for y in 0 ..< height {
-            for x in 0 ..< width {
-                seed = seed &* 1_103_515_245 &+ 12345
-                let texture = Int((seed >> 16) & 7)
-                bytes[y * width + x] = UInt8(16 + (x + y + index * 4 + texture) % 220)
+        let base = raw.baseAddress!
+        lumaLine.withUnsafeBytes { line in
+            for y in 0 ..< height {
+                (base + y * width).copyMemory(from: line.baseAddress! + y + 4 * index, byteCount: width)
             }
         }
-        for y in 0 ..< height / 2 {
-            for x in 0 ..< width / 2 {
-                bytes[width * height + y * width + 2 * x] = UInt8(64 + (x + index) % 128)
-                bytes[width * height + y * width + 2 * x + 1] = UInt8(64 + (y + 2 * index) % 128)
+        chromaLine.withUnsafeBytes { line in
+            for y in 0 ..< height / 2 {
+                (base + width * height + y * width).copyMemory(from: line.baseAddress! + 2 * y + index, byteCount: width)
             }
         }
     }

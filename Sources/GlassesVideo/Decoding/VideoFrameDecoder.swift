@@ -10,8 +10,14 @@ import WearablesKit
 /// configuration changes, so parameter sets may arrive out of band, in band, or change (including a resolution
 /// change such as 720×1280 ↔ 504×896). Raw NV12 video-range images are copied into a pooled buffer (`420v`) or
 /// converted. Output is ``PixelFormat/bgra32``, ``PixelFormat/nv12VideoRange`` or ``PixelFormat/nv12FullRange``
-/// (``outputFormat``, changeable between calls); see ``FrameConverter`` notes: BT.601 video range unless the
-/// stream signals otherwise.
+/// (``outputFormat``, changeable between calls), in buffers from ``pool`` whose rows are padded to
+/// ``VideoDecoderOptions/rowAlignment``.
+///
+/// Colour: NV12 output of an 8-bit 4:2:0 stream in the same range is a pure repack (luma copied, Cb/Cr
+/// interleaved), bit-exact with what `ffmpeg -pix_fmt yuv420p` decodes. Other combinations (BGRA, or NV12 of the
+/// other range) go through libswscale with the ffmpeg CLI's flags (bicubic), using the stream's matrix and range
+/// (`matrix_coefficients`, `video_full_range_flag`), or BT.601 video range (16–235) when the stream says nothing,
+/// as the glasses' streams do; BGRA output is byte-identical to `ffmpeg -pix_fmt bgra`.
 ///
 /// Damage never stops the stream: a sample with broken NAL framing, or one libavcodec reports errors for (including
 /// a reference picture that is missing because a keyframe was lost), is counted as ``VideoDecoderStatistics/corrupt``,
