@@ -99,6 +99,7 @@ public enum JPEGEncoder {
 
     /// Encodes an NV12 video-range image as a baseline JPEG.
     /// - Parameter quality: 1 (smallest) ... 100 (best), the IJG scaling of the standard tables.
+    @_optimize(speed)
     public static func encode(_ image: RawVideoImage, quality: Int = 85) -> Data {
         let q = min(max(quality, 1), 100)
         let scale = q < 50 ? 5000 / q : 200 - 2 * q

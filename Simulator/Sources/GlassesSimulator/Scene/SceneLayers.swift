@@ -16,6 +16,7 @@ final class SceneLayer: Sendable {
     /// Number of luma pixels whose pulse coefficient is non-zero (skin).
     let skinPixelCount: Int
 
+    @_optimize(speed)
     init(x0: Int, y0: Int, width: Int, height: Int, shade: (Int, Int) -> ScenePixel, signature: (Float, Float, Float)) {
         self.x0 = x0
         self.y0 = y0

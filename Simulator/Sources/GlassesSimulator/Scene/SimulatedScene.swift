@@ -237,6 +237,7 @@ public final class SimulatedScene: Sendable {
         var fraction: Float
     }
 
+    @_optimize(speed)
     private func renderInto(_ out: UnsafeMutablePointer<UInt8>, at time: Double, width: Int, height: Int) {
         let c = canvas(width: width, height: height)
         let (ppg, breathing) = signals(at: time)
@@ -325,7 +326,7 @@ public final class SimulatedScene: Sendable {
 
     /// Composites one layer over a row accumulator, linear in y between the two nearest source rows.
     /// For luma, `acc` is luma; for chroma, `acc` is Cb and `cb` is Cr (naming kept short for speed).
-    @inline(__always)
+    @inline(__always) @_optimize(speed)
     private func composite(layer: SceneLayer, luma: Bool, into acc: UnsafeMutablePointer<Float>,
                            cb crAcc: UnsafeMutablePointer<Float>?, y: Int, margin m: Int, offset: (Double, Double),
                            rollShift: Int, pulse: Float, width: Int) {
