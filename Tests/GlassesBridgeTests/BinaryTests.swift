@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+/// The built `glasses-bridge` binary, out of process: exit codes, help, NDJSON output and signals.
+@Suite("glasses-bridge binary (out of process)", .serialized)
+struct BinaryTests {
+    @Test func helpAndUsageErrorsUseTheDocumentedExitCodes() throws {
+        let help = try BinaryRunner.run(["--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("EXAMPLES") && help.stdout.contains("EXIT CODES"))
+        let usage = try BinaryRunner.run(["--fps", "25"])
+        #expect(usage.status == 64)
+        #expect(usage.stderr.contains("2, 7, 15, 24 or 30"))
+        #expect(usage.stdout.isEmpty)
+        let devices = try BinaryRunner.run(["devices"])
+        #expect(devices.status == 0)
+        #expect(devices.stdout.contains("sim"))
+        #expect(devices.stdout.lowercased().contains("bluetooth"))
+    }
+
+    @Test func anUnreachableDeviceExitsWith69() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("no-glasses-\(getpid()).sock").path
+        let result = try BinaryRunner.run(["--device", "unix:\(path)", "--format", "ndjson"])
+        #expect(result.status == 69, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains(path))
+        let summary = try jsonObject(try #require(result.lines.last))
+        #expect(summary["type"] as? String == "summary")
+    }
+
+    @Test func aVirtualTimeRunPrintsParseableNDJSONEndingWithTheSummary() throws {
+        let result = try BinaryRunner.run([
+            "--format", "ndjson", "--no-realtime", "--duration", "3", "--resolution", "low", "--fps", "15",
+        ])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let objects = try result.lines.map(jsonObject)
+        let types = objects.compactMap { $0["type"] as? String }
+        #expect(types.contains("state"))
+        #expect(types.contains("stats"))
+        #expect(types.last == "summary")
+        #expect(types.filter { $0 == "summary" }.count == 1)
+        let summary = try #require(objects.last)
+        for key in ["pulseRate", "breathingRate", "hrvRmssd", "framesReceived", "framesSubmitted", "framesRejected", "framesDropped"] {
+            #expect(summary.keys.contains(key), "summary lacks \(key)")
+        }
+        let received = try #require(summary["framesReceived"] as? Int)
+        let submitted = try #require(summary["framesSubmitted"] as? Int)
+        let rejected = try #require(summary["framesRejected"] as? Int)
+        let dropped = try #require(summary["framesDropped"] as? Int)
+        #expect(received >= 30)
+        #expect(received == submitted + rejected + dropped)
+        let truth = try #require(summary["truth"] as? [String: Any])
+        #expect(truth["pulseRate"] is Double)
+        #expect(summary["reason"] as? String == "duration")
+    }
+
+    @Test func sigintEndsTheRunGracefullyWithASummaryAndExitZero() throws {
+        let runner = try BinaryRunner(["--format", "ndjson", "--resolution", "low", "--fps", "15"], signalWhen: "\"type\":\"stats\"")
+        let streaming = runner.waitForWatchedLine(timeout: 120)
+        runner.send(SIGINT)
+        let result = runner.finish(timeout: 120)
+        #expect(streaming, "no stats line before SIGINT; stderr: \(result.stderr)")
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let summary = try jsonObject(try #require(result.lines.last))
+        #expect(summary["type"] as? String == "summary")
+        #expect(summary["reason"] as? String == "signal")
+        let received = try #require(summary["framesReceived"] as? Int)
+        let settled = try #require(summary["framesSubmitted"] as? Int) + (summary["framesRejected"] as? Int ?? -1)
+            + (summary["framesDropped"] as? Int ?? -1)
+        #expect(received == settled)
+    }
+}

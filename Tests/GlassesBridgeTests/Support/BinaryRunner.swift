@@ -1,0 +1,117 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// Runs the built `glasses-bridge` binary (out of process), reading its output while it runs.
+///
+/// Building it is the test command's job (`swift build --build-tests` builds every product next to the test
+/// bundle); the runner finds it in the test bundle's directory.
+final class BinaryRunner: Sendable {
+    struct Output {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+        var lines: [String] { stdout.split(separator: "\n").map(String.init) }
+    }
+
+    /// The built binary, if it is there.
+    static func binaryURL() -> URL? {
+        var candidates: [URL] = []
+        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
+        if let executable = Bundle.main.executableURL { candidates.append(executable.deletingLastPathComponent()) }
+        candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+        for directory in candidates {
+            var url = directory
+            // On Linux the test bundle is a directory or an executable; walk up until the products directory.
+            for _ in 0..<4 {
+                let candidate = url.appendingPathComponent("glasses-bridge")
+                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+                url.deleteLastPathComponent()
+            }
+        }
+        return nil
+    }
+
+    private let process = Process()
+    private let stdoutText = Mutex("")
+    private let stderrText = Mutex("")
+    private let readersDone = DispatchGroup()
+    private let lineSeen = DispatchSemaphore(value: 0)
+    private let watchedFragment: String?
+    private let watchedFound = Mutex(false)
+
+    /// Starts the binary with `arguments`; `signalWhen` makes ``waitForWatchedLine(timeout:)`` return once a
+    /// stdout line contains that text.
+    init(_ arguments: [String], signalWhen fragment: String? = nil) throws {
+        let binary = try #require(Self.binaryURL(), "glasses-bridge is not built next to the tests: run swift build --build-tests first")
+        watchedFragment = fragment
+        process.executableURL = binary
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        read(out.fileHandleForReading, isStdout: true)
+        read(err.fileHandleForReading, isStdout: false)
+    }
+
+    private func append(_ chunk: String, isStdout: Bool) -> Bool {
+        guard isStdout else {
+            stderrText.withLock { $0 += chunk }
+            return false
+        }
+        return stdoutText.withLock { text -> Bool in
+            text += chunk
+            guard let fragment = watchedFragment else { return false }
+            return text.contains(fragment)
+        }
+    }
+
+    private func read(_ handle: FileHandle, isStdout: Bool) {
+        readersDone.enter()
+        let thread = Thread { [self] in
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { break }
+                let chunk = String(decoding: data, as: UTF8.self)
+                let found = append(chunk, isStdout: isStdout)
+                if found, watchedFound.withLock({ seen in defer { seen = true }; return !seen }) { lineSeen.signal() }
+            }
+            readersDone.leave()
+        }
+        thread.start()
+    }
+
+    /// Waits (real time, bounded) until stdout contains the watched text; false on timeout.
+    func waitForWatchedLine(timeout: Double) -> Bool {
+        lineSeen.wait(timeout: .now() + timeout) == .success
+    }
+
+    /// Sends a signal to the process.
+    func send(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    /// Waits for the process to end (pipes are drained first, so large outputs cannot deadlock), killing it after
+    /// `timeout` seconds.
+    func finish(timeout: Double = 300) -> Output {
+        if readersDone.wait(timeout: .now() + timeout) == .timedOut {
+            process.terminate()
+            readersDone.wait()
+        }
+        process.waitUntilExit()
+        return Output(status: process.terminationStatus, stdout: stdoutText.withLock { $0 }, stderr: stderrText.withLock { $0 })
+    }
+
+    /// Runs to completion.
+    static func run(_ arguments: [String], timeout: Double = 300) throws -> Output {
+        try BinaryRunner(arguments).finish(timeout: timeout)
+    }
+}
+
+/// Parses one NDJSON line into an object.
+func jsonObject(_ line: String) throws -> [String: Any] {
+    let value = try JSONSerialization.jsonObject(with: Data(line.utf8))
+    return try #require(value as? [String: Any], "not a JSON object: \(line)")
+}
