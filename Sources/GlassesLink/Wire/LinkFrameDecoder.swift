@@ -98,7 +98,6 @@ public struct LinkFrameDecoder: Sendable {
                 buffer.removeFirst(position)
             }
         }
-        let magic = LinkWireFormat.magic
         let headerSize = LinkWireFormat.headerSize
         while !hasFailed {
             let available = buffer.count - position
@@ -114,15 +113,12 @@ public struct LinkFrameDecoder: Sendable {
             // 2. Header: check its CRC before trusting the length.
             let header = buffer.withUnsafeBytes { bytes in
                 (
-                    version: bytes[4],
-                    type: bytes[5],
                     length: Int(UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: position + 8, as: UInt32.self))),
                     headerCRC: UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: position + 12, as: UInt32.self)),
                     frameCRC: UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: position + 16, as: UInt32.self)),
                     computedHeaderCRC: CRC32.checksum(UnsafeRawBufferPointer(rebasing: bytes[position..<position + 12]))
                 )
             }
-            _ = magic
             guard header.headerCRC == header.computedHeaderCRC else {
                 statistics.checksumFailures += 1
                 skipGarbage(1, outputs: &outputs)
@@ -165,9 +161,10 @@ public struct LinkFrameDecoder: Sendable {
             consecutiveGarbage = 0
             inGarbageRun = false
             statistics.framesDecoded += 1
+            let frameStart = position
             let bodyStart = position + headerSize
             position = frameEnd
-            guard let type = LinkMessageType(rawValue: buffer[bodyStart - headerSize + 5]) else {
+            guard let type = LinkMessageType(rawValue: buffer[frameStart + 5]) else {
                 statistics.unknownFramesSkipped += 1
                 continue
             }
