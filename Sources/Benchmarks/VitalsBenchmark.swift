@@ -73,14 +73,15 @@ func runVitalsBenchmark(_ arguments: [String]) {
     do { _ = try HaarCascade.frontalFace() } catch { fail("\(error)") }
     print("vitals benchmark: \(subjects) subjects × \(Int(duration)) s per condition, 504×896, \(jobs) jobs")
     print("condition    | pulse MAE  RMSE | breath MAE RMSE | RMSSD MAE RMSE | 1st stable pulse/breath/HRV s | ms/frame | fails")
+    let subjectCount = subjects, firstSeed = seedBase, seconds = duration
     for condition in conditions {
         let results = Mutex<[Int: SubjectResult]>([:])
         let next = Mutex(0)
         DispatchQueue.concurrentPerform(iterations: jobs) { _ in
             while true {
                 let index: Int = next.withLock { n in defer { n += 1 }; return n }
-                if index >= subjects { break }
-                let r = runSubject(index: index, seed: seedBase + UInt64(index), duration: duration, condition: condition)
+                if index >= subjectCount { break }
+                let r = runSubject(index: index, seed: firstSeed + UInt64(index), duration: seconds, condition: condition)
                 results.withLock { $0[index] = r }
             }
         }

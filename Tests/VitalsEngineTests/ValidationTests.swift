@@ -23,17 +23,17 @@ enum PhotoFrames {
         return canvas
     }
 
-    /// The astronaut far away: face about 60 px wide.
+    /// The astronaut far away: face about 80 px wide (16 % of the frame's width).
     static func faceTooFar() throws -> RGBPicture {
-        let photo = try RGBPicture.fixture("astronaut-256.ppm").resized(width: 300, height: 300)
+        let photo = try RGBPicture.fixture("astronaut-256.ppm").resized(width: 400, height: 400)
         var canvas = RGBPicture(width: width, height: height)
-        canvas.paste(photo, x: 100, y: 250)
+        canvas.paste(photo, x: 52, y: 250)
         return canvas
     }
 
     /// The astronaut's face filling most of the frame.
     static func faceTooClose() throws -> RGBPicture {
-        let crop = try RGBPicture.fixture("astronaut-256.ppm").cropped(VitalsRect(x: 75, y: 10, width: 72, height: 128))
+        let crop = try RGBPicture.fixture("astronaut-256.ppm").cropped(VitalsRect(x: 80, y: 20, width: 60, height: 107))
         return crop.resized(width: width, height: height)
     }
 
@@ -101,12 +101,11 @@ struct ValidationTests {
         #expect(try Self.condition { _ in bright }.0 == .tooBright)
     }
 
-    @Test("a face swinging across the view is excessive motion")
+    @Test("a face sweeping across the view is excessive motion")
     func motion() throws {
         let picture = try PhotoFrames.oneFace()
-        let (c, _) = try Self.condition(frames: 45) { n in
-            PhotoFrames.shifted(picture, dx: Int(60 * sin(Double(n) / 30 * 2 * .pi * 1.5)), dy: 0)
-        }
+        // 120 px/s, about two thirds of the face's width per second.
+        let (c, _) = try Self.condition(frames: 36) { n in PhotoFrames.shifted(picture, dx: 4 * n - 40, dy: 0) }
         #expect(c == .excessiveMotion)
     }
 
