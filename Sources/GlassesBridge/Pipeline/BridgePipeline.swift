@@ -39,6 +39,9 @@ public struct BridgeSettings: Sendable {
     public var virtualTimeWaitsForEngine = true
     /// The lifecycle policy's timings and limits.
     public var policy = LifecyclePolicy.Configuration()
+    /// In virtual time, called after every step once the worker is idle: lets a test wait for messages still in
+    /// flight on a real socket before time moves on (in-process links need nothing).
+    public var virtualTimeSettle: (@Sendable () -> Void)?
 
     /// Creates settings for a stream configuration; everything else has its command-line default.
     public init(streamConfiguration: StreamConfiguration) {
@@ -452,12 +455,14 @@ public final class BridgePipeline: Sendable {
             }
         case let scheduler?:
             let waitForEngine = settings.virtualTimeWaitsForEngine
+            let settle = settings.virtualTimeSettle
             await onOwnThread(name: "glasses-bridge.clock") { [self] in
                 while !finished.load(ordering: .acquiring) {
                     guard scheduler.runNext() else {
                         fail(BridgeFailure(.internalError, "Virtual time ran out of things to do before the run ended."))
                         break
                     }
+                    settle?()
                     resources.handoff.waitUntilIdle()
                     if waitForEngine {
                         let sdk = resources.sdk

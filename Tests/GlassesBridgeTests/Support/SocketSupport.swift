@@ -1,0 +1,184 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Synchronization
+import WearablesKit
+
+/// Counts messages through a link end, so a virtual-time test can wait until a socket has delivered them.
+final class MessageCounter: Sendable {
+    let sent = Atomic<UInt64>(0)
+    let received = Atomic<UInt64>(0)
+}
+
+/// The host end of a link, counted.
+final class CountingDeviceLink: DeviceLink {
+    let inner: any DeviceLink
+    let counter = MessageCounter()
+
+    init(_ inner: any DeviceLink) { self.inner = inner }
+
+    func open(eventHandler: @escaping @Sendable (DeviceLinkEvent) -> Void) {
+        let counter = self.counter
+        inner.open { event in
+            if case .message = event { counter.received.add(1, ordering: .relaxed) }
+            eventHandler(event)
+        }
+    }
+
+    func send(_ message: HostMessage) {
+        counter.sent.add(1, ordering: .relaxed)
+        inner.send(message)
+    }
+
+    func close() { inner.close() }
+}
+
+/// The device end of a link, counted.
+final class CountingHostLink: HostLink {
+    let inner: any HostLink
+    let counter = MessageCounter()
+
+    init(_ inner: any HostLink) { self.inner = inner }
+
+    func open(eventHandler: @escaping @Sendable (HostLinkEvent) -> Void) {
+        let counter = self.counter
+        inner.open { event in
+            if case .message = event { counter.received.add(1, ordering: .relaxed) }
+            eventHandler(event)
+        }
+    }
+
+    func send(_ message: DeviceMessage) {
+        counter.sent.add(1, ordering: .relaxed)
+        inner.send(message)
+    }
+
+    var droppedVideoSamples: UInt64 { inner.droppedVideoSamples }
+
+    func close() { inner.close() }
+}
+
+/// Waits, in real time and briefly, until the current host and device ends have exchanged everything sent.
+///
+/// Messages a corrupted stretch of bytes destroyed never arrive: when the count stops matching for the whole
+/// wait, the shortfall becomes the new baseline, so later steps wait only for new messages.
+final class LinkSettler: Sendable {
+    private struct Ends {
+        var host: CountingDeviceLink?
+        var device: CountingHostLink?
+        var downBaseline: Int64 = 0
+        var upBaseline: Int64 = 0
+    }
+
+    private let ends = Mutex(Ends())
+
+    func setHost(_ link: CountingDeviceLink) { ends.withLock { $0.host = link; $0.downBaseline = 0; $0.upBaseline = 0 } }
+    func setDevice(_ link: CountingHostLink) { ends.withLock { $0.device = link; $0.downBaseline = 0; $0.upBaseline = 0 } }
+
+    func settle(maximumWait: Double = 0.3) {
+        let deadline = Date().addingTimeInterval(maximumWait)
+        while true {
+            let (down, up, downBase, upBase) = ends.withLock { ends -> (Int64, Int64, Int64, Int64) in
+                guard let host = ends.host, let device = ends.device else { return (0, 0, 0, 0) }
+                let deviceSent = Int64(device.counter.sent.load(ordering: .relaxed)) - Int64(device.droppedVideoSamples)
+                let down = deviceSent - Int64(host.counter.received.load(ordering: .relaxed))
+                let up = Int64(host.counter.sent.load(ordering: .relaxed)) - Int64(device.counter.received.load(ordering: .relaxed))
+                return (down, up, ends.downBaseline, ends.upBaseline)
+            }
+            if down <= downBase && up <= upBase { return }
+            if Date() > deadline {
+                ends.withLock { $0.downBaseline = max($0.downBaseline, down); $0.upBaseline = max($0.upBaseline, up) }
+                return
+            }
+            usleep(100)
+        }
+    }
+}
+
+/// A Unix-socket relay between the bridge and a listening simulator that can splice garbage bytes into the
+/// device-to-host byte stream, below the message layer.
+final class GarbageRelay: @unchecked Sendable {
+    // @unchecked Sendable: `listener` is immutable; mutable state is behind `pending`'s mutex.
+    private let listener: Int32
+    private let upstream: String
+    private let pending = Mutex<Int>(0)
+    let path: String
+
+    init(path: String, upstream: String) throws {
+        self.path = path
+        self.upstream = upstream
+        unlink(path)
+        listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard listener >= 0, Self.withAddress(path, { bind(listener, $0, $1) }) == 0, listen(listener, 4) == 0 else {
+            throw POSIXError(.EADDRINUSE)
+        }
+        Thread.detachNewThread { [self] in acceptLoop() }
+    }
+
+    /// The next chunk from the device is preceded by `count` random bytes.
+    func injectGarbage(count: Int) { pending.withLock { $0 += count } }
+
+    func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+        unlink(path)
+    }
+
+    private func acceptLoop() {
+        while true {
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { return }
+            let server = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            guard Self.withAddress(upstream, { connect(server, $0, $1) }) == 0 else {
+                close(client)
+                close(server)
+                continue
+            }
+            Thread.detachNewThread { [self] in pump(from: client, to: server, garbage: false) }
+            Thread.detachNewThread { [self] in pump(from: server, to: client, garbage: true) }
+        }
+    }
+
+    private func pump(from source: Int32, to destination: Int32, garbage: Bool) {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        var random = SplitMix(seed: 99)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            if garbage {
+                let extra = pending.withLock { value -> Int in defer { value = 0 }; return value }
+                if extra > 0 {
+                    let junk = (0..<extra).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+                    guard writeAll(destination, junk[...]) else { break }
+                }
+            }
+            guard writeAll(destination, buffer[..<count]) else { break }
+        }
+        shutdown(source, Int32(SHUT_RDWR))
+        shutdown(destination, Int32(SHUT_RDWR))
+        close(source)
+    }
+
+    private func writeAll(_ fd: Int32, _ bytes: ArraySlice<UInt8>) -> Bool {
+        var offset = bytes.startIndex
+        while offset < bytes.endIndex {
+            let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            guard written > 0 else { return false }
+            offset += written
+        }
+        return true
+    }
+
+    private static func withAddress(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Int32 {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8.prefix(107)) + [0]
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in bytes.enumerated() { raw[index] = byte }
+        }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+    }
+}
