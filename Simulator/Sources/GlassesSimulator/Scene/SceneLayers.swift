@@ -2,17 +2,33 @@ import Foundation
 
 /// One pre-rendered layer of the scene (background, body or head) at a given output size, in linear BT.601
 /// YCbCr with premultiplied alpha, plus per-pixel pulse coefficients. Built once per size; immutable after.
-final class SceneLayer: Sendable {
+// @unchecked: the buffers are written once in init, only read afterwards, and freed in deinit.
+final class SceneLayer: @unchecked Sendable {
     /// Origin of the stored box in canvas coordinates (even), and its size.
     let x0: Int, y0: Int, width: Int, height: Int
     /// Premultiplied linear luma (0...1), luma pulse coefficient and alpha, `width * height`.
-    let luma: [Float], lumaPulse: [Float], alpha: [Float]
+    let luma: UnsafeMutablePointer<Float>, lumaPulse: UnsafeMutablePointer<Float>, alpha: UnsafeMutablePointer<Float>
     /// Per luma row: first and one-past-last column with non-zero alpha (empty rows: 0, 0).
-    let rowStart: [Int32], rowEnd: [Int32]
+    let rowStart: UnsafeMutablePointer<Int32>, rowEnd: UnsafeMutablePointer<Int32>
     /// Chroma box (half size): premultiplied Cb, Cr (−0.5...0.5), pulse coefficients and alpha.
     let cWidth: Int, cHeight: Int
-    let cb: [Float], cr: [Float], cbPulse: [Float], crPulse: [Float], cAlpha: [Float]
-    let cRowStart: [Int32], cRowEnd: [Int32]
+    let cb: UnsafeMutablePointer<Float>, cr: UnsafeMutablePointer<Float>, cbPulse: UnsafeMutablePointer<Float>,
+        crPulse: UnsafeMutablePointer<Float>, cAlpha: UnsafeMutablePointer<Float>
+    let cRowStart: UnsafeMutablePointer<Int32>, cRowEnd: UnsafeMutablePointer<Int32>
+
+    /// Copies an array into a buffer this layer owns.
+    private static func own<T>(_ array: [T]) -> UnsafeMutablePointer<T> {
+        let pointer = UnsafeMutablePointer<T>.allocate(capacity: max(array.count, 1))
+        array.withUnsafeBufferPointer { source in
+            if let base = source.baseAddress { pointer.initialize(from: base, count: array.count) }
+        }
+        return pointer
+    }
+
+    deinit {
+        for p in [luma, lumaPulse, alpha, cb, cr, cbPulse, crPulse, cAlpha] { p.deallocate() }
+        for p in [rowStart, rowEnd, cRowStart, cRowEnd] { p.deallocate() }
+    }
     /// Number of luma pixels whose pulse coefficient is non-zero (skin).
     let skinPixelCount: Int
 
@@ -56,11 +72,11 @@ final class SceneLayer: Sendable {
                 rowEnd[y] = Int32(last + 1)
             }
         }
-        self.luma = luma
-        self.lumaPulse = lumaPulse
-        self.alpha = a
-        self.rowStart = rowStart
-        self.rowEnd = rowEnd
+        self.luma = Self.own(luma)
+        self.lumaPulse = Self.own(lumaPulse)
+        self.alpha = Self.own(a)
+        self.rowStart = Self.own(rowStart)
+        self.rowEnd = Self.own(rowEnd)
         self.skinPixelCount = skin
         let cw = width / 2, ch = height / 2
         self.cWidth = cw
@@ -94,13 +110,13 @@ final class SceneLayer: Sendable {
                 cEnd[y] = Int32(last + 1)
             }
         }
-        self.cb = cb
-        self.cr = cr
-        self.cbPulse = cbp
-        self.crPulse = crp
-        self.cAlpha = ca
-        self.cRowStart = cStart
-        self.cRowEnd = cEnd
+        self.cb = Self.own(cb)
+        self.cr = Self.own(cr)
+        self.cbPulse = Self.own(cbp)
+        self.crPulse = Self.own(crp)
+        self.cAlpha = Self.own(ca)
+        self.cRowStart = Self.own(cStart)
+        self.cRowEnd = Self.own(cEnd)
     }
 }
 

@@ -98,7 +98,7 @@ public final class SimulatedScene: Sendable {
     private let face: FaceImage?
     private let physiology: Mutex<PhysiologyModel>
     private let canvases = Mutex<[Int: SceneCanvas]>([:])
-    private let noiseTable: [Float]
+    private let noiseTable: NoiseTable
     private let motionPhases: [Double]
     private let driftPhase: Double
 
@@ -120,7 +120,7 @@ public final class SimulatedScene: Sendable {
                                        b: 0.53 / 0.77 * random.uniform(0.95...1.05))
         }
         var noiseRandom = SeededRandom(seed: profile.seed, stream: 21)
-        noiseTable = (0..<65_536).map { _ in Float(noiseRandom.gaussian()) }
+        noiseTable = NoiseTable((0..<65_536).map { _ in Float(noiseRandom.gaussian()) })
         motionPhases = (0..<8).map { _ in random.uniform(0...(2 * Double.pi)) }
         driftPhase = random.uniform(0...(2 * Double.pi))
         physiology = Mutex(PhysiologyModel(profile: profile))
@@ -265,19 +265,19 @@ public final class SimulatedScene: Sendable {
             rowCr.deallocate()
         }
         let centreY = Double(height) / 2
-        c.background.luma.withUnsafeBufferPointer { bgLuma in
-        c.noiseTableAccess(noiseTable) { noise in
+        let noise = noiseTable.values
+        do {
             // Luma.
             for y in 0..<height {
                 let rollShift = Int((roll * (Double(y) - centreY)).rounded())
                 let bgRow = min(max(y + m - Int(bg.1.rounded()), 0), c.background.height - 1)
                 let bgX = m - Int(bg.0.rounded()) - rollShift
-                let src = bgLuma.baseAddress! + bgRow * c.background.width + bgX
-                for x in 0..<width { rowAcc[x] = src[x] }
-                for (layer, off) in [(c.body, bodyOff), (c.head, headOff)] {
-                    composite(layer: layer, luma: true, into: rowAcc, cb: nil, y: y, margin: m, offset: off,
-                              rollShift: rollShift, pulse: pulse, width: width)
-                }
+                let src = c.background.luma + bgRow * c.background.width + bgX
+                rowAcc.update(from: src, count: width)
+                composite(layer: c.body, luma: true, into: rowAcc, cb: nil, y: y, margin: m, offset: bodyOff,
+                          rollShift: rollShift, pulse: pulse, width: width)
+                composite(layer: c.head, luma: true, into: rowAcc, cb: nil, y: y, margin: m, offset: headOff,
+                          rollShift: rollShift, pulse: pulse, width: width)
                 let o = out + y * width
                 let start = Int(random.next() & 0xFFFF)
                 let g = 219 * gain
@@ -287,28 +287,21 @@ public final class SimulatedScene: Sendable {
                 }
             }
         }
-        }
         // Chroma (half resolution).
         let cWidth = width / 2
         let chromaOut = out + width * height
-        c.background.cb.withUnsafeBufferPointer { bgCb in
-        c.background.cr.withUnsafeBufferPointer { bgCr in
-        c.noiseTableAccess(noiseTable) { noise in
+        do {
             let cbg = (bg.0 / 2, bg.1 / 2), cbody = (bodyOff.0 / 2, bodyOff.1 / 2), chead = (headOff.0 / 2, headOff.1 / 2)
             for y in 0..<(height / 2) {
                 let rollShift = Int((roll * (Double(2 * y) - centreY) / 2).rounded())
                 let bgRow = min(max(y + m / 2 - Int(cbg.1.rounded()), 0), c.background.cHeight - 1)
                 let bgX = m / 2 - Int(cbg.0.rounded()) - rollShift
-                let sb = bgCb.baseAddress! + bgRow * c.background.cWidth + bgX
-                let sr = bgCr.baseAddress! + bgRow * c.background.cWidth + bgX
-                for x in 0..<cWidth {
-                    rowCb[x] = sb[x]
-                    rowCr[x] = sr[x]
-                }
-                for (layer, off) in [(c.body, cbody), (c.head, chead)] {
-                    composite(layer: layer, luma: false, into: rowCb, cb: rowCr, y: y, margin: m / 2, offset: off,
-                              rollShift: rollShift, pulse: pulse, width: cWidth)
-                }
+                rowCb.update(from: c.background.cb + bgRow * c.background.cWidth + bgX, count: cWidth)
+                rowCr.update(from: c.background.cr + bgRow * c.background.cWidth + bgX, count: cWidth)
+                composite(layer: c.body, luma: false, into: rowCb, cb: rowCr, y: y, margin: m / 2, offset: cbody,
+                          rollShift: rollShift, pulse: pulse, width: cWidth)
+                composite(layer: c.head, luma: false, into: rowCb, cb: rowCr, y: y, margin: m / 2, offset: chead,
+                          rollShift: rollShift, pulse: pulse, width: cWidth)
                 let o = chromaOut + y * width
                 let start = Int(random.next() & 0xFFFF)
                 let g = 224 * gain, s = sigma * 0.5
@@ -319,8 +312,6 @@ public final class SimulatedScene: Sendable {
                     o[2 * x + 1] = UInt8(min(max(v, 0), 255))
                 }
             }
-        }
-        }
         }
     }
 
@@ -350,9 +341,8 @@ public final class SimulatedScene: Sendable {
         guard xFrom < xTo else { return }
         let i0 = row * lw, i1 = (row + 1) * lw
         if luma {
-            layer.luma.withUnsafeBufferPointer { lum in
-            layer.lumaPulse.withUnsafeBufferPointer { lp in
-            layer.alpha.withUnsafeBufferPointer { al in
+            let lum = layer.luma, lp = layer.lumaPulse, al = layer.alpha
+            do {
                 for x in xFrom..<xTo {
                     let c = x + sx
                     let a = al[i0 + c] * f0 + al[i1 + c] * f
@@ -360,14 +350,9 @@ public final class SimulatedScene: Sendable {
                     acc[x] = acc[x] * (1 - a) + v
                 }
             }
-            }
-            }
         } else if let crAcc {
-            layer.cb.withUnsafeBufferPointer { cbv in
-            layer.cr.withUnsafeBufferPointer { crv in
-            layer.cbPulse.withUnsafeBufferPointer { cbp in
-            layer.crPulse.withUnsafeBufferPointer { crp in
-            layer.cAlpha.withUnsafeBufferPointer { al in
+            let cbv = layer.cb, crv = layer.cr, cbp = layer.cbPulse, crp = layer.crPulse, al = layer.cAlpha
+            do {
                 for x in xFrom..<xTo {
                     let c = x + sx
                     let a = al[i0 + c] * f0 + al[i1 + c] * f
@@ -377,18 +362,19 @@ public final class SimulatedScene: Sendable {
                     crAcc[x] = crAcc[x] * (1 - a) + v
                 }
             }
-            }
-            }
-            }
-            }
         }
     }
 }
 
-extension SceneCanvas {
-    /// Gives the renderer unchecked access to the shared noise table.
-    @inline(__always)
-    func noiseTableAccess(_ table: [Float], _ body: (UnsafeBufferPointer<Float>) -> Void) {
-        table.withUnsafeBufferPointer(body)
+/// A table of standard-normal samples the renderer draws sensor noise from.
+// @unchecked: written once in init, only read afterwards, freed in deinit.
+final class NoiseTable: @unchecked Sendable {
+    let values: UnsafeMutablePointer<Float>
+
+    init(_ samples: [Float]) {
+        values = UnsafeMutablePointer<Float>.allocate(capacity: samples.count)
+        samples.withUnsafeBufferPointer { values.initialize(from: $0.baseAddress!, count: samples.count) }
     }
+
+    deinit { values.deallocate() }
 }
