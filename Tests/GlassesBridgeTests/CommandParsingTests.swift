@@ -50,7 +50,7 @@ struct CommandParsingTests {
         let parsed = try options([
             "--device=sim", "--fps", "30", "--resolution", "low", "--codec", "hvc1", "--pixel-format", "bgra",
             "--transform", "rotate90cw", "--metrics", "cardio,eda,pulse-rate", "--duration", "12.5", "--no-realtime",
-            "--sim-pulse", "81", "--sim-breathing", "12", "--sim-seed", "7", "--sim-scenario", "s.json",
+            "--sim-pulse", "81", "--sim-breathing", "12", "--sim-seed", "7",
             "--format", "ndjson", "--output", "out.ndjson", "--record", "rec.mkv", "--video-out", "sub.y4m",
         ])
         #expect(parsed.frameRate == 30)
@@ -65,7 +65,7 @@ struct CommandParsingTests {
         #expect(parsed.simulator.pulseRate == 81)
         #expect(parsed.simulator.breathingRate == 12)
         #expect(parsed.simulator.seed == 7)
-        #expect(parsed.simulator.scenarioPath == "s.json")
+        #expect(try options(["--sim-scenario", "s.json"]).simulator.scenarioPath == "s.json")
         #expect(parsed.format == .ndjson)
         #expect(parsed.outputPath == "out.ndjson")
         #expect(parsed.recordPath == "rec.mkv")
@@ -116,6 +116,7 @@ struct CommandParsingTests {
         (["bogus"], "unknown command"),
         (["--fps", "24", "extra"], "unexpected argument 'extra'"),
         (["--format", "xml"], "text, ndjson or csv"),
+        (["--sim-scenario", "s.json", "--sim-pulse", "80"], "conflicts with --sim-scenario"),
     ])
     func badInputGetsAClearUsageError(arguments: [String], fragment: String) {
         let message = usageError(arguments)

@@ -63,20 +63,34 @@ public enum BridgeCommandLine {
     public static func makePipeline(
         _ options: BridgeOptions, emit: @escaping @Sendable (BridgeEvent, Double) -> Void
     ) throws(BridgeFailure) -> BridgePipeline {
-        let settings = try BridgeSettings(options: options)
+        var settings = try BridgeSettings(options: options)
         let clock: BridgeClock
         let source: BridgeSource
         switch options.device {
         case .simulator:
             clock = options.realtime ? .realTime(DispatchEventScheduler(label: "glasses-bridge.clock")) : .virtual(ManualScheduler())
-            if let scenario = options.simulator.scenarioPath {
-                throw BridgeFailure(
-                    .internalError,
-                    "--sim-scenario \(scenario): scenario files are not supported by this build of the simulator yet."
-                )
+            if let path = options.simulator.scenarioPath {
+                let scenario: Scenario
+                do {
+                    scenario = try Scenario(contentsOf: URL(fileURLWithPath: path))
+                } catch {
+                    throw BridgeFailure(.invalidInput, "--sim-scenario: \(error)")
+                }
+                let glasses: SimulatedGlasses
+                do {
+                    glasses = try SimulatedGlasses(profile: scenario.subject, scheduler: clock.scheduler)
+                } catch {
+                    throw BridgeFailure(.invalidInput, "--sim-scenario \(path): \(error)")
+                }
+                glasses.run(scenario)
+                if settings.duration == nil, let seconds = scenario.duration {
+                    settings.duration = .milliseconds(Int64((seconds * 1000).rounded()))
+                }
+                source = .simulator(glasses)
+            } else {
+                let glasses = try options.simulator.makeGlasses(scheduler: clock.scheduler)
+                source = .simulator(glasses)
             }
-            let glasses = try options.simulator.makeGlasses(scheduler: clock.scheduler)
-            source = .simulator(glasses)
         case .unix, .tcp, .bluetooth:
             let scheduler = DispatchEventScheduler(label: "glasses-bridge.clock")
             clock = .realTime(scheduler)

@@ -182,6 +182,9 @@ public enum BridgeCommand: Sendable, Hashable {
                 "\(first) only applies to the built-in simulator (--device sim), not --device \(options.device)."
             )
         }
+        if options.simulator.scenarioPath != nil, let other = simulatorOptionsGiven.first(where: { $0 != "--sim-scenario" }) {
+            throw BridgeUsageError("\(other) conflicts with --sim-scenario: the scenario file sets the simulated person.")
+        }
         if case .file = options.device, codecGiven {
             throw BridgeUsageError("--codec does not apply to --device file:PATH: the file's own codec is used.")
         }

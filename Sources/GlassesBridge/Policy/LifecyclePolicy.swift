@@ -18,6 +18,8 @@ public struct BridgeFailure: Error, Sendable, Hashable, CustomStringConvertible 
         case reconnectExhausted
         /// A bug or an unexpected failure in a module.
         case internalError
+        /// An input file (a scenario) is not valid: a usage problem, exit code 64.
+        case invalidInput
     }
 
     /// The kind of failure.
@@ -32,7 +34,13 @@ public struct BridgeFailure: Error, Sendable, Hashable, CustomStringConvertible 
     }
 
     /// The process exit code for this failure.
-    public var exitCode: BridgeExitCode { kind == .internalError ? .internalError : .deviceUnavailable }
+    public var exitCode: BridgeExitCode {
+        switch kind {
+        case .internalError: .internalError
+        case .invalidInput: .usage
+        default: .deviceUnavailable
+        }
+    }
 
     /// `kind: message`.
     public var description: String { "\(kind.rawValue): \(message)" }
