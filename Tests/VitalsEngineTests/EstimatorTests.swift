@@ -99,10 +99,16 @@ struct EstimatorTests {
 
     @Test("profile matching measures sub-pixel vertical motion")
     func profileShift() throws {
-        let base = (0 ..< 120).map { i in 100 + 40 * sin(Double(i) / 7) + 10 * sin(Double(i) / 2.3) }
-        func shifted(_ d: Double) -> [Double] {
-            (0 ..< 120).map { i in 100 + 40 * sin((Double(i) - d) / 7) + 10 * sin((Double(i) - d) / 2.3) }
+        func profile(_ d: Double) -> [Double] {
+            (0 ..< 120).map { (i: Int) -> Double in
+                let x = Double(i) - d
+                let slow: Double = 40 * sin(x / 7)
+                let fast: Double = 10 * sin(x / 2.3)
+                return 100 + slow + fast
+            }
         }
+        let base = profile(0)
+        func shifted(_ d: Double) -> [Double] { profile(d) }
         for d in [-3.4, -1.0, 0.0, 0.6, 2.25] {
             let estimate = try #require(ProfileMotion.shift(of: shifted(d), against: base, maxShift: 6))
             #expect(abs(estimate - d) < 0.15, "shift \(d) measured \(estimate)")

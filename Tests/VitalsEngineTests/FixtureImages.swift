@@ -115,5 +115,5 @@ struct RGBPicture {
     }
 }
 
-/// The face box in the 256×256 astronaut fixture (measured once by eye and by the detector: roughly x 85–160, y 35–120).
-let astronautFaceCenter = (x: 122.0, y: 80.0)
+/// The centre of the face in the 256×256 astronaut fixture (checked by eye: the face spans about x 85–136, y 30–81).
+let astronautFaceCenter = (x: 110.0, y: 55.0)

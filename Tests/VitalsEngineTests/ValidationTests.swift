@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import VitalsEngine
 
@@ -16,18 +17,18 @@ enum PhotoFrames {
     }
 
     static func twoFaces() throws -> RGBPicture {
-        let crop = try RGBPicture.fixture("astronaut-256.ppm").cropped(VitalsRect(x: 45, y: 0, width: 144, height: 256))
+        let crop = try RGBPicture.fixture("astronaut-256.ppm").cropped(VitalsRect(x: 70, y: 10, width: 90, height: 160))
         var canvas = RGBPicture(width: width, height: height)
         canvas.paste(crop.resized(width: 252, height: 448), x: 0, y: 200)
         canvas.paste(crop.resized(width: 252, height: 448), x: 252, y: 200)
         return canvas
     }
 
-    /// The astronaut far away: face about 80 px wide (16 % of the frame's width).
+    /// The astronaut far away: face about 94 px wide (19 % of the frame's width).
     static func faceTooFar() throws -> RGBPicture {
-        let photo = try RGBPicture.fixture("astronaut-256.ppm").resized(width: 400, height: 400)
+        let photo = try RGBPicture.fixture("astronaut-256.ppm").resized(width: 470, height: 470)
         var canvas = RGBPicture(width: width, height: height)
-        canvas.paste(photo, x: 52, y: 250)
+        canvas.paste(photo, x: 17, y: 250)
         return canvas
     }
 
@@ -97,7 +98,7 @@ struct ValidationTests {
     func light() throws {
         let dark = try PhotoFrames.oneFace().scaled(by: 0.12)
         #expect(try Self.condition { _ in dark }.0 == .tooDark)
-        let bright = try PhotoFrames.oneFace().scaled(by: 3)
+        let bright = try PhotoFrames.oneFace().scaled(by: 4)
         #expect(try Self.condition { _ in bright }.0 == .tooBright)
     }
 

@@ -84,7 +84,7 @@ public final class VitalsEngine {
             // With no face, still tell darkness and glare apart from an empty view.
             let luma = Self.frameLuma(view)
             if luma < configuration.darkLuma * 0.6 { result.condition = .tooDark; condition = .tooDark }
-            if luma > configuration.brightLuma + 10 { result.condition = .tooBright; condition = .tooBright }
+            if luma > configuration.brightLuma { result.condition = .tooBright; condition = .tooBright }
             return result
         }
         lastFaceSeen = t
