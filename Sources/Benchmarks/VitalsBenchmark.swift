@@ -44,6 +44,7 @@ private struct SubjectResult: Sendable {
 }
 
 func runVitalsBenchmark(_ arguments: [String]) {
+    setvbuf(stdout, nil, _IOLBF, 0)  // one line per condition as it finishes, even into a pipe
     var subjects = 20, duration = 65.0, jobs = 2, seedBase: UInt64 = 1000
     var names = allConditions.map(\.name)
     var i = 0
