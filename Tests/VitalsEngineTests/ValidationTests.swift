@@ -99,7 +99,8 @@ struct ValidationTests {
         let dark = try PhotoFrames.oneFace().scaled(by: 0.12)
         #expect(try Self.condition { _ in dark }.0 == .tooDark)
         let bright = try PhotoFrames.oneFace().scaled(by: 4)
-        #expect(try Self.condition { _ in bright }.0 == .tooBright)
+        let brightCondition = try Self.condition { _ in bright }.0
+        #expect(brightCondition == .tooBright, "got \(brightCondition)")
     }
 
     @Test("a face sweeping across the view is excessive motion")

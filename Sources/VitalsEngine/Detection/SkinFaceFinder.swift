@@ -30,7 +30,7 @@ struct SkinFaceFinder {
         skin = eroded
         // Largest 4-connected component.
         var label = [Int32](repeating: -1, count: gw * gh)
-        var sizes: [(count: Int, id: Int32)] = []
+        var best: (count: Int, id: Int32) = (0, -1)
         var stack: [Int] = []
         var next: Int32 = 0
         for start in 0 ..< gw * gh where skin[start] && label[start] < 0 {
@@ -45,19 +45,10 @@ struct SkinFaceFinder {
                 if y > 0, skin[i - gw], label[i - gw] < 0 { label[i - gw] = next; stack.append(i - gw) }
                 if y + 1 < gh, skin[i + gw], label[i + gw] < 0 { label[i + gw] = next; stack.append(i + gw) }
             }
-            sizes.append((count, next))
+            if count > best.count { best = (count, next) }
             next += 1
         }
-        // Try the largest blobs; of those that look like a face, take the highest in the frame (the body and
-        // skin-coloured clothes lie below the face).
-        var found: [VitalsRect] = []
-        for candidate in sizes.sorted(by: { $0.count > $1.count }).prefix(4) where candidate.count >= 40 {
-            if let box = face(label: label, best: candidate, gw: gw, gh: gh) { found.append(box) }
-        }
-        return found.min { $0.y < $1.y }
-    }
-
-    private func face(label: [Int32], best: (count: Int, id: Int32), gw: Int, gh: Int) -> VitalsRect? {
+        guard best.count >= 40 else { return nil }
         // Row extents of the blob; the face ends where the blob narrows to a neck.
         var rows: [(y: Int, x0: Int, x1: Int, n: Int)] = []
         for y in 0 ..< gh {

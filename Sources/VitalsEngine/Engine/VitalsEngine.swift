@@ -82,9 +82,9 @@ public final class VitalsEngine {
             if t - lastFaceSeen > configuration.maximumGap { restartSignals() }
             result.condition = condition
             // With no face, still tell darkness and glare apart from an empty view.
-            let luma = Self.frameLuma(view)
+            let (luma, clipped) = Self.frameLuma(view)
             if luma < configuration.darkLuma * 0.6 { result.condition = .tooDark; condition = .tooDark }
-            if luma > configuration.brightLuma { result.condition = .tooBright; condition = .tooBright }
+            if luma > configuration.brightLuma + 10 || clipped > 0.5 { result.condition = .tooBright; condition = .tooBright }
             return result
         }
         lastFaceSeen = t
@@ -248,17 +248,24 @@ public final class VitalsEngine {
         return [part(0.30, 0.06, 0.70, 0.22), part(0.16, 0.50, 0.36, 0.70), part(0.64, 0.50, 0.84, 0.70)]
     }
 
-    static func frameLuma(_ view: VitalsPixelView) -> Double {
-        var s = 0, n = 0
+    /// Mean luma of the frame (0–255, full range) and the fraction of clipped (near-white) samples.
+    static func frameLuma(_ view: VitalsPixelView) -> (mean: Double, clipped: Double) {
+        var s = 0, n = 0, c = 0
+        let white = view.format == .nv12VideoRange ? 232 : 250
         var y = 0
         let step = max(4, min(view.width, view.height) / 32)
         while y < view.height {
             var x = 0
-            while x < view.width { s += view.luma(x, y); n += 1; x += step }
+            while x < view.width {
+                let v = view.luma(x, y)
+                s += v; n += 1
+                if v >= white { c += 1 }
+                x += step
+            }
             y += step
         }
         let mean = Double(s) / Double(max(n, 1))
-        return view.format == .nv12VideoRange ? (mean - 16) * 255 / 219 : mean
+        return (view.format == .nv12VideoRange ? (mean - 16) * 255 / 219 : mean, Double(c) / Double(max(n, 1)))
     }
 
     // MARK: Verdict
