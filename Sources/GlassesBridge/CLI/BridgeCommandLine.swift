@@ -156,13 +156,32 @@ enum DeviceDiscovery {
         }
     }
 
-    /// Whether this machine has a Bluetooth adapter, as the kernel reports it.
+    /// Whether this machine has a Bluetooth adapter, as the kernel reports it, and the devices BlueZ has paired.
     static func bluetoothStatus() -> (available: Bool, message: String) {
         let adapters = (try? FileManager.default.contentsOfDirectory(atPath: "/sys/class/bluetooth")) ?? []
         guard !adapters.isEmpty else {
             return (false, "no Bluetooth on this machine (the kernel reports no adapter); use sim, unix: or tcp:")
         }
-        return (true, "adapter(s) \(adapters.sorted().joined(separator: ", ")): pass glasses as --device bt:ADDRESS[@CHANNEL] "
-            + "(scanning is not implemented; pair them with bluetoothctl and use their address)")
+        let paired = pairedDevices()
+        let list = paired.isEmpty
+            ? "no paired devices found (pair the glasses with bluetoothctl)"
+            : "paired: " + paired.map { "bt:\($0.address) (\($0.name))" }.joined(separator: ", ")
+        return (true, "adapter(s) \(adapters.sorted().joined(separator: ", ")); \(list); use --device bt:ADDRESS[@CHANNEL]")
+    }
+
+    /// Devices BlueZ remembers as paired (`/var/lib/bluetooth/ADAPTER/DEVICE/info`), where readable.
+    static func pairedDevices() -> [(address: String, name: String)] {
+        let root = "/var/lib/bluetooth"
+        let manager = FileManager.default
+        var result: [(String, String)] = []
+        for adapter in (try? manager.contentsOfDirectory(atPath: root)) ?? [] {
+            for device in (try? manager.contentsOfDirectory(atPath: "\(root)/\(adapter)")) ?? []
+            where DeviceAddress.isBluetoothAddress(device) {
+                let info = (try? String(contentsOfFile: "\(root)/\(adapter)/\(device)/info", encoding: .utf8)) ?? ""
+                let name = info.split(separator: "\n").first { $0.hasPrefix("Name=") }.map { String($0.dropFirst(5)) }
+                result.append((device, name ?? "unnamed"))
+            }
+        }
+        return result.sorted { $0.0 < $1.0 }
     }
 }
