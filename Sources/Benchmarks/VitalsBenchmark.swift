@@ -44,7 +44,6 @@ private struct SubjectResult: Sendable {
 }
 
 func runVitalsBenchmark(_ arguments: [String]) {
-    setvbuf(stdout, nil, _IOLBF, 0)  // one line per condition as it finishes, even into a pipe
     var subjects = 20, duration = 65.0, jobs = 2, seedBase: UInt64 = 1000
     var names = allConditions.map(\.name)
     var i = 0
@@ -61,7 +60,7 @@ func runVitalsBenchmark(_ arguments: [String]) {
         case "--seed": seedBase = UInt64(value("--seed")) ?? seedBase
         case "--conditions": names = value("--conditions").split(separator: ",").map(String.init)
         case "--help", "-h":
-            print("usage: Benchmarks vitals [--subjects N=20] [--duration S=65] [--jobs J=2] [--seed N] [--conditions \(allConditions.map(\.name).joined(separator: ","))]")
+            say("usage: Benchmarks vitals [--subjects N=20] [--duration S=65] [--jobs J=2] [--seed N] [--conditions \(allConditions.map(\.name).joined(separator: ","))]")
             exit(0)
         default: fail("unknown option \(arguments[i])")
         }
@@ -72,8 +71,8 @@ func runVitalsBenchmark(_ arguments: [String]) {
         return c
     }
     do { _ = try HaarCascade.frontalFace() } catch { fail("\(error)") }
-    print("vitals benchmark: \(subjects) subjects × \(Int(duration)) s per condition, 504×896, \(jobs) jobs")
-    print("condition    | pulse MAE  RMSE | breath MAE RMSE | RMSSD MAE RMSE | 1st stable pulse/breath/HRV s | ms/frame | fails")
+    say("vitals benchmark: \(subjects) subjects × \(Int(duration)) s per condition, 504×896, \(jobs) jobs")
+    say("condition    | pulse MAE  RMSE | breath MAE RMSE | RMSSD MAE RMSE | 1st stable pulse/breath/HRV s | ms/frame | fails")
     let subjectCount = subjects, firstSeed = seedBase, seconds = duration
     for condition in conditions {
         let results = Mutex<[Int: SubjectResult]>([:])
@@ -120,11 +119,11 @@ private func report(_ c: BenchCondition, _ results: [SubjectResult]) {
     let ms = results.map(\.engineMs).reduce(0, +) / Double(max(frames, 1))
     let fails = results.filter { $0.failure != nil }
     let first = "\(median(results.compactMap(\.firstStablePulse)))/\(median(results.compactMap(\.firstStableBreathing)))/\(median(results.compactMap(\.firstStableHRV)))"
-    print(String(format: "%-12@ | %@ | %@ | %@ | %-29@ | %8.3f | %d", c.name as NSString, fmt(pulse, c.pulseTarget), fmt(breathing, c.breathingTarget),
+    say(String(format: "%-12@ | %@ | %@ | %@ | %-29@ | %8.3f | %d", c.name as NSString, fmt(pulse, c.pulseTarget), fmt(breathing, c.breathingTarget),
                  fmt(rmssd, c.rmssdTarget), first as NSString, ms, fails.count))
     let noStable = results.filter { $0.firstStablePulse == nil }.count
-    if noStable > 0 { print("             \(noStable) subject(s) never reached a stable pulse") }
-    for f in fails.prefix(3) { print("             failure: \(f.failure!)") }
+    if noStable > 0 { say("             \(noStable) subject(s) never reached a stable pulse") }
+    for f in fails.prefix(3) { say("             failure: \(f.failure!)") }
 }
 
 private func runSubject(index: Int, seed: UInt64, duration: Double, condition: BenchCondition) -> SubjectResult {
@@ -220,4 +219,9 @@ private func runSubject(index: Int, seed: UInt64, duration: Double, condition: B
         if let gt = truth.rmssd(window: max(0, ts - 60) ... ts) { result.rmssdError = h.measures.rmssd - gt }
     }
     return result
+}
+
+/// Writes a line to standard output unbuffered, so each condition shows as soon as it finishes, even into a pipe.
+private func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
