@@ -71,7 +71,7 @@ struct SocketEndToEndTests {
         let accounting = result.summary.stats.accounting
         #expect(result.exitCode == .success, "\(String(describing: result.summary.failure))")
         #expect(accounting.isBalanced)
-        #expect(accounting.received >= 4 * 15)
+        #expect(accounting.received >= 4 * 15, "phases \(run.events.phases), notices \(run.events.notices)")
         #expect(accounting.rejectedByCode.isEmpty)
         #expect(result.summary.vitals.pulseRate == 70)
     }

@@ -21,8 +21,9 @@ final class CountingDeviceLink: DeviceLink {
     func open(eventHandler: @escaping @Sendable (DeviceLinkEvent) -> Void) {
         let counter = self.counter
         inner.open { event in
-            if case .message = event { counter.received.add(1, ordering: .relaxed) }
+            // Counted after handling, so whatever the handler sends in reaction is counted first.
             eventHandler(event)
+            if case .message = event { counter.received.add(1, ordering: .relaxed) }
         }
     }
 
@@ -44,8 +45,9 @@ final class CountingHostLink: HostLink {
     func open(eventHandler: @escaping @Sendable (HostLinkEvent) -> Void) {
         let counter = self.counter
         inner.open { event in
-            if case .message = event { counter.received.add(1, ordering: .relaxed) }
+            // Counted after handling, so whatever the handler sends in reaction is counted first.
             eventHandler(event)
+            if case .message = event { counter.received.add(1, ordering: .relaxed) }
         }
     }
 
@@ -67,16 +69,28 @@ final class LinkSettler: Sendable {
     private struct Ends {
         var host: CountingDeviceLink?
         var device: CountingHostLink?
+        var hostGeneration = 0
+        var deviceGeneration = 0
         var downBaseline: Int64 = 0
         var upBaseline: Int64 = 0
     }
 
     private let ends = Mutex(Ends())
 
-    func setHost(_ link: CountingDeviceLink) { ends.withLock { $0.host = link; $0.downBaseline = 0; $0.upBaseline = 0 } }
-    func setDevice(_ link: CountingHostLink) { ends.withLock { $0.device = link; $0.downBaseline = 0; $0.upBaseline = 0 } }
+    func setHost(_ link: CountingDeviceLink) {
+        ends.withLock { $0.host = link; $0.hostGeneration += 1; $0.downBaseline = 0; $0.upBaseline = 0 }
+    }
 
-    func settle(maximumWait: Double = 0.3) {
+    func setDevice(_ link: CountingHostLink) {
+        ends.withLock { $0.device = link; $0.deviceGeneration += 1; $0.downBaseline = 0; $0.upBaseline = 0 }
+    }
+
+    func settle(maximumWait: Double = 2) {
+        // A new host connection waits (longer) for the listener to hand the device its end.
+        let acceptDeadline = Date().addingTimeInterval(5)
+        while ends.withLock({ $0.host != nil && $0.deviceGeneration < $0.hostGeneration }), Date() < acceptDeadline {
+            usleep(100)
+        }
         let deadline = Date().addingTimeInterval(maximumWait)
         while true {
             let (down, up, downBase, upBase) = ends.withLock { ends -> (Int64, Int64, Int64, Int64) in
