@@ -177,7 +177,7 @@ final class GarbageRelay: @unchecked Sendable {
     private func writeAll(_ fd: Int32, _ bytes: ArraySlice<UInt8>) -> Bool {
         var offset = bytes.startIndex
         while offset < bytes.endIndex {
-            let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            let written = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             guard written > 0 else { return false }
             offset += written
         }
