@@ -110,6 +110,12 @@ struct SceneArtwork {
         min(max(0.5 - d * Float(width), 0), 1)
     }
 
+    /// Smoothstep from 0 at `e0` to 1 at `e1`.
+    @inline(__always) private func smooth(_ e0: Float, _ e1: Float, _ v: Float) -> Float {
+        let t = min(max((v - e0) / (e1 - e0), 0), 1)
+        return t * t * (3 - 2 * t)
+    }
+
     /// Signed distance (approximate) to an axis-aligned ellipse, scene units.
     @inline(__always) private func ellipse(_ x: Float, _ y: Float, _ cx: Float, _ cy: Float, _ a: Float, _ b: Float) -> Float {
         let nx = (x - cx) / a, ny = (y - cy) / b
@@ -248,44 +254,68 @@ struct SceneArtwork {
         let nx = (x - fx) / fa, ny = (y - fy) / fb
         let r2 = nx * nx + ny * ny
         var shade: Float = 0.78 + 0.22 * max(0, 1 - r2).squareRoot() - 0.05 * nx
+        // Outline: the sides of the face turn away from the light.
+        shade *= 1 - 0.22 * smooth(0.74, 1.0, abs(nx))
         let texture: Float = 1 + 0.035 * noise.fractal(x * 25, y * 25) + 0.018 * fine.value(x * 220, y * 220)
         shade *= texture
+        // Relief multiplier: the dark band across the eyes (sockets under the brow ridge), a lighter nose bridge and
+        // shadows beside the nose. All of it stays clear of the forehead and cheek boxes (``skinBoxes()``).
+        var relief: Float = 1
+        for side: Float in [-1, 1] {
+            let sx = (x - (fx + side * Self.eyeDX)) / 0.058, sy = (y - (Self.eyeY - 0.004)) / 0.031
+            relief *= 1 - 0.40 * (1 - smooth(0.3, 1.0, (sx * sx + sy * sy).squareRoot()))
+        }
+        let bridge = (1 - smooth(0.006, 0.016, abs(x - fx))) * smooth(0.56, 0.585, y) * (1 - smooth(0.675, 0.69, y))
+        relief *= 1 + 0.12 * bridge
+        let noseSide = (1 - smooth(0.004, 0.012, abs(abs(x - fx) - 0.024))) * smooth(0.60, 0.635, y) * (1 - smooth(0.685, 0.70, y))
+        relief *= 1 - (x > fx ? 0.20 : 0.10) * noseSide
+        shade *= relief
         // Spatial pulse strength: stronger on forehead and cheeks, weaker at the rim.
         var pulse: Float = 0.75 + 0.35 * max(0, 1 - r2)
         var (r, g, b) = (skin.0 * shade, skin.1 * shade, skin.2 * shade)
-        // Nose: a soft shadow along one side and darker nostrils.
-        let noseD = abs(x - (fx + 0.018))
-        if y > 0.61, y < 0.70, noseD < 0.01 {
-            let k: Float = 0.92
-            r *= k; g *= k; b *= k
-        }
+        // Nostrils.
         if ellipse(x, y, fx - 0.022, 0.695, 0.012, 0.006) < 0 || ellipse(x, y, fx + 0.022, 0.695, 0.012, 0.006) < 0 {
             r *= 0.55; g *= 0.5; b *= 0.5
         }
-        // Lips.
+        // Lips, darker than the skin around them, with a dark line where they meet.
         let lipD = ellipse(x, y, fx, 0.745, 0.055, 0.016)
         let lipCover = coverage(lipD)
         if lipCover > 0 {
-            let lr: Float = 0.62 * shade, lg: Float = 0.30 * shade, lb: Float = 0.30 * shade
+            let lr = skin.0 * 0.78 * shade, lg = skin.1 * 0.52 * shade, lb = skin.2 * 0.55 * shade
             r = r + (lr - r) * lipCover; g = g + (lg - g) * lipCover; b = b + (lb - b) * lipCover
             pulse = pulse * (1 - lipCover) + 0.6 * lipCover
-            if abs(y - 0.745) < 0.0025, abs(x - fx) < 0.05 { r *= 0.5; g *= 0.45; b *= 0.45 }
         }
-        // Eyebrows.
+        let mouthLine = (1 - smooth(0.0015, 0.0045, abs(y - 0.745 - 0.004 * (abs(x - fx) / 0.05) * (abs(x - fx) / 0.05))))
+            * (1 - smooth(0.045, 0.056, abs(x - fx)))
+        if mouthLine > 0 {
+            let k = 1 - 0.65 * mouthLine
+            r *= k; g *= k; b *= k
+            pulse *= 1 - mouthLine
+        }
+        // Eyebrows: darker than the hair when the hair is light, never lighter than a third of the skin.
+        let brow = (min(hair.0, skin.0 * 0.32), min(hair.1, skin.1 * 0.32), min(hair.2, skin.2 * 0.32))
         for side: Float in [-1, 1] {
             let bx = fx + side * Self.eyeDX
-            let browY = Self.eyeY - 0.035 - 0.01 * (1 - ((x - bx) / 0.05) * ((x - bx) / 0.05))
-            if abs(x - bx) < 0.05, abs(y - browY) < 0.007 {
-                r = hair.0; g = hair.1; b = hair.2; pulse = 0
+            let u = (x - bx) / 0.055
+            if abs(u) < 1 {
+                let browY = Self.eyeY - 0.038 - 0.007 * (1 - u * u)
+                let half: Float = 0.0075 * (1 - 0.45 * u * u)
+                let c = (1 - smooth(half - 0.002, half + 0.001, abs(y - browY))) * (1 - smooth(0.85, 1.0, abs(u)))
+                if c > 0 {
+                    r += (brow.0 - r) * c; g += (brow.1 - g) * c; b += (brow.2 - b) * c
+                    pulse *= 1 - c
+                }
             }
-            // Eye: sclera, iris, pupil, with a soft lid shadow.
-            let eyeD = ellipse(x, y, bx, Self.eyeY, 0.038, 0.016)
+            // Eye: a dim sclera, a large dark iris and pupil, and a dark upper lid line (lashes).
+            let eyeD = ellipse(x, y, bx, Self.eyeY, 0.034, 0.013)
             let eyeCover = coverage(eyeD)
             if eyeCover > 0 {
                 let irisR = ((x - bx) * (x - bx) + (y - Self.eyeY) * (y - Self.eyeY)).squareRoot()
-                var (er, eg, eb): (Float, Float, Float) = (0.88, 0.86, 0.84)
-                if irisR < 0.014 { (er, eg, eb) = eye }
-                if irisR < 0.006 { (er, eg, eb) = (0.03, 0.03, 0.03) }
+                let light = shade / max(relief, 0.01)
+                var (er, eg, eb): (Float, Float, Float) = (0.62 * light, 0.59 * light, 0.57 * light)
+                if irisR < 0.0125 { (er, eg, eb) = (eye.0 * 0.55, eye.1 * 0.55, eye.2 * 0.55) }
+                if irisR < 0.0055 { (er, eg, eb) = (0.02, 0.02, 0.02) }
+                if y < Self.eyeY, eyeD > -0.0035 { (er, eg, eb) = (0.04, 0.03, 0.03) }
                 r = r + (er - r) * eyeCover; g = g + (eg - g) * eyeCover; b = b + (eb - b) * eyeCover
                 pulse *= 1 - eyeCover
             }
