@@ -155,6 +155,14 @@ struct GlassesCore: Sendable {
         return actions
     }
 
+    /// The photo could not be captured: report `photoCaptureFailed` and resume video.
+    mutating func photoFailed(message: String) -> [Action] {
+        var actions: [Action] = [.send(.fault(.photoCaptureFailed, message: message))]
+        pauses.remove(.photo)
+        actions += resumeIfClear()
+        return actions
+    }
+
     private mutating func startStream(_ configuration: StreamConfiguration) -> [Action] {
         guard sessionActive else {
             return [.send(.fault(.internalError, message: "no session is active; start a session first")),

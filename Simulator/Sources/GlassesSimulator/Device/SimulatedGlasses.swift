@@ -29,6 +29,18 @@ public enum CameraFeed: Sendable {
     case faceImage(FaceImage)
     /// A solid frame of one luma value (a covered lens, a test pattern).
     case solid(luma: UInt8)
+    /// Frames of a video file instead of the rendered person, looping (see ``VideoFileFeed``); the file must have
+    /// the stream's resolution, and there is no ground truth.
+    case videoFile(VideoFileFeed)
+
+    /// Whether the glasses' ground truth describes what this feed shows (only the rendered person, with or
+    /// without an image face).
+    public var hasGroundTruth: Bool {
+        switch self {
+        case .rendered, .faceImage: true
+        case .solid, .videoFile: false
+        }
+    }
 }
 
 /// A simulated pair of glasses: the device end of the link protocol, in the spirit of Meta's MockDeviceKit.
@@ -207,8 +219,12 @@ public final class SimulatedGlasses: Sendable {
             return stats
         }
     }
-    /// Ground truth of the rendered person through now.
+    /// Ground truth of the rendered person through now. It describes the rendered person only: while the camera
+    /// feed is a video file (or a solid frame) the pixels do not carry it, and ``hasGroundTruth`` is false.
     public var groundTruth: GroundTruth { scene.groundTruth(through: deviceTime) }
+    /// Whether ``groundTruth`` describes what the camera currently shows (false for a video-file or solid feed,
+    /// whose vitals are unknown).
+    public var hasGroundTruth: Bool { state.withLock { $0.feed.hasGroundTruth } }
     /// The device clock in seconds (the scene time of the next frame).
     public var deviceTime: Double { Self.seconds(scheduler.now - epoch) }
 
@@ -261,15 +277,27 @@ public final class SimulatedGlasses: Sendable {
     /// Uses fixed JPEG bytes for photos (nil: capture from the camera feed).
     public func setCapturedPhoto(_ jpeg: Data?) { state.withLock { $0.capturedPhoto = jpeg } }
     /// Changes what the camera shows.
-    /// - Throws: ``SimulatorError`` when the feed cannot be used.
+    ///
+    /// A ``CameraFeed/videoFile(_:)`` feed replaces the rendered person frame by frame; timing, encoding and faults
+    /// stay the glasses' own. Its size must be the streamed resolution: while a stream runs, a mismatch is refused
+    /// here; a stream started (or adapted) later at another size stops with a `videoStreamingError` fault.
+    /// - Throws: ``SimulatorError`` when the feed cannot be used (`invalidFeed` for a video file whose size is not
+    ///   the running stream's).
     public func setCameraFeed(_ feed: CameraFeed) throws(SimulatorError) {
         var feedScene: SimulatedScene?
         if case .faceImage(let image) = feed { feedScene = try SimulatedScene(profile: scene.profile, face: image) }
+        if case .videoFile(let file) = feed, let size = streamConfiguration?.resolution.videoFrameSize {
+            try file.checkSize(width: Int(size.width), height: Int(size.height))
+        }
         state.withLock { s in
             s.feed = feed
             s.feedScene = feedScene
         }
-        log("camera feed changed")
+        if case .videoFile(let file) = feed {
+            log("camera feed: video file \(file.path) (\(file.width)x\(file.height), looping; no ground truth)")
+        } else {
+            log("camera feed changed")
+        }
     }
     /// Changes the rendered person's mean pulse rate from now on.
     public func setPulseRate(_ bpm: Double) {
@@ -387,7 +415,18 @@ public final class SimulatedGlasses: Sendable {
             jpeg = fixed
         } else {
             let w = Int(options.photoSize.width), h = Int(options.photoSize.height)
-            let image = render(feed: feed, feedScene: feedScene, time: time, width: w, height: h)
+            let image: RawVideoImage
+            if case .videoFile(let file) = feed {
+                // A file feed is photographed at its own size (the frame last streamed), not scaled.
+                do { image = try file.currentImage() } catch {
+                    log("photo from the video feed failed: \(error.message)")
+                    let actions = state.withLock { $0.core.photoFailed(message: "no frame from the video feed: \(error.message)") }
+                    perform(actions)
+                    return
+                }
+            } else {
+                image = render(feed: feed, feedScene: feedScene, time: time, width: w, height: h)
+            }
             jpeg = JPEGEncoder.encode(image, quality: options.photoQuality)
         }
         let actions = state.withLock { s in
@@ -402,6 +441,8 @@ public final class SimulatedGlasses: Sendable {
         switch feed {
         case .rendered: return scene.render(at: time, width: width, height: height)
         case .faceImage: return (feedScene ?? scene).render(at: time, width: width, height: height)
+        case .videoFile:
+            preconditionFailure("video-file frames come from frameImage(feed:…)")
         case .solid(let luma):
             var data = Data(repeating: luma, count: width * height)
             data.append(Data(repeating: 128, count: width * height / 2))
@@ -446,7 +487,23 @@ public final class SimulatedGlasses: Sendable {
     private func emitFrame(configuration: StreamConfiguration, now: Duration, plan: (CameraFeed, SimulatedScene?)) {
         let time = Self.seconds(now - epoch)
         let size = configuration.resolution.videoFrameSize
-        let image = render(feed: plan.0, feedScene: plan.1, time: time, width: Int(size.width), height: Int(size.height))
+        let image: RawVideoImage
+        if case .videoFile(let file) = plan.0 {
+            do {
+                try file.checkSize(width: Int(size.width), height: Int(size.height))
+                image = try file.nextImage()
+            } catch {
+                log("video feed failed: \(error.message)")
+                let link = state.withLock { s -> (any HostLink)? in
+                    s.frameGeneration += 1
+                    return s.link
+                }
+                link?.send(.fault(.videoStreamingError, message: error.message))
+                return
+            }
+        } else {
+            image = render(feed: plan.0, feedScene: plan.1, time: time, width: Int(size.width), height: Int(size.height))
+        }
         let ptsBase = Int64((now - epoch).components.seconds) * 1_000_000
             + (now - epoch).components.attoseconds / 1_000_000_000_000
         var messages: [DeviceMessage] = []

@@ -1,0 +1,178 @@
+import Foundation
+import GlassesVideo
+import SmartSpectraInput
+import Synchronization
+import WearablesKit
+
+/// A video file played as the glasses' camera, one file frame per streamed frame, looping at the end.
+///
+/// - Y4M (8-bit 4:2:0, video range) frames are used as they are; HEVC (Annex B, MP4, Matroska) is decoded through
+///   ``GlassesVideo/VideoFrameDecoder`` to NV12 video range. Every frame is a tightly packed NV12 image of the file's
+///   size.
+/// - The file's own timing is ignored: the glasses keep their frame rate and clock, and take the next file frame on
+///   each tick (a 30 fps file streamed at 15 fps plays at double speed).
+/// - At the end of the file, playback starts again from the first frame.
+/// - The file's size must be the stream's configured resolution; the glasses refuse a mismatch rather than scale.
+/// - The pixels come from the file, so there is no ground truth: ``SimulatedGlasses/hasGroundTruth`` is false
+///   while this feed is in use.
+///
+/// One playback position is shared by everyone holding the feed: give each pair of glasses its own instance.
+public final class VideoFileFeed: Sendable {
+    /// The file played.
+    public let path: String
+    /// The file's picture width.
+    public let width: Int
+    /// The file's picture height.
+    public let height: Int
+    /// Whether the file is Y4M (raw) or HEVC (decoded).
+    public let isHEVC: Bool
+
+    private struct Player {
+        var reader: VideoFileReader
+        var decoder: VideoFrameDecoder?
+        var pending: [RawVideoImage] = []
+        var last: RawVideoImage?
+        var framesDelivered = 0
+        var loops = 0
+    }
+
+    private let player: Mutex<Player>
+
+    /// Opens a video file and checks that it yields a frame.
+    /// - Throws: ``SimulatorError`` `invalidFeed` when the file cannot be read, is not HEVC or 8-bit 4:2:0 video-range
+    ///   Y4M, has an odd size, or holds no decodable frame.
+    public init(path: String) throws(SimulatorError) {
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw SimulatorError(.invalidFeed, "cannot read the video feed file \(path)", context: ["file": path])
+        }
+        let reader: VideoFileReader
+        do { reader = try VideoFileReader(path: path) } catch {
+            throw Self.error("unsupported video feed file \(path): \(error.message) (use HEVC in Annex B, MP4 or Matroska, or 4:2:0 Y4M)", path)
+        }
+        let hevc: Bool
+        switch reader.kind {
+        case .y4m:
+            hevc = false
+            let fullRange: Bool
+            do { fullRange = try Y4MReader(path: path).header.fullRange } catch {
+                throw Self.error("cannot read the Y4M feed \(path): \(error.message)", path)
+            }
+            if fullRange {
+                throw Self.error("the Y4M feed \(path) is full range; the glasses send video range (convert it first)", path)
+            }
+        case .hevc:
+            hevc = true
+        }
+        guard reader.width > 0, reader.height > 0, reader.width % 2 == 0, reader.height % 2 == 0 else {
+            throw Self.error("the video feed \(path) is \(reader.width)x\(reader.height); NV12 needs an even, non-zero size", path)
+        }
+        var decoder: VideoFrameDecoder?
+        if hevc {
+            do { decoder = try VideoFrameDecoder(outputFormat: .nv12VideoRange) } catch {
+                throw Self.error("cannot open an HEVC decoder for \(path): \(error.message)", path)
+            }
+        }
+        self.path = path
+        self.width = reader.width
+        self.height = reader.height
+        self.isHEVC = hevc
+        var first = Player(reader: reader, decoder: decoder)
+        // Decode the first frame now, so that a file that cannot play fails here and not mid-stream.
+        let image = try Self.nextImage(&first, path: path, width: reader.width, height: reader.height)
+        first.pending.insert(image, at: 0)
+        player = Mutex(first)
+    }
+
+    /// Frames handed out so far.
+    public var framesDelivered: Int { player.withLock { $0.framesDelivered } }
+    /// How many times playback has wrapped to the start of the file.
+    public var loopCount: Int { player.withLock { $0.loops } }
+
+    /// Throws unless the file's size is `width`×`height` (the stream's configured resolution).
+    /// - Throws: ``SimulatorError`` `invalidFeed` naming both sizes.
+    public func checkSize(width: Int, height: Int) throws(SimulatorError) {
+        guard width == self.width, height == self.height else {
+            throw SimulatorError(.invalidFeed,
+                                 "the video feed \(path) is \(self.width)x\(self.height) but the stream is \(width)x\(height); "
+                                     + "the glasses do not scale a file feed (use a file of the stream's resolution)",
+                                 context: ["file": path, "feedSize": "\(self.width)x\(self.height)",
+                                           "streamSize": "\(width)x\(height)"])
+        }
+    }
+
+    /// The next frame (NV12 video range, the file's size), wrapping to the start at the end of the file.
+    /// - Throws: ``SimulatorError`` `invalidFeed` when the file cannot be read or decoded any more.
+    public func nextImage() throws(SimulatorError) -> RawVideoImage {
+        let path = path, width = width, height = height
+        return try player.withLock { p throws(SimulatorError) -> RawVideoImage in
+            let image = try Self.nextImage(&p, path: path, width: width, height: height)
+            p.last = image
+            p.framesDelivered += 1
+            return image
+        }
+    }
+
+    /// The frame most recently handed out (for photos), or the next one when none was yet.
+    /// - Throws: ``SimulatorError`` `invalidFeed` when the file cannot be read or decoded any more.
+    public func currentImage() throws(SimulatorError) -> RawVideoImage {
+        if let last = player.withLock({ $0.last }) { return last }
+        return try nextImage()
+    }
+
+    // Reads until one picture is ready; at the end of the file drains the decoder and reopens the file once.
+    private static func nextImage(_ p: inout Player, path: String, width: Int, height: Int) throws(SimulatorError) -> RawVideoImage {
+        var reopened = false
+        while p.pending.isEmpty {
+            let frame: VideoFrame?
+            do { frame = try p.reader.nextFrame() } catch {
+                throw Self.error("cannot read the video feed \(path): \(error.message)", path)
+            }
+            if let frame {
+                if let decoder = p.decoder {
+                    let decoded: [DecodedVideoFrame]
+                    do { decoded = try decoder.decode(frame) } catch {
+                        throw Self.error("cannot decode the video feed \(path): \(error.message)", path)
+                    }
+                    for picture in decoded { p.pending.append(try image(from: picture.pixelBuffer, path: path)) }
+                } else if case .raw(let raw) = frame.content {
+                    p.pending.append(raw)
+                } else {
+                    throw Self.error("the video feed \(path) yielded an HEVC sample from a raw file", path)
+                }
+                continue
+            }
+            // End of file: drain, then start again (at most once per call, so an empty file cannot spin).
+            if let decoder = p.decoder {
+                let drained = (try? decoder.flush()) ?? []
+                for decoded in drained { p.pending.append(try image(from: decoded.pixelBuffer, path: path)) }
+                if !p.pending.isEmpty { break }
+            }
+            guard !reopened else {
+                throw Self.error("the video feed \(path) holds no playable frame", path)
+            }
+            reopened = true
+            do { p.reader = try VideoFileReader(path: path) } catch {
+                throw Self.error("cannot reopen the video feed \(path) to loop: \(error.message)", path)
+            }
+            p.loops += 1
+        }
+        let image = p.pending.removeFirst()
+        guard image.width == width, image.height == height else {
+            throw Self.error("the video feed \(path) changes size mid-file (\(width)x\(height) to \(image.width)x\(image.height))", path)
+        }
+        return image
+    }
+
+    private static func image(from buffer: PixelBuffer, path: String) throws(SimulatorError) -> RawVideoImage {
+        guard buffer.format == .nv12VideoRange, let i420 = ChromaRepacking.i420Data(from: buffer),
+              let image = ChromaRepacking.rawImage(fromI420: i420, width: buffer.width, height: buffer.height)
+        else {
+            throw Self.error("the decoder returned a \(buffer.format) \(buffer.width)x\(buffer.height) picture for \(path), not NV12 video range", path)
+        }
+        return image
+    }
+
+    private static func error(_ message: String, _ path: String) -> SimulatorError {
+        SimulatorError(.invalidFeed, message, context: ["file": path])
+    }
+}

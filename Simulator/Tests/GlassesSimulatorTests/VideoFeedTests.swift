@@ -1,0 +1,117 @@
+import Foundation
+import GlassesLink
+import GlassesVideo
+import Testing
+import WearablesKit
+@testable import GlassesSimulator
+
+/// A flat NV12 video-range frame of one colour.
+private func flatFrame(width: Int, height: Int, y: UInt8, cb: UInt8, cr: UInt8) -> RawVideoImage {
+    var data = Data(repeating: y, count: width * height)
+    var chroma = [UInt8](repeating: 0, count: width * height / 2)
+    for i in stride(from: 0, to: chroma.count, by: 2) {
+        chroma[i] = cb
+        chroma[i + 1] = cr
+    }
+    data.append(contentsOf: chroma)
+    return RawVideoImage(width: width, height: height, lumaBytesPerRow: width, chromaBytesPerRow: width, data: data)!
+}
+
+/// Writes `frames` to a fresh Y4M file and returns its path.
+private func writeY4M(_ frames: [RawVideoImage]) throws -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("feed-\(UUID().uuidString).y4m").path
+    let writer = try Y4MWriter(path: path, frameRateNumerator: 15)
+    for frame in frames { try writer.write(frame) }
+    try writer.close()
+    return path
+}
+
+private let colours: [(UInt8, UInt8, UInt8)] = [(40, 90, 200), (120, 160, 60), (210, 128, 128)]
+
+@Suite("Video-file camera feed")
+struct VideoFeedTests {
+    @Test("a Y4M feed streams its frames exactly, in order, looping at the end; no ground truth")
+    func y4mFeedLoops() throws {
+        let frames = colours.map { flatFrame(width: 360, height: 640, y: $0.0, cb: $0.1, cr: $0.2) }
+        let path = try writeY4M(frames)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let feed = try VideoFileFeed(path: path)
+        #expect(feed.width == 360 && feed.height == 640 && !feed.isHEVC)
+
+        let rig = try Rig()
+        #expect(rig.glasses.hasGroundTruth)
+        try rig.glasses.setCameraFeed(.videoFile(feed))
+        #expect(!rig.glasses.hasGroundTruth)
+        rig.start(config(.raw, .low, 15))
+        rig.run(0.6)
+        let samples = rig.probe.samples
+        #expect(samples.count >= 8)
+        for (index, sample) in samples.enumerated() {
+            #expect(sample.format == .nv12(width: 360, height: 640, lumaBytesPerRow: 360, chromaBytesPerRow: 360))
+            let expected = index % frames.count
+            #expect(sample.payload == frames[expected].data, "sample \(index) should be file frame \(expected)")
+        }
+        // The glasses' own clock and rate, not the file's.
+        let deltas = zip(samples.dropFirst(), samples).map { $0.presentationTimeUs - $1.presentationTimeUs }
+        #expect(deltas.allSatisfy { abs($0 - 66_667) <= 1 })
+        #expect(feed.framesDelivered == samples.count)
+        #expect(feed.loopCount == (samples.count - 1) / frames.count)
+        #expect(rig.probe.faults.isEmpty)
+    }
+
+    @Test("a file whose size is not the stream's is refused with invalidFeed while streaming")
+    func mismatchWhileStreaming() throws {
+        let path = try writeY4M([flatFrame(width: 360, height: 640, y: 50, cb: 100, cr: 150)])
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let rig = try Rig()
+        rig.start(config(.raw, .medium, 15))
+        rig.run(0.2)
+        let before = rig.probe.samples
+        #expect(!before.isEmpty)
+        do {
+            try rig.glasses.setCameraFeed(.videoFile(try VideoFileFeed(path: path)))
+            Issue.record("a 360x640 feed was accepted for a 504x896 stream")
+        } catch {
+            #expect(error.code == .invalidFeed)
+            #expect(error.message.contains("360x640") && error.message.contains("504x896"))
+        }
+        #expect(rig.glasses.hasGroundTruth)
+        rig.run(0.2)
+        // The rendered person keeps streaming at the configured size.
+        #expect(rig.probe.samples.count > before.count)
+        #expect(rig.probe.faults.isEmpty)
+    }
+
+    @Test("a stream started at another size than the file stops with videoStreamingError, sending nothing")
+    func mismatchAtStreamStart() throws {
+        let path = try writeY4M([flatFrame(width: 360, height: 640, y: 50, cb: 100, cr: 150)])
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let rig = try Rig()
+        try rig.glasses.setCameraFeed(.videoFile(try VideoFileFeed(path: path)))
+        rig.start(config(.raw, .medium, 15))
+        rig.run(0.5)
+        #expect(rig.probe.samples.isEmpty)
+        #expect(rig.probe.faults == [.videoStreamingError])
+    }
+
+    @Test("unreadable and unsupported files are refused with invalidFeed")
+    func badFiles() throws {
+        do {
+            _ = try VideoFileFeed(path: "/nonexistent/feed.y4m")
+            Issue.record("a missing file opened")
+        } catch {
+            #expect(error.code == .invalidFeed)
+            #expect(error.message.contains("cannot read"))
+        }
+        let text = FileManager.default.temporaryDirectory.appendingPathComponent("feed-\(UUID().uuidString).txt").path
+        try Data("not a video at all\n".utf8).write(to: URL(fileURLWithPath: text))
+        defer { try? FileManager.default.removeItem(atPath: text) }
+        do {
+            _ = try VideoFileFeed(path: text)
+            Issue.record("a text file opened as a video feed")
+        } catch {
+            #expect(error.code == .invalidFeed)
+            #expect(error.message.contains("unsupported"))
+        }
+    }
+}
