@@ -33,6 +33,9 @@ Subject and camera:
   --light LEVEL          lighting level, 1 = nominal (default 1)
   --motion               wearer head motion on
   --face FILE.ppm        use an image as the face
+  --feed FILE            stream a video file instead of the rendered person (Y4M 4:2:0 video range, or HEVC in
+                         Annex B/MP4/MKV), looping; its size must be the streamed resolution (without --listen,
+                         the default --resolution is the file's); no ground truth (--truth is refused)
   --seed N               seed for everything random (default 1)
   --bitrate BPS          HEVC bitrate at 504x896@30 (default 2000000)
 Time and output:
@@ -68,8 +71,9 @@ struct Options: Sendable {
     var allowRemote = false
     var token: String?
     var facePath: String?
+    var feedPath: String?
     var codecName: String?
-    var resolutionName = "medium"
+    var resolutionName: String?
     var fps: UInt = 30
     var bitrate = 2_000_000
     var pulse: Double?, breathing: Double?, hrv: Double?, amplitude: Double?, noise: Double?, light: Double?
@@ -108,6 +112,7 @@ struct Options: Sendable {
             case "--allow-remote": o.allowRemote = true
             case "--token": o.token = value(flag)
             case "--face": o.facePath = value(flag)
+            case "--feed": o.feedPath = value(flag)
             case "--codec": o.codecName = value(flag)
             case "--resolution": o.resolutionName = value(flag)
             case "--fps":
@@ -182,6 +187,20 @@ do {
     glasses = try SimulatedGlasses(profile: profile, scheduler: scheduler, options: .init(hevcBitrate: options.bitrate))
 } catch { fail(error.message) }
 glasses.setLogHandler { log($0) }
+if options.feedPath != nil && options.facePath != nil { fail("--feed and --face cannot be combined: the file replaces the person") }
+if options.feedPath != nil && options.truthPath != nil {
+    fail("--truth has nothing to write with --feed: the vitals of a video file are unknown")
+}
+let feedFile: VideoFileFeed?
+if let feedPath = options.feedPath {
+    do {
+        let file = try VideoFileFeed(path: feedPath)
+        try glasses.setCameraFeed(.videoFile(file))
+        feedFile = file
+    } catch { fail(error.message) }
+} else {
+    feedFile = nil
+}
 if let facePath = options.facePath {
     do { try glasses.setCameraFeed(.faceImage(try FaceImage(ppmFile: URL(fileURLWithPath: facePath)))) } catch {
         fail(error.message)
@@ -217,7 +236,25 @@ if let listen = options.listen {
     case "hvc1", "hevc": codec = .hvc1
     default: fail("--codec must be raw or hvc1")
     }
-    guard let resolution = StreamingResolution(rawValue: options.resolutionName) else { fail("--resolution must be low, medium or high") }
+    let resolutionName: String
+    if let name = options.resolutionName {
+        resolutionName = name
+    } else if let feedFile {
+        guard let match = StreamingResolution.allCases.first(where: {
+            Int($0.videoFrameSize.width) == feedFile.width && Int($0.videoFrameSize.height) == feedFile.height
+        }) else {
+            fail("--feed \(feedFile.path) is \(feedFile.width)x\(feedFile.height); the glasses stream 360x640, 504x896 or 720x1280 only")
+        }
+        resolutionName = match.rawValue
+    } else {
+        resolutionName = "medium"
+    }
+    guard let resolution = StreamingResolution(rawValue: resolutionName) else { fail("--resolution must be low, medium or high") }
+    if let feedFile {
+        do { try feedFile.checkSize(width: Int(resolution.videoFrameSize.width), height: Int(resolution.videoFrameSize.height)) } catch {
+            fail(error.message)
+        }
+    }
     let configuration: StreamConfiguration
     do { configuration = try StreamConfiguration(videoCodec: codec, resolution: resolution, frameRate: fps) } catch {
         fail(error.description)
