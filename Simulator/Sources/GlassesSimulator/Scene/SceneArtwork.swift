@@ -180,7 +180,8 @@ struct SceneArtwork {
         }
         let torsoCover = vNeck ? 0 : coverage(torsoD)
         if torsoCover > 0 {
-            let fold: Float = 1 + 0.06 * noise.fractal(x * 8, y * 12) + 0.03 * fine.value(x * 120, y * 40)
+            // Vertical drapes (no blotches that could read as eyes and mouth to a face detector).
+            let fold: Float = 1 + 0.06 * noise.fractal(x * 14, y * 2) + 0.02 * fine.value(x * 120, y * 10)
             let side: Float = 1 - 0.35 * dx * dx * 4
             let s = fold * side * 0.95
             let cloth = ScenePixel(r: cloth.0 * s, g: cloth.1 * s, b: cloth.2 * s, alpha: 1, pulse: 0)
@@ -223,7 +224,7 @@ struct SceneArtwork {
             var f = faceSkin(x, y)
             // Hair fringe over the forehead.
             let nx = (x - fx) / fa
-            let hairline = fy - fb + 0.10 + 0.05 * nx * nx
+            let hairline = fy - fb + 0.04 + 0.08 * nx * nx
             if y < hairline {
                 let edge = min(max((hairline - y) * Float(width) * 0.5, 0), 1)
                 let strands: Float = 1 + 0.25 * fine.value(x * 300, y * 25)
