@@ -28,8 +28,7 @@ public final class Stream: Sendable {
     private struct Core {
         var machine: StreamStateMachine
         var assembler: VideoSampleAssembler
-        var timers: [StreamStateMachine.Timer: (generation: UInt64, action: ScheduledAction)] = [:]
-        var timerGeneration: UInt64 = 0
+        var timers = TimerTable<StreamStateMachine.Timer>()
         var counters = SampleCounters()
         var lastMalformed: MalformedSampleError?
     }
@@ -209,16 +208,11 @@ public final class Stream: Sendable {
             case .photo(let photo):
                 photoBroadcaster.publish(photo)
             case .schedule(let timer):
-                core.timers[timer]?.action.cancel()
-                core.timerGeneration += 1
-                let generation = core.timerGeneration
-                // The scheduler never runs the action inside `schedule`, so arming under the lock is safe.
-                let scheduled = context.scheduler.schedule(after: duration(of: timer)) { [weak self] in
+                core.timers.arm(timer, after: duration(of: timer), on: context.scheduler) { [weak self] generation in
                     self?.timerFired(timer, generation: generation)
                 }
-                core.timers[timer] = (generation, scheduled)
             case .cancel(let timer):
-                core.timers.removeValue(forKey: timer)?.action.cancel()
+                core.timers.cancel(timer)
             case .resetSamples:
                 core.assembler.reset()
             case .didStop:
@@ -249,8 +243,7 @@ public final class Stream: Sendable {
 
     private func timerFired(_ timer: StreamStateMachine.Timer, generation: UInt64) {
         core.withLock { core in
-            guard core.timers[timer]?.generation == generation else { return }
-            core.timers[timer] = nil
+            guard core.timers.claimFiring(timer, generation: generation) else { return }
             apply(core.machine.timerFired(timer), &core)
         }
         context.effects.drain()

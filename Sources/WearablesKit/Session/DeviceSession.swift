@@ -17,8 +17,7 @@ public final class DeviceSession: Sendable {
         /// Detached cameras' streams still waiting for the glasses to acknowledge their stop; they get the stream
         /// messages first, and a new camera's stream waits for them (the link protocol has no stream identifiers).
         var retiring: [Stream] = []
-        var timers: [DeviceSessionStateMachine.Timer: (generation: UInt64, action: ScheduledAction)] = [:]
-        var timerGeneration: UInt64 = 0
+        var timers = TimerTable<DeviceSessionStateMachine.Timer>()
     }
 
     private let core = Mutex(Core())
@@ -189,16 +188,11 @@ public final class DeviceSession: Sendable {
             case .error(let error):
                 errorBroadcaster.publish(error)
             case .schedule(let timer):
-                core.timers[timer]?.action.cancel()
-                core.timerGeneration += 1
-                let generation = core.timerGeneration
-                // The scheduler never runs the action inside `schedule`, so arming under the lock is safe.
-                let scheduled = context.scheduler.schedule(after: duration(of: timer)) { [weak self] in
+                core.timers.arm(timer, after: duration(of: timer), on: context.scheduler) { [weak self] generation in
                     self?.timerFired(timer, generation: generation)
                 }
-                core.timers[timer] = (generation, scheduled)
             case .cancel(let timer):
-                core.timers.removeValue(forKey: timer)?.action.cancel()
+                core.timers.cancel(timer)
             case .stopCamera:
                 if let camera = core.camera {
                     core.camera = nil
@@ -233,8 +227,7 @@ public final class DeviceSession: Sendable {
 
     private func timerFired(_ timer: DeviceSessionStateMachine.Timer, generation: UInt64) {
         core.withLock { core in
-            guard core.timers[timer]?.generation == generation else { return }
-            core.timers[timer] = nil
+            guard core.timers.claimFiring(timer, generation: generation) else { return }
             apply(core.machine.timerFired(timer), &core)
         }
         context.effects.drain()
