@@ -15,6 +15,8 @@ private struct BenchCondition: Sendable {
     var fps: Int = 30
     var lighting: Double? = nil
     var headMotion = false
+    /// Draw RMSSD independently of the pulse rate (15–80 ms even at 150 bpm) instead of the resting-physiology coupling.
+    var uncoupledHRV = false
     var pulseTarget: Double? = nil
     var breathingTarget: Double? = nil
     var rmssdTarget: Double? = nil
@@ -28,6 +30,7 @@ private let allConditions: [BenchCondition] = [
     BenchCondition(name: "raw-dim", bitrate: nil, lighting: 0.35),
     BenchCondition(name: "raw-motion", bitrate: nil, headMotion: true),
     BenchCondition(name: "raw-15fps", bitrate: nil, fps: 15),
+    BenchCondition(name: "raw-wild-hrv", bitrate: nil, uncoupledHRV: true),
 ]
 
 /// What one subject run measured.
@@ -41,10 +44,12 @@ private struct SubjectResult: Sendable {
     var engineMs = 0.0
     var frames = 0
     var failure: String?
+    /// One line for `--verbose`: the subject's truth and what the engine measured.
+    var summary = ""
 }
 
 func runVitalsBenchmark(_ arguments: [String]) {
-    var subjects = 20, duration = 65.0, jobs = 2, seedBase: UInt64 = 1000
+    var subjects = 20, duration = 65.0, jobs = 2, seedBase: UInt64 = 1000, verbose = false, trace = false
     var names = allConditions.map(\.name)
     var i = 0
     func value(_ flag: String) -> String {
@@ -59,8 +64,10 @@ func runVitalsBenchmark(_ arguments: [String]) {
         case "--jobs": jobs = max(1, Int(value("--jobs")) ?? jobs)
         case "--seed": seedBase = UInt64(value("--seed")) ?? seedBase
         case "--conditions": names = value("--conditions").split(separator: ",").map(String.init)
+        case "--verbose", "-v": verbose = true
+        case "--trace": trace = true
         case "--help", "-h":
-            say("usage: Benchmarks vitals [--subjects N=20] [--duration S=65] [--jobs J=2] [--seed N] [--conditions \(allConditions.map(\.name).joined(separator: ","))]")
+            say("usage: Benchmarks vitals [--subjects N=20] [--duration S=65] [--jobs J=2] [--seed N] [--verbose] [--trace] [--conditions \(allConditions.map(\.name).joined(separator: ","))]")
             exit(0)
         default: fail("unknown option \(arguments[i])")
         }
@@ -73,7 +80,7 @@ func runVitalsBenchmark(_ arguments: [String]) {
     do { _ = try HaarCascade.frontalFace() } catch { fail("\(error)") }
     say("vitals benchmark: \(subjects) subjects × \(Int(duration)) s per condition, 504×896, \(jobs) jobs")
     say("condition    | pulse MAE  RMSE | breath MAE RMSE | RMSSD MAE RMSE | 1st stable pulse/breath/HRV s | ms/frame | fails")
-    let subjectCount = subjects, firstSeed = seedBase, seconds = duration
+    let subjectCount = subjects, firstSeed = seedBase, seconds = duration, chatty = verbose, tracing = trace
     for condition in conditions {
         let results = Mutex<[Int: SubjectResult]>([:])
         let next = Mutex(0)
@@ -81,8 +88,9 @@ func runVitalsBenchmark(_ arguments: [String]) {
             while true {
                 let index: Int = next.withLock { n in defer { n += 1 }; return n }
                 if index >= subjectCount { break }
-                let r = runSubject(index: index, seed: firstSeed + UInt64(index), duration: seconds, condition: condition)
+                let r = runSubject(index: index, seed: firstSeed + UInt64(index), duration: seconds, condition: condition, trace: tracing)
                 results.withLock { $0[index] = r }
+                if chatty { say("  \(condition.name) subject \(index): \(r.summary)") }
             }
         }
         let all = results.withLock { Array($0.values) }
@@ -119,17 +127,24 @@ private func report(_ c: BenchCondition, _ results: [SubjectResult]) {
     let ms = results.map(\.engineMs).reduce(0, +) / Double(max(frames, 1))
     let fails = results.filter { $0.failure != nil }
     let first = "\(median(results.compactMap(\.firstStablePulse)))/\(median(results.compactMap(\.firstStableBreathing)))/\(median(results.compactMap(\.firstStableHRV)))"
-    say(String(format: "%-12@ | %@ | %@ | %@ | %-29@ | %8.3f | %d", c.name as NSString, fmt(pulse, c.pulseTarget), fmt(breathing, c.breathingTarget),
-                 fmt(rmssd, c.rmssdTarget), first as NSString, ms, fails.count))
+    func pad(_ s: String, _ width: Int) -> String { s.count >= width ? s : s + String(repeating: " ", count: width - s.count) }
+    say(pad(c.name, 12) + " | " + fmt(pulse, c.pulseTarget) + " | " + fmt(breathing, c.breathingTarget) + " | "
+        + fmt(rmssd, c.rmssdTarget) + " | " + pad(first, 29) + " | " + String(format: "%8.3f | %d", ms, fails.count))
     let noStable = results.filter { $0.firstStablePulse == nil }.count
     if noStable > 0 { say("             \(noStable) subject(s) never reached a stable pulse") }
     for f in fails.prefix(3) { say("             failure: \(f.failure!)") }
 }
 
-private func runSubject(index: Int, seed: UInt64, duration: Double, condition: BenchCondition) -> SubjectResult {
+private func runSubject(index: Int, seed: UInt64, duration: Double, condition: BenchCondition, trace: Bool) -> SubjectResult {
     var random = SeededRandom(seed: seed, stream: 99)
+    let pulseRate = random.uniform(45 ... 150), breathingRate = random.uniform(6 ... 30)
+    // RMSSD falls steeply as the heart speeds up (roughly with the square of the RR interval): 15–80 ms at rest
+    // (RR ≥ 0.8 s), about 5–30 ms at 125 bpm. `raw-wild-hrv` drops the coupling to show what irregular fast rhythms cost.
+    let rr = 60 / pulseRate
+    let coupling = condition.uncoupledHRV ? 1 : min(1, (rr / 0.8) * (rr / 0.8))
+    let rmssd = max(5, random.uniform(15 ... 80) * coupling)
     let profile = SubjectProfile(
-        pulseRate: random.uniform(45 ... 150), breathingRate: random.uniform(6 ... 30), hrvRMSSD: random.uniform(15 ... 80),
+        pulseRate: pulseRate, breathingRate: breathingRate, hrvRMSSD: rmssd,
         lightingLevel: condition.lighting ?? random.uniform(0.7 ... 1.3), lightingDrift: random.uniform(0 ... 0.03),
         headMotion: condition.headMotion, seed: seed)
     var result = SubjectResult()
@@ -202,6 +217,11 @@ private func runSubject(index: Int, seed: UInt64, duration: Double, condition: B
             let ts = Double(s.timestampUs) / 1e6
             if s.confidence >= VitalsStability.pulse, result.firstStablePulse == nil { result.firstStablePulse = ts }
             if ts >= 15, let gt = truth.meanPulseRate(in: max(0, ts - 12) ... ts) { result.pulseErrors.append(s.value - gt) }
+            if trace {
+                let gt = truth.meanPulseRate(in: max(0, ts - 12) ... ts) ?? 0
+                say(String(format: "    subject %d t %.1f pulse %.1f truth %.1f confidence %.0f method %@", index, ts, s.value, gt,
+                           s.confidence, (r.pulseMethod?.rawValue ?? "-") as NSString))
+            }
         }
         for s in r.breathingRate {
             let ts = Double(s.timestampUs) / 1e6
@@ -214,10 +234,21 @@ private func runSubject(index: Int, seed: UInt64, duration: Double, condition: B
             lastHRV = s
         }
     }
+    var rmssdText = "--"
     if let h = lastHRV {
         let ts = Double(h.timestampUs) / 1e6
-        if let gt = truth.rmssd(window: max(0, ts - 60) ... ts) { result.rmssdError = h.measures.rmssd - gt }
+        if let gt = truth.rmssd(window: max(0, ts - 60) ... ts) {
+            result.rmssdError = h.measures.rmssd - gt
+            rmssdText = String(format: "%.1f vs %.1f", h.measures.rmssd, gt)
+        }
     }
+    func meanError(_ e: [Double]) -> String {
+        e.isEmpty ? "--" : String(format: "%+.2f", e.reduce(0, +) / Double(e.count))
+    }
+    let truePulse = truth.meanPulseRate(in: 0 ... duration) ?? 0, trueBreathing = truth.meanBreathingRate(in: 0 ... duration) ?? 0
+    result.summary = String(format: "pulse %.1f bpm (err %@, max %.1f), breathing %.1f (err %@), RMSSD %@ ms, light %.2f",
+                            truePulse, meanError(result.pulseErrors), result.pulseErrors.map(abs).max() ?? 0,
+                            trueBreathing, meanError(result.breathingErrors), rmssdText, profile.lightingLevel)
     return result
 }
 

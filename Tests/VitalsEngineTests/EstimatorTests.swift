@@ -89,8 +89,8 @@ struct EstimatorTests {
             let t = Double(i) / fs
             return beats.reduce(0) { acc, b in acc + exp(-pow((t - b) / 0.12, 2)) } - 0.3
         }
-        let (nn, accepted) = HRVMeasures.intervals(wave: wave, rate: fs, expectedRate: 60_000 / 820)
-        let m = try #require(HRVMeasures.from(intervals: nn, acceptedFraction: accepted))
+        let (runs, accepted) = HRVMeasures.intervals(wave: wave, rate: fs, expectedRate: 60_000 / 820)
+        let m = try #require(HRVMeasures.from(runs: runs, acceptedFraction: accepted))
         let truth = try #require(HRVMeasures.from(intervals: ibis))
         #expect(accepted > 0.95)
         #expect(abs(m.rmssd - truth.rmssd) < 8)

@@ -16,14 +16,28 @@ public struct HRVMeasures: Sendable, Hashable {
     /// Fraction of detected intervals that passed the cleaning, 0–1.
     public var acceptedFraction: Double
 
-    /// Computes the measures from NN intervals in milliseconds (already cleaned); nil with fewer than 3.
+    /// Computes the measures from NN intervals in milliseconds (already cleaned, consecutive); nil with fewer than 3.
     public static func from(intervals nn: [Double], acceptedFraction: Double = 1) -> HRVMeasures? {
+        from(runs: [nn], acceptedFraction: acceptedFraction)
+    }
+
+    /// Computes the measures from runs of consecutive NN intervals in milliseconds: successive differences are taken
+    /// only inside a run (never across a rejected beat), the other measures over all intervals; nil with fewer than
+    /// three intervals or no successive pair.
+    public static func from(runs: [[Double]], acceptedFraction: Double = 1) -> HRVMeasures? {
+        let nn = runs.flatMap { $0 }
         guard nn.count >= 3 else { return nil }
+        var sq = 0.0, pairs = 0
+        for run in runs where run.count >= 2 {
+            for i in 1 ..< run.count {
+                sq += (run[i] - run[i - 1]) * (run[i] - run[i - 1])
+                pairs += 1
+            }
+        }
+        guard pairs > 0 else { return nil }
         let mean = SignalMath.mean(nn)
         let sdnn = SignalMath.standardDeviation(nn)
-        var sq = 0.0
-        for i in 1 ..< nn.count { sq += (nn[i] - nn[i - 1]) * (nn[i] - nn[i - 1]) }
-        let rmssd = (sq / Double(nn.count - 1)).squareRoot()
+        let rmssd = (sq / Double(pairs)).squareRoot()
         // Baevsky: histogram with 50 ms bins.
         var bins: [Int: Int] = [:]
         for v in nn { bins[Int((v / 50).rounded(.down)), default: 0] += 1 }
@@ -35,46 +49,96 @@ public struct HRVMeasures: Sendable, Hashable {
                            intervalCount: nn.count, acceptedFraction: acceptedFraction)
     }
 
-    /// Detects beats in a uniformly sampled pulse wave and returns the cleaned NN intervals in ms plus the accepted
-    /// fraction; `expectedRate` (bpm) sets the refractory distance.
-    static func intervals(wave: [Double], rate fs: Double, expectedRate: Double) -> (nn: [Double], accepted: Double) {
-        let n = wave.count
-        guard n > 5, expectedRate > 0 else { return ([], 0) }
+    /// Detects beats in a uniformly sampled pulse wave and returns the cleaned NN intervals in ms, as runs of
+    /// consecutive accepted intervals, plus the accepted fraction; `expectedRate` (bpm) sets the refractory distance.
+    ///
+    /// Beats are found as peaks of `wave` (narrow band around the pulse) and then timed on `shape` (a wider band that
+    /// keeps the beat's form) by cross-correlating each beat with the average beat: the whole beat votes on its time,
+    /// not the three samples around a peak, which keeps camera noise out of the intervals.
+    static func intervals(wave: [Double], shape: [Double]? = nil, rate fs: Double, expectedRate: Double) -> (runs: [[Double]], accepted: Double) {
+        guard wave.count > 5, expectedRate > 0 else { return ([], 0) }
         let period = 60 / expectedRate * fs
-        let minDistance = max(2, Int(0.6 * period))
-        var peaks: [Double] = []
-        var lastIndex = -minDistance
-        var i = 1
-        while i < n - 1 {
-            if wave[i] > 0, wave[i] >= wave[i - 1], wave[i] > wave[i + 1] {
-                // Keep the highest maximum within the refractory distance.
-                let windowEnd = min(n - 1, i + minDistance)
-                var best = i
-                for j in i ... windowEnd where wave[j] > wave[best] { best = j }
-                if best == i || best == windowEnd {
-                    if i - lastIndex >= minDistance || (peaks.isEmpty) {
-                        let a = wave[i - 1], b = wave[i], c = wave[i + 1]
-                        let d = a - 2 * b + c
-                        let shift = d != 0 ? max(-0.5, min(0.5, 0.5 * (a - c) / d)) : 0
-                        peaks.append(Double(i) + shift)
-                        lastIndex = i
-                    }
-                }
-            }
-            i += 1
-        }
+        var peaks = peakPositions(wave, minDistance: max(2, Int(0.6 * period)))
+        if let shape, shape.count == wave.count { peaks = refine(peaks, on: shape, period: period) }
         guard peaks.count >= 3 else { return ([], 0) }
         var raw: [Double] = []
         for k in 1 ..< peaks.count { raw.append((peaks[k] - peaks[k - 1]) / fs * 1000) }
         let med = SignalMath.median(raw)
         let expected = 60_000 / expectedRate
         let reference = abs(med - expected) < 0.2 * expected ? med : expected
-        var accepted: [Double] = []
+        var runs: [[Double]] = [[]]
         var acceptedCount = 0
-        for v in raw where abs(v - reference) <= 0.25 * reference {
-            accepted.append(v)
-            acceptedCount += 1
+        for v in raw {
+            if abs(v - reference) <= 0.25 * reference {
+                runs[runs.count - 1].append(v)
+                acceptedCount += 1
+            } else if !runs[runs.count - 1].isEmpty {
+                runs.append([])
+            }
         }
-        return (accepted, Double(acceptedCount) / Double(raw.count))
+        return (runs.filter { !$0.isEmpty }, Double(acceptedCount) / Double(raw.count))
+    }
+
+    /// Positive local maxima at least `minDistance` samples apart (the highest within reach wins), with parabolic
+    /// sub-sample positions.
+    static func peakPositions(_ wave: [Double], minDistance: Int) -> [Double] {
+        let n = wave.count
+        var peaks: [Double] = []
+        var lastIndex = -minDistance
+        var i = 1
+        while i < n - 1 {
+            if wave[i] > 0, wave[i] >= wave[i - 1], wave[i] > wave[i + 1] {
+                let windowEnd = min(n - 1, i + minDistance)
+                var best = i
+                for j in i ... windowEnd where wave[j] > wave[best] { best = j }
+                if best == i || best == windowEnd, i - lastIndex >= minDistance || peaks.isEmpty {
+                    peaks.append(Double(i) + parabolicShift(wave[i - 1], wave[i], wave[i + 1]))
+                    lastIndex = i
+                }
+            }
+            i += 1
+        }
+        return peaks
+    }
+
+    /// Re-times each beat by the lag that best matches the average beat of `shape` around it.
+    static func refine(_ peaks: [Double], on shape: [Double], period: Double) -> [Double] {
+        let n = shape.count
+        let half = max(2, Int(0.5 * period))
+        let maxLag = max(1, Int(0.2 * period))
+        let centres = peaks.map { Int($0.rounded()) }
+        var template = [Double](repeating: 0, count: 2 * half + 1)
+        var used = 0
+        for c in centres where c - half >= 0 && c + half < n {
+            for j in -half ... half { template[j + half] += shape[c + j] }
+            used += 1
+        }
+        guard used >= 3 else { return peaks }
+        let m = SignalMath.mean(template)
+        for j in template.indices { template[j] = (template[j] / Double(used)) - m / Double(used) }
+        var refined: [Double] = []
+        for (k, c) in centres.enumerated() {
+            guard c - half - maxLag - 1 >= 0, c + half + maxLag + 1 < n else {
+                refined.append(peaks[k])
+                continue
+            }
+            var scores = [Double](repeating: 0, count: 2 * maxLag + 3)
+            for lag in -(maxLag + 1) ... (maxLag + 1) {
+                var s = 0.0
+                for j in -half ... half { s += template[j + half] * shape[c + lag + j] }
+                scores[lag + maxLag + 1] = s
+            }
+            var best = 1
+            for i in 1 ... 2 * maxLag + 1 where scores[i] > scores[best] { best = i }
+            let shift = parabolicShift(scores[best - 1], scores[best], scores[best + 1])
+            refined.append(Double(c + best - maxLag - 1) + shift)
+        }
+        return refined
+    }
+
+    /// The offset (−0.5…0.5) of the vertex of the parabola through three equally spaced values around a maximum.
+    static func parabolicShift(_ a: Double, _ b: Double, _ c: Double) -> Double {
+        let d = a - 2 * b + c
+        return d != 0 ? max(-0.5, min(0.5, 0.5 * (a - c) / d)) : 0
     }
 }
