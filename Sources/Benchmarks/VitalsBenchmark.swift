@@ -227,6 +227,10 @@ private func runSubject(index: Int, seed: UInt64, duration: Double, condition: B
             let ts = Double(s.timestampUs) / 1e6
             if s.confidence >= VitalsStability.breathing, result.firstStableBreathing == nil { result.firstStableBreathing = ts }
             if ts >= 30, let gt = truth.meanBreathingRate(in: max(0, ts - 30) ... ts) { result.breathingErrors.append(s.value - gt) }
+            if trace {
+                let gt = truth.meanBreathingRate(in: max(0, ts - 30) ... ts) ?? 0
+                say(String(format: "    subject %d t %.1f breathing %.2f truth %.2f confidence %.0f", index, ts, s.value, gt, s.confidence))
+            }
         }
         for s in r.hrv {
             let ts = Double(s.timestampUs) / 1e6

@@ -140,6 +140,27 @@ struct SceneTests {
         #expect(hasNotch)
     }
 
+    @Test("the PPG's systolic peaks are the beats: peak-to-peak intervals keep the RR intervals' RMSSD")
+    func ppgPeaksFollowBeats() throws {
+        let truth = try SimulatedScene(profile: SubjectProfile(pulseRate: 70, hrvRMSSD: 60, seed: 9)).groundTruth(through: 62)
+        let fs = 1000.0
+        let wave = (0..<Int(60 * fs)).map { truth.ppg(at: Double($0) / fs) ?? 0 }
+        // Systolic peaks: local maxima above 0.8 (the diastolic wave stays below 0.5).
+        var peaks: [Double] = []
+        for i in 1..<(wave.count - 1) where wave[i] > 0.8 && wave[i] >= wave[i - 1] && wave[i] > wave[i + 1] {
+            peaks.append(Double(i) / fs)
+        }
+        let rr = truth.rrIntervals(in: 0...60).map(\.seconds)
+        #expect(abs(peaks.count - rr.count) <= 2)
+        let intervals = zip(peaks.dropFirst(), peaks).map { $0 - $1 }
+        let diffs = zip(intervals.dropFirst(), intervals).map { $0 - $1 }
+        let peakRMSSD = (diffs.map { $0 * $0 }.reduce(0, +) / Double(diffs.count)).squareRoot() * 1000
+        let trueRMSSD = try #require(truth.rmssd(window: 0...60))
+        #expect(abs(peakRMSSD - trueRMSSD) < 0.05 * trueRMSSD, "peaks \(peakRMSSD) ms, beats \(trueRMSSD) ms")
+        // Continuous: no step larger than the steepest slope allows between 1 ms samples.
+        #expect(zip(wave.dropFirst(), wave).allSatisfy { abs($0 - $1) < 0.05 })
+    }
+
     @Test("invalid profiles are rejected with a typed error")
     func invalidProfile() {
         #expect(throws: SimulatorError.self) { try SimulatedScene(profile: SubjectProfile(pulseRate: 400)) }

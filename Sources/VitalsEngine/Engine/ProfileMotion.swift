@@ -73,7 +73,7 @@ struct ProfileMotion {
     }
 
     /// The shift `d` minimising the mean squared difference between `p(i + d)` and `ref(i)` over the interior,
-    /// each profile with its mean removed; nil when the reference is flat.
+    /// each profile with its mean removed; nil when the reference is flat, the match poor or at the search's edge.
     static func shift(of p: [Double], against ref: [Double], maxShift: Int) -> Double? {
         let n = p.count
         let lo = maxShift, hi = n - maxShift
@@ -102,13 +102,15 @@ struct ProfileMotion {
         }
         var best = 0
         for k in 1 ..< costs.count where costs[k] < costs[best] { best = k }
+        // No answer when the best match sits at the edge of the search (the content moved further than we look) or
+        // explains less than two thirds of the reference's variation (noise on a flat region matches nothing).
+        guard best > 0, best < costs.count - 1, costs[best] < refVar / 3 else { return nil }
         var frac = 0.0
         if best > 0, best + 1 < costs.count {
             let a = costs[best - 1], b = costs[best], c = costs[best + 1]
             let denom = a - 2 * b + c
             if denom > 0 { frac = max(-0.5, min(0.5, 0.5 * (a - c) / denom)) }
         }
-        _ = refVar
         return Double(best - maxShift) + frac
     }
 }

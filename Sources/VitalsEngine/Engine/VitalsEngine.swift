@@ -443,7 +443,9 @@ public final class VitalsEngine {
         let wave = SignalMath.bandPass(raw, sampleRate: fs, low: max(0.5, f0 * 0.6), high: min(fs / 2 - 0.5, f0 * 1.6))
         let shape = SignalMath.bandPass(raw, sampleRate: fs, low: max(0.5, f0 * 0.5), high: min(fs / 2 - 0.5, f0 * 3))
         let (runs, accepted) = HRVMeasures.intervals(wave: wave, shape: shape, rate: fs, expectedRate: pulse.rate)
-        guard let measures = HRVMeasures.from(runs: runs, acceptedFraction: accepted) else { return }
+        // Camera noise jitters the beat times; its share of the interval variation is removed (see timingNoise).
+        guard let measures = HRVMeasures.from(runs: runs, acceptedFraction: accepted,
+                                              timingNoise: HRVMeasures.timingNoise(runs: runs)) else { return }
         let quality = min(1, max(0, (pulse.snr + 2) / 8))
         var confidence = 100 * quality * max(0, (accepted - 0.5) * 2)
         if duration < c.hrvWarmUp { confidence = min(confidence, VitalsStability.hrv - 1) }

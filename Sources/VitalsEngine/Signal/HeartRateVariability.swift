@@ -24,7 +24,10 @@ public struct HRVMeasures: Sendable, Hashable {
     /// Computes the measures from runs of consecutive NN intervals in milliseconds: successive differences are taken
     /// only inside a run (never across a rejected beat), the other measures over all intervals; nil with fewer than
     /// three intervals or no successive pair.
-    public static func from(runs: [[Double]], acceptedFraction: Double = 1) -> HRVMeasures? {
+    ///
+    /// - Parameter timingNoise: the variance (ms²) of independent errors in the beat times, if known. Each error
+    ///   lengthens one interval and shortens the next, adding 6·σ² to RMSSD² and 2·σ² to SDNN²; both are removed.
+    public static func from(runs: [[Double]], acceptedFraction: Double = 1, timingNoise: Double = 0) -> HRVMeasures? {
         let nn = runs.flatMap { $0 }
         guard nn.count >= 3 else { return nil }
         var sq = 0.0, pairs = 0
@@ -36,8 +39,10 @@ public struct HRVMeasures: Sendable, Hashable {
         }
         guard pairs > 0 else { return nil }
         let mean = SignalMath.mean(nn)
-        let sdnn = SignalMath.standardDeviation(nn)
-        let rmssd = (sq / Double(pairs)).squareRoot()
+        let noise = max(0, timingNoise)
+        let sdnnSquared = SignalMath.standardDeviation(nn) * SignalMath.standardDeviation(nn)
+        let sdnn = max(0, sdnnSquared - 2 * noise).squareRoot()
+        let rmssd = max(0, sq / Double(pairs) - 6 * noise).squareRoot()
         // Baevsky: histogram with 50 ms bins.
         var bins: [Int: Int] = [:]
         for v in nn { bins[Int((v / 50).rounded(.down)), default: 0] += 1 }
@@ -47,6 +52,26 @@ public struct HRVMeasures: Sendable, Hashable {
         let range = max((nn.max()! - nn.min()!) / 1000, 0.05)
         return HRVMeasures(rmssd: rmssd, sdnn: sdnn, meanNN: mean, baevsky: amo / (2 * mo * range),
                            intervalCount: nn.count, acceptedFraction: acceptedFraction)
+    }
+
+    /// The variance (ms²) of beat-timing errors, read from the intervals themselves: an error in one beat's time
+    /// moves the interval before it and the interval after it in opposite directions, so timing noise makes
+    /// neighbouring intervals anti-correlated (lag-one autocovariance −σ²), while heart rhythm makes them alike or
+    /// independent. The estimate is the negated lag-one autocovariance, zero when that is positive; heart rhythm that
+    /// is itself positively correlated only makes it smaller (the correction errs on the side of none).
+    public static func timingNoise(runs: [[Double]]) -> Double {
+        let nn = runs.flatMap { $0 }
+        guard nn.count >= 8 else { return 0 }
+        let mean = SignalMath.mean(nn)
+        var covariance = 0.0, pairs = 0
+        for run in runs where run.count >= 2 {
+            for i in 1 ..< run.count {
+                covariance += (run[i] - mean) * (run[i - 1] - mean)
+                pairs += 1
+            }
+        }
+        guard pairs >= 6 else { return 0 }
+        return max(0, -covariance / Double(pairs))
     }
 
     /// Detects beats in a uniformly sampled pulse wave and returns the cleaned NN intervals in ms, as runs of

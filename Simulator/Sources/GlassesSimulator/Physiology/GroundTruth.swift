@@ -42,11 +42,21 @@ public struct GroundTruth: Sendable, Hashable {
         return lo
     }
 
-    /// The PPG value at `time`: 0 at each beat onset, 1 at the systolic peak (nil outside the generated range).
+    /// The PPG value at `time` (nil outside the generated range): the pulses of the current and the previous beat
+    /// (``Waveforms/ppgPulse(sinceOnset:)``), each scaled by the mean of the eight intervals before its onset, so the
+    /// systolic peak sits a fixed delay after its onset and peak-to-peak intervals are the RR intervals.
     public func ppg(at time: Double) -> Double? {
         guard let k = beatIndex(containing: time) else { return nil }
-        let rr = beatTimes[k + 1] - beatTimes[k]
-        return Waveforms.ppg(phase: (time - beatTimes[k]) / rr)
+        var value = Waveforms.ppgPulse(sinceOnset: (time - beatTimes[k]) / nominalPeriod(before: k))
+        if k > 0 { value += Waveforms.ppgPulse(sinceOnset: (time - beatTimes[k - 1]) / nominalPeriod(before: k - 1)) }
+        return value
+    }
+
+    /// The mean of up to eight RR intervals ending at beat `k` (the first interval for the first beat).
+    private func nominalPeriod(before k: Int) -> Double {
+        guard k > 0 else { return beatTimes[1] - beatTimes[0] }
+        let first = max(0, k - 8)
+        return (beatTimes[k] - beatTimes[first]) / Double(k - first)
     }
 
     /// Instantaneous pulse rate at `time`: 60 / the RR interval containing it, in bpm.

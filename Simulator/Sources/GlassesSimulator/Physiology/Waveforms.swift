@@ -19,6 +19,22 @@ public enum Waveforms {
         return value / ppgPeak
     }
 
+    /// One beat's pulse as a function of the time since its onset, in units of the nominal beat period: the shape
+    /// of ``ppg(phase:)`` (unit peak at 0.18), zero at the onset and from about 0.75 on, never negative.
+    ///
+    /// The systolic peak follows the onset by a fixed delay (the pulse arrival time), whatever the next interval:
+    /// a beat's timing in the wave is its own, as in a real photoplethysmogram, so beat-to-beat variability survives
+    /// into the peaks. Consecutive pulses overlap and add.
+    public static func ppgPulse(sinceOnset x: Double) -> Double {
+        guard x > 0 else { return 0 }
+        @inline(__always) func raw(_ x: Double) -> Double {
+            let s = (x - 0.18) / 0.062
+            let d = (x - 0.45) / 0.10
+            return Foundation.exp(-0.5 * s * s) + 0.42 * Foundation.exp(-0.5 * d * d)
+        }
+        return max(0, raw(x) - raw(0)) / ppgPeak
+    }
+
     /// The maximum of the un-normalised shape (computed once).
     private static let ppgPeak: Double = {
         func raw(_ x: Double) -> Double {
