@@ -97,6 +97,39 @@ struct EstimatorTests {
         #expect(abs(m.meanNN - truth.meanNN) < 5)
     }
 
+    @Test("RMSSD never takes a successive difference across a rejected beat")
+    func runsSplitAtRejectedBeats() throws {
+        // Two runs whose ends differ by 200 ms: joined they would add a 200 ms successive difference.
+        let m = try #require(HRVMeasures.from(runs: [[800, 810, 800], [1000, 1010, 1000]]))
+        #expect(abs(m.rmssd - 10) < 1e-9)
+        #expect(m.intervalCount == 6)
+        #expect(HRVMeasures.from(runs: [[800], [810], [820]]) == nil)
+    }
+
+    @Test("beat-timing noise is read from the intervals and removed from RMSSD")
+    func timingNoiseCorrection() throws {
+        var rng = SplitMix(seed: 21)
+        // White RR variability (RMSSD 20 ms) observed through beat times with 12 ms errors.
+        var beat = 0.0, beats: [Double] = [], rr: [Double] = []
+        for _ in 0 ..< 400 {
+            let interval = 420 + 14.14 * rng.gaussian()
+            rr.append(interval)
+            beat += interval
+            beats.append(beat + 12 * rng.gaussian())
+        }
+        let observed = zip(beats.dropFirst(), beats).map { $0 - $1 }
+        let truth = try #require(HRVMeasures.from(intervals: rr))
+        let raw = try #require(HRVMeasures.from(intervals: observed))
+        let noise = HRVMeasures.timingNoise(runs: [observed])
+        let corrected = try #require(HRVMeasures.from(runs: [observed], timingNoise: noise))
+        #expect(abs(noise.squareRoot() - 12) < 2.5, "timing noise \(noise.squareRoot()) ms")
+        #expect(raw.rmssd > truth.rmssd + 10)
+        #expect(abs(corrected.rmssd - truth.rmssd) < 4, "corrected \(corrected.rmssd) vs \(truth.rmssd)")
+        // Smooth (positively correlated) rhythm without timing noise: no correction.
+        let smooth = (0 ..< 200).map { 800 + 40 * sin(Double($0) / 3) }
+        #expect(HRVMeasures.timingNoise(runs: [smooth]) == 0)
+    }
+
     @Test("profile matching measures sub-pixel vertical motion")
     func profileShift() throws {
         func profile(_ d: Double) -> [Double] {
@@ -114,6 +147,12 @@ struct EstimatorTests {
             #expect(abs(estimate - d) < 0.15, "shift \(d) measured \(estimate)")
         }
         #expect(ProfileMotion.shift(of: [Double](repeating: 5, count: 60), against: [Double](repeating: 5, count: 60), maxShift: 6) == nil)
+        // A shift beyond the search range sits at its edge: no answer rather than a wrong one.
+        #expect(ProfileMotion.shift(of: shifted(9), against: base, maxShift: 6) == nil)
+        // Noise on a flat region matches nothing.
+        var rng = SplitMix(seed: 3)
+        let flatA = (0 ..< 120).map { _ in 100 + rng.gaussian() }, flatB = (0 ..< 120).map { _ in 100 + rng.gaussian() }
+        #expect(ProfileMotion.shift(of: flatA, against: flatB, maxShift: 6) == nil)
     }
 }
 

@@ -4,32 +4,34 @@ import SmartSpectraInput
 import Testing
 import VitalsEngine
 
-/// Rendering 1,200 frames of 504×896 in a debug build takes about four minutes on this 2-core machine, far over the
-/// module's test budget, so this suite runs only when `VITALS_SIMULATED_TESTS=1` is set (CI should set it).
-@Suite("A simulated subject through the embedded backend",
-       .enabled(if: ProcessInfo.processInfo.environment["VITALS_SIMULATED_TESTS"] == "1"))
+/// Seeded simulated subjects rendered frame by frame through ``EmbeddedVitalsBackend``, against ground truth.
+///
+/// The short check runs in every test run: 34 s of 360×640 (DAT's low resolution), enough for stable pulse and
+/// breathing. The long one (65 s of 504×896 with HRV, several minutes in a debug build) runs when
+/// `VITALS_SIMULATED_TESTS=1`; `Scripts/bench-vitals` is where accuracy is measured over many subjects.
+@Suite("A simulated subject through the embedded backend")
 struct SimulatedSubjectTests {
-    @Test("seed 1: accuracy, warm-up, requested metrics only, new samples only, stable flags by threshold")
-    func subjectSeed1() throws {
-        try Self.run(seed: 1, pulse: 72, breathing: 15)
+    @Test("seed 1, 360×640, 34 s: accuracy, warm-up, requested metrics only, new samples only, stable flags")
+    func shortAccuracyCheck() throws {
+        try Self.run(seed: 1, pulse: 72, breathing: 15, width: 360, height: 640, seconds: 34)
     }
 
-    /// KNOWN FAILURE: on seed 42 the fallback skin-blob face finder misses the drawn face (the Haar cascade never
-    /// finds the simulator's drawn face), so pulse and breathing are far off. Kept as a known issue, not hidden.
-    @Test("seed 42 (known issue: drawn face not found)")
-    func subjectSeed42() {
-        withKnownIssue("the skin-blob fallback misses this seed's drawn face") {
-            try Self.run(seed: 42, pulse: 78, breathing: 14)
-        }
+    @Test("seed 42, 504×896, 65 s: pulse, breathing and RMSSD against truth",
+          .enabled(if: ProcessInfo.processInfo.environment["VITALS_SIMULATED_TESTS"] == "1"))
+    func longAccuracyCheck() throws {
+        try Self.run(seed: 42, pulse: 96, breathing: 18, width: 504, height: 896, seconds: 65)
     }
 
-    /// 40 s of raw 504×896 NV12 at 30 fps from one seeded subject, through ``EmbeddedVitalsBackend`` asking for pulse
-    /// rate, breathing rate and the chest trace only.
-    static func run(seed: UInt64, pulse: Double, breathing: Double) throws {
-        let scene = try SimulatedScene(profile: SubjectProfile(pulseRate: pulse, breathingRate: breathing, seed: seed))
-        let processor = try EmbeddedVitalsBackend().makeProcessor(
-            configuration: ProcessingConfiguration(requestedMetrics: [.pulseRate, .breathingRate, .chestBreathing]))
-        let width = 504, height = 896, fps = 30.0, seconds = 40.0
+    /// Raw NV12 at 30 fps from one seeded subject through ``EmbeddedVitalsBackend``, asking for pulse rate,
+    /// breathing rate, the chest trace and (when the run is long enough for it) HRV only.
+    static func run(seed: UInt64, pulse: Double, breathing: Double, width: Int, height: Int, seconds: Double) throws {
+        let scene = try SimulatedScene(profile: SubjectProfile(pulseRate: pulse, breathingRate: breathing, hrvRMSSD: 35, seed: seed))
+        let wantsHRV = seconds >= 62
+        var requested: Set<MetricType> = [.pulseRate, .breathingRate, .chestBreathing]
+        if wantsHRV { requested.insert(.hrv) }
+        let processor = try EmbeddedVitalsBackend().makeProcessor(configuration: ProcessingConfiguration(requestedMetrics: requested))
+        let fps = 30.0
+        var hrv: [Hrv] = []
         var pulses: [MeasurementWithConfidence] = []
         var breaths: [MeasurementWithConfidence] = []
         var chest: [SmartSpectraInput.Measurement] = []
@@ -42,7 +44,9 @@ struct SimulatedSubjectTests {
             if let v = update.validation { validations.append(v.code) }
             guard let m = update.metrics else { continue }
             #expect(!m.hasFace && !m.hasEda)
-            #expect(m.cardio.arterialPressureTrace.isEmpty && m.cardio.hrv.isEmpty && m.breathing.lowerTrace.isEmpty)
+            #expect(m.cardio.arterialPressureTrace.isEmpty && m.breathing.lowerTrace.isEmpty)
+            if !wantsHRV { #expect(m.cardio.hrv.isEmpty) }
+            hrv += m.cardio.hrv
             pulses += m.cardio.pulseRate
             breaths += m.breathing.rate
             chest += m.breathing.upperTrace
@@ -60,18 +64,31 @@ struct SimulatedSubjectTests {
         #expect((10_000_000 ... 12_500_000).contains(firstPulse.timestamp))
         #expect(pulses.filter { $0.timestamp < 12_000_000 }.allSatisfy { !$0.stable })
         #expect(breaths.filter { $0.timestamp < 30_000_000 }.allSatisfy { !$0.stable })
-        // Accuracy against the ground truth over the last 10 s.
+        // Accuracy against the ground truth from 20 s on: the issue's raw target (MAE ≤ 1.5 bpm) on this subject,
+        // and no single second more than 5 bpm off.
         let truth = scene.groundTruth(through: seconds)
-        let late = pulses.filter { $0.timestamp >= 30_000_000 }
-        #expect(!late.isEmpty)
+        let late = pulses.filter { $0.timestamp >= 20_000_000 }
+        #expect(late.count >= Int(seconds) - 21)
+        var errors: [Double] = []
         for p in late {
             let t = Double(p.timestamp) / 1e6
             let gt = try #require(truth.meanPulseRate(in: (t - 12) ... t))
-            #expect(abs(Double(p.value) - gt) <= 3, "pulse \(p.value) vs truth \(gt) at \(t) s")
+            errors.append(abs(Double(p.value) - gt))
+            #expect(abs(Double(p.value) - gt) <= 5, "pulse \(p.value) vs truth \(gt) at \(t) s")
         }
+        let mae = errors.reduce(0, +) / Double(max(errors.count, 1))
+        #expect(mae <= 1.5, "pulse MAE \(mae) bpm over \(errors.count) samples")
         let lastBreath = try #require(breaths.last)
         let gtBreath = try #require(truth.meanBreathingRate(in: 10 ... seconds))
         #expect(abs(Double(lastBreath.value) - gtBreath) <= 1.5, "breathing \(lastBreath.value) vs \(gtBreath)")
         #expect(late.contains { $0.stable })
+        guard wantsHRV else { return }
+        // HRV: every 10 s from 30 s, not stable before 60 s; the last window's RMSSD within 15 ms of the truth.
+        #expect(hrv.filter { $0.timestamp < 60_000_000 }.allSatisfy { !$0.stable })
+        let lastHRV = try #require(hrv.last)
+        let end = Double(lastHRV.timestamp) / 1e6
+        let gtRMSSD = try #require(truth.rmssd(window: (end - 60) ... end))
+        #expect(abs(lastHRV.rmssd - gtRMSSD) <= 15, "RMSSD \(lastHRV.rmssd) vs truth \(gtRMSSD)")
+        #expect(abs(lastHRV.meanNn - 60_000 / pulse) <= 40, "mean NN \(lastHRV.meanNn)")
     }
 }

@@ -317,11 +317,7 @@ public final class VitalsEngine {
         if duration >= c.pulseFirstOutput {
             let window = Array(samples.drop { t - $0.t > c.pulseWindow })
             let start = window.first!.t
-            let count = Int((t - start) * fs) + 1
-            let times = window.map(\.t)
-            let r = SignalMath.resample(times: times, values: window.map(\.rgb.r), start: start, rate: fs, count: count)
-            let g = SignalMath.resample(times: times, values: window.map(\.rgb.g), start: start, rate: fs, count: count)
-            let b = SignalMath.resample(times: times, values: window.map(\.rgb.b), start: start, rate: fs, count: count)
+            let (r, g, b) = Self.colourTrace(window, from: start, to: t, rate: fs)
             let analysis = PulseAnalysis.analyse(r: r, g: g, b: b, rate: fs, low: c.pulseRange.lowerBound, high: c.pulseRange.upperBound)
             var confidence = Self.confidence(snr: analysis.snr)
             if duration < c.pulseWarmUp { confidence = min(confidence, VitalsStability.pulse - 1) }
@@ -346,6 +342,15 @@ public final class VitalsEngine {
             lastHRV = t
             hrv(&result, at: t, duration: duration, pulse: pulse)
         }
+    }
+
+    /// The skin's mean red, green and blue, resampled onto a uniform grid from `start` through `end` at `rate`.
+    private static func colourTrace(_ window: [Sample], from start: Double, to end: Double, rate: Double) -> (r: [Double], g: [Double], b: [Double]) {
+        let count = Int((end - start) * rate) + 1
+        let times = window.map(\.t)
+        return (SignalMath.resample(times: times, values: window.map(\.rgb.r), start: start, rate: rate, count: count),
+                SignalMath.resample(times: times, values: window.map(\.rgb.g), start: start, rate: rate, count: count),
+                SignalMath.resample(times: times, values: window.map(\.rgb.b), start: start, rate: rate, count: count))
     }
 
     /// Maps spectral SNR (dB) to a 0–100 confidence: −6 dB → 0, 0 dB → 40 (the pulse stable threshold), 9 dB → 100.
@@ -426,11 +431,7 @@ public final class VitalsEngine {
         let fs = analysisRate
         let window = Array(samples.drop { t - $0.t > c.hrvWindow })
         guard let start = window.first?.t else { return }
-        let count = Int((t - start) * fs) + 1
-        let times = window.map(\.t)
-        let r = SignalMath.resample(times: times, values: window.map(\.rgb.r), start: start, rate: fs, count: count)
-        let g = SignalMath.resample(times: times, values: window.map(\.rgb.g), start: start, rate: fs, count: count)
-        let b = SignalMath.resample(times: times, values: window.map(\.rgb.b), start: start, rate: fs, count: count)
+        let (r, g, b) = Self.colourTrace(window, from: start, to: t, rate: fs)
         // The method that is best over the whole window, band-passed around the pulse with room for its variability.
         let analysis = PulseAnalysis.analyse(r: r, g: g, b: b, rate: fs, low: c.pulseRange.lowerBound, high: c.pulseRange.upperBound)
         let f0 = pulse.rate / 60
