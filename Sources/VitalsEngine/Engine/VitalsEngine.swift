@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Per frame it tracks the face (Viola–Jones detection every few frames, profile tracking in between), averages
 /// the skin of the forehead and cheeks (eyes and mouth excluded), and measures the vertical motion of the chest, the
-/// head and the background. About once a second it runs POS, CHROM and GREEN on the last ~12 s of colour and fuses
+/// head and the background. About once a second it runs POS, CHROM, GREEN and LUMA on the last ~12 s of colour and fuses
 /// them by spectral SNR, finds the breathing rate in the last 30 s of chest-minus-background motion, and every 10 s
 /// detects beats for HRV over the last 60 s. Not thread-safe: one caller at a time.
 public final class VitalsEngine {
@@ -24,6 +24,10 @@ public final class VitalsEngine {
     private var extraFaces = 0
     private var usingSkinFinder = false
     private var subpixel = (x: 0.0, y: 0.0)
+    /// Where the skin regions are sampled: the tracked position through a play (backlash) filter, so that tracking
+    /// jitter below the play (codec artefacts move texture by fractions of a pixel) leaves the regions still.
+    private var skinPosition = (x: 0.0, y: 0.0)
+    private static let skinPlay = 1.0
     private var lastFaceSeen = -Double.infinity
 
     // Motion.
@@ -94,10 +98,16 @@ public final class VitalsEngine {
         let rois = Self.skinRegions(of: box)
         var rgb = RGB(r: 0, g: 0, b: 0)
         var weight = 0.0
-        let fx = subpixel.x - subpixel.x.rounded(.down), fy = subpixel.y - subpixel.y.rounded(.down)
+        func follow(_ current: Double, _ target: Double) -> Double {
+            let d = target - current
+            return abs(d) <= Self.skinPlay ? current : target - (d > 0 ? Self.skinPlay : -Self.skinPlay)
+        }
+        skinPosition = (follow(skinPosition.x, subpixel.x), follow(skinPosition.y, subpixel.y))
+        let position = skinPosition
+        let fx = position.x - position.x.rounded(.down), fy = position.y - position.y.rounded(.down)
         for roi in rois {
-            let base = VitalsRect(x: roi.x - box.x + Int(subpixel.x.rounded(.down)),
-                                  y: roi.y - box.y + Int(subpixel.y.rounded(.down)), width: roi.width, height: roi.height)
+            let base = VitalsRect(x: roi.x - box.x + Int(position.x.rounded(.down)),
+                                  y: roi.y - box.y + Int(position.y.rounded(.down)), width: roi.width, height: roi.height)
             let r = base.clamped(width: view.width - 1, height: view.height - 1)
             guard r.width > 2, r.height > 2 else { continue }
             let step = max(1, min(r.width, r.height) / 24)
@@ -208,6 +218,7 @@ public final class VitalsEngine {
         anchorBox = face
         trackedBox = face
         subpixel = (Double(face.x), Double(face.y))
+        skinPosition = subpixel
         let maxShift = max(4, face.width / 12)
         faceMotionX = ProfileMotion(region: face, vertical: false, maxShift: maxShift)
         faceMotionY = ProfileMotion(region: face, vertical: true, maxShift: maxShift)
@@ -435,12 +446,7 @@ public final class VitalsEngine {
         // The method that is best over the whole window, band-passed around the pulse with room for its variability.
         let analysis = PulseAnalysis.analyse(r: r, g: g, b: b, rate: fs, low: c.pulseRange.lowerBound, high: c.pulseRange.upperBound)
         let f0 = pulse.rate / 60
-        let raw: [Double]
-        switch analysis.best {
-        case .pos: raw = PulseProjection.pos(r: r, g: g, b: b, rate: fs)
-        case .chrom: raw = PulseProjection.chrom(r: r, g: g, b: b, rate: fs, low: 0.6, high: min(4, fs / 2 - 0.5))
-        case .green: raw = PulseProjection.green(g: g, rate: fs)
-        }
+        let raw = PulseProjection.wave(analysis.best, r: r, g: g, b: b, rate: fs, low: 0.6, high: min(4, fs / 2 - 0.5))
         let wave = SignalMath.bandPass(raw, sampleRate: fs, low: max(0.5, f0 * 0.6), high: min(fs / 2 - 0.5, f0 * 1.6))
         let shape = SignalMath.bandPass(raw, sampleRate: fs, low: max(0.5, f0 * 0.5), high: min(fs / 2 - 0.5, f0 * 3))
         let (runs, accepted) = HRVMeasures.intervals(wave: wave, shape: shape, rate: fs, expectedRate: pulse.rate)

@@ -1,13 +1,16 @@
 import Foundation
 
-/// The three colour-to-pulse methods run side by side on the same skin trace.
+/// The colour-to-pulse methods run side by side on the same skin trace.
 public enum PulseMethod: String, Sendable, Hashable, CaseIterable {
     /// Plane-orthogonal-to-skin (Wang, den Brinker, Stuijk, de Haan 2017).
     case pos
     /// Chrominance-based (de Haan & Jeanne 2013).
     case chrom
-    /// The green channel alone (Verkruysse et al. 2008): what survives when a codec erases the chroma.
+    /// The green channel alone (Verkruysse et al. 2008).
     case green
+    /// Luma (BT.601 weights of R, G, B) alone: after HEVC the pulse survives only as a luma change, and green
+    /// decoded from NV12 also carries the codec's chroma noise, which luma cancels.
+    case luma
 }
 
 /// Colour-trace to pulse-wave projections (uniformly sampled RGB means in, zero-mean pulse wave out).
@@ -77,6 +80,22 @@ enum PulseProjection {
         let gs = SignalMath.smooth(g, window: max(3, Int(1.6 * rate)))
         return zip(g, gs).map { $1 > 0 ? $0 / $1 - 1 : 0 }
     }
+
+    /// LUMA: 0.299 R + 0.587 G + 0.114 B relative to its local mean (for NV12 input this is the decoded Y exactly:
+    /// the chroma terms of the YUV→RGB conversion cancel).
+    static func luma(r: [Double], g: [Double], b: [Double], rate: Double) -> [Double] {
+        green(g: (0 ..< r.count).map { 0.299 * r[$0] + 0.587 * g[$0] + 0.114 * b[$0] }, rate: rate)
+    }
+
+    /// The unfiltered wave of `method`.
+    static func wave(_ method: PulseMethod, r: [Double], g: [Double], b: [Double], rate: Double, low: Double, high: Double) -> [Double] {
+        switch method {
+        case .pos: pos(r: r, g: g, b: b, rate: rate)
+        case .chrom: chrom(r: r, g: g, b: b, rate: rate, low: low, high: high)
+        case .green: green(g: g, rate: rate)
+        case .luma: luma(r: r, g: g, b: b, rate: rate)
+        }
+    }
 }
 
 /// The result of one pulse-rate analysis window.
@@ -92,14 +111,16 @@ struct PulseAnalysis {
     /// The band-passed pulse wave of the best method, one value per input sample.
     var wave: [Double]
 
-    /// Runs POS, CHROM and GREEN on a uniformly sampled trace and fuses their normalised spectra weighted by
+    /// Runs POS, CHROM, GREEN and LUMA on a uniformly sampled trace and fuses their normalised spectra weighted by
     /// linear SNR.
     static func analyse(r: [Double], g: [Double], b: [Double], rate fs: Double, low: Double, high: Double) -> PulseAnalysis {
         let lowHz = low / 60, highHz = min(high / 60, fs / 2 - 0.1)
         var waves: [PulseMethod: [Double]] = [:]
-        waves[.pos] = SignalMath.bandPass(PulseProjection.pos(r: r, g: g, b: b, rate: fs), sampleRate: fs, low: lowHz, high: highHz)
-        waves[.chrom] = PulseProjection.chrom(r: r, g: g, b: b, rate: fs, low: lowHz, high: highHz)
-        waves[.green] = SignalMath.bandPass(PulseProjection.green(g: g, rate: fs), sampleRate: fs, low: lowHz, high: highHz)
+        for method in PulseMethod.allCases {
+            let raw = PulseProjection.wave(method, r: r, g: g, b: b, rate: fs, low: lowHz, high: highHz)
+            // CHROM band-passes inside its projection.
+            waves[method] = method == .chrom ? raw : SignalMath.bandPass(raw, sampleRate: fs, low: lowHz, high: highHz)
+        }
         var methods: [PulseMethod: (rate: Double, snr: Double)] = [:]
         var fused: [Double] = []
         var spectra: [PulseMethod: BandSpectrum] = [:]
