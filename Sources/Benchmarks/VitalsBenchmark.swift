@@ -173,10 +173,22 @@ private func runSubject(index: Int, seed: UInt64, duration: Double, condition: B
     var buffer = [UInt8](repeating: 0, count: width * height * 3 / 2)
     let truth = scene.groundTruth(through: duration + 1)
     var lastHRV: VitalsHRVSample?
+    var skinLuma = 0.0
     for n in 0 ..< frameCount {
         let t = Double(n) / Double(condition.fps)
         let us = Int64((t * 1_000_000).rounded())
         buffer.withUnsafeMutableBytes { scene.render(at: t, width: width, height: height, into: $0) }
+        if n == 0 {
+            // The subject's skin brightness (mean luma, 0–255 video range, in the simulator's skin boxes): darker skin
+            // carries a smaller pulse in absolute terms, which is what a codec quantises away first.
+            var sum = 0, count = 0
+            for box in scene.frameInfo(at: 0, width: width, height: height).skinBoxes {
+                for y in max(0, box.y) ..< min(height, box.y + box.height) {
+                    for x in max(0, box.x) ..< min(width, box.x + box.width) { sum += Int(buffer[y * width + x]); count += 1 }
+                }
+            }
+            skinLuma = Double(sum) / Double(max(count, 1))
+        }
         var frameResult: VitalsFrameResult?
         if let encoder, let decoder {
             do {
@@ -250,9 +262,9 @@ private func runSubject(index: Int, seed: UInt64, duration: Double, condition: B
         e.isEmpty ? "--" : String(format: "%+.2f", e.reduce(0, +) / Double(e.count))
     }
     let truePulse = truth.meanPulseRate(in: 0 ... duration) ?? 0, trueBreathing = truth.meanBreathingRate(in: 0 ... duration) ?? 0
-    result.summary = String(format: "pulse %.1f bpm (err %@, max %.1f), breathing %.1f (err %@), RMSSD %@ ms, light %.2f",
+    result.summary = String(format: "pulse %.1f bpm (err %@, max %.1f), breathing %.1f (err %@), RMSSD %@ ms, light %.2f, skin luma %.0f",
                             truePulse, meanError(result.pulseErrors), result.pulseErrors.map(abs).max() ?? 0,
-                            trueBreathing, meanError(result.breathingErrors), rmssdText, profile.lightingLevel)
+                            trueBreathing, meanError(result.breathingErrors), rmssdText, profile.lightingLevel, skinLuma)
     return result
 }
 
