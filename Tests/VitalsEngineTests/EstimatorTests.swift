@@ -131,6 +131,32 @@ struct EstimatorTests {
         #expect(HRVMeasures.timingNoise(runs: [smooth]) == 0)
     }
 
+    @Test("motion echoed in the colour trace is removed, the pulse kept")
+    func motionRemoval() throws {
+        let fs = 30.0, n = 360
+        var rng = SplitMix(seed: 8)
+        // Head sway (0.8 Hz, px) whose shading leaks into every channel, and a 1.5 Hz pulse in green.
+        let sway = (0 ..< n).map { 3 * sin(2 * .pi * 0.8 * Double($0) / fs) + 0.05 * rng.gaussian() }
+        let pulse = (0 ..< n).map { 0.3 * sin(2 * .pi * 1.5 * Double($0) / fs) }
+        let r = (0 ..< n).map { 150 + 0.8 * sway[$0] }, g = (0 ..< n).map { 110 + 0.6 * sway[$0] + pulse[$0] }
+        let b = (0 ..< n).map { 90 + 0.5 * sway[$0] }
+        let still = [Double](repeating: 0, count: n)
+        let before = PulseAnalysis.analyse(r: r, g: g, b: b, rate: fs, low: 40, high: 180)
+        let cleaned = VitalsEngine.removeMotion([r, g, b], motion: [sway, still], rate: fs, low: 0.67, high: 3)
+        let after = PulseAnalysis.analyse(r: cleaned[0], g: cleaned[1], b: cleaned[2], rate: fs, low: 40, high: 180)
+        #expect(abs(before.rate - 48) < 2, "the sway wins before: \(before.rate)")
+        #expect(abs(after.rate - 90) < 1.5, "the pulse wins after: \(after.rate)")
+        // No motion: the channels come back untouched.
+        #expect(VitalsEngine.removeMotion([r], motion: [still], rate: fs, low: 0.67, high: 3)[0] == r)
+    }
+
+    @Test("small linear systems are solved, singular ones refused")
+    func linearSolve() throws {
+        let x = try #require(SignalMath.solve([[2, 1], [1, 3]], [5, 10]))
+        #expect(abs(x[0] - 1) < 1e-12 && abs(x[1] - 3) < 1e-12)
+        #expect(SignalMath.solve([[1, 2], [2, 4]], [1, 2]) == nil)
+    }
+
     @Test("profile matching measures sub-pixel vertical motion")
     func profileShift() throws {
         func profile(_ d: Double) -> [Double] {

@@ -40,6 +40,8 @@ public final class VitalsEngine {
         var t: Double
         var rgb: RGB
         var faceX: Double, faceY: Double
+        /// Motion the colour trace may echo: the tracked face position and how far the skin regions lag it.
+        var motion: [Double]
         var upper: Double?, lower: Double?, background: Double?
     }
     private var samples: [Sample] = []
@@ -129,8 +131,9 @@ public final class VitalsEngine {
         var bg: [Double] = []
         for i in backgrounds.indices { if let d = backgrounds[i].update(view) { bg.append(d) } }
         let background = bg.isEmpty ? nil : SignalMath.median(bg)
+        let motion = [anchorOffset.x + subpixel.x, anchorOffset.y + subpixel.y, subpixel.x - position.x, subpixel.y - position.y]
         samples.append(Sample(t: t, rgb: rgb, faceX: anchorOffset.x + Double(box.x), faceY: anchorOffset.y + Double(box.y),
-                              upper: upper, lower: lower, background: background))
+                              motion: motion, upper: upper, lower: lower, background: background))
         if startTime == nil { startTime = t }
         let keep = max(configuration.hrvWindow, configuration.breathingWindow) + 2
         if let first = samples.first, t - first.t > keep + 5 {
@@ -328,7 +331,11 @@ public final class VitalsEngine {
         if duration >= c.pulseFirstOutput {
             let window = Array(samples.drop { t - $0.t > c.pulseWindow })
             let start = window.first!.t
-            let (r, g, b) = Self.colourTrace(window, from: start, to: t, rate: fs)
+            let trace = Self.colourTrace(window, from: start, to: t, rate: fs)
+            let motion = Self.motionTrace(window, from: start, rate: fs, count: trace.r.count)
+            let cleaned = Self.removeMotion([trace.r, trace.g, trace.b], motion: motion, rate: fs,
+                                            low: c.pulseRange.lowerBound / 60, high: min(c.pulseRange.upperBound / 60, fs / 2 - 0.1))
+            let (r, g, b) = (cleaned[0], cleaned[1], cleaned[2])
             let analysis = PulseAnalysis.analyse(r: r, g: g, b: b, rate: fs, low: c.pulseRange.lowerBound, high: c.pulseRange.upperBound)
             var confidence = Self.confidence(snr: analysis.snr)
             if duration < c.pulseWarmUp { confidence = min(confidence, VitalsStability.pulse - 1) }
@@ -362,6 +369,40 @@ public final class VitalsEngine {
         return (SignalMath.resample(times: times, values: window.map(\.rgb.r), start: start, rate: rate, count: count),
                 SignalMath.resample(times: times, values: window.map(\.rgb.g), start: start, rate: rate, count: count),
                 SignalMath.resample(times: times, values: window.map(\.rgb.b), start: start, rate: rate, count: count))
+    }
+
+    /// The face-motion signals of `window` on the colour trace's grid (see `Sample.motion`).
+    private static func motionTrace(_ window: [Sample], from start: Double, rate: Double, count: Int) -> [[Double]] {
+        let times = window.map(\.t)
+        return (0 ..< 4).map { k in
+            SignalMath.resample(times: times, values: window.map { $0.motion[k] }, start: start, rate: rate, count: count)
+        }
+    }
+
+    /// Removes from each channel what the motion signals explain in the pulse band `low`–`high` Hz (least squares
+    /// on the band-passed signals), so that shading sliding through the skin regions does not read as pulse.
+    /// Motion signals that barely move (band-passed σ ≤ 0.02 px) are left out.
+    static func removeMotion(_ channels: [[Double]], motion: [[Double]], rate: Double, low: Double, high: Double) -> [[Double]] {
+        let count = channels.first?.count ?? 0
+        // Fit on the band-passed signals (the pulse band is where the echo matters), remove with the whole motion
+        // (mean removed), so the echo goes at every frequency the filter would have only partly passed.
+        let used = motion.filter { $0.count == count }
+            .map { m in (whole: m.map { $0 - SignalMath.mean(m) }, band: SignalMath.bandPass(m, sampleRate: rate, low: low, high: high)) }
+            .filter { SignalMath.standardDeviation($0.band) > 0.02 }
+        guard !used.isEmpty else { return channels }
+        let regressors = used.map(\.band)
+        let n = regressors.count
+        func dot(_ a: [Double], _ b: [Double]) -> Double { zip(a, b).reduce(0) { $0 + $1.0 * $1.1 } }
+        var gram = [[Double]](repeating: [Double](repeating: 0, count: n), count: n)
+        for i in 0 ..< n { for j in 0 ..< n { gram[i][j] = dot(regressors[i], regressors[j]) } }
+        for i in 0 ..< n { gram[i][i] *= 1.001 }   // a touch of ridge for nearly collinear motion
+        return channels.map { channel in
+            let y = SignalMath.bandPass(channel, sampleRate: rate, low: low, high: high)
+            guard let beta = SignalMath.solve(gram, regressors.map { dot($0, y) }) else { return channel }
+            var out = channel
+            for k in 0 ..< n { for i in 0 ..< count { out[i] -= beta[k] * used[k].whole[i] } }
+            return out
+        }
     }
 
     /// Maps spectral SNR (dB) to a 0–100 confidence: −6 dB → 0, 0 dB → 40 (the pulse stable threshold), 9 dB → 100.
@@ -442,7 +483,11 @@ public final class VitalsEngine {
         let fs = analysisRate
         let window = Array(samples.drop { t - $0.t > c.hrvWindow })
         guard let start = window.first?.t else { return }
-        let (r, g, b) = Self.colourTrace(window, from: start, to: t, rate: fs)
+        let trace = Self.colourTrace(window, from: start, to: t, rate: fs)
+        let motion = Self.motionTrace(window, from: start, rate: fs, count: trace.r.count)
+        let cleaned = Self.removeMotion([trace.r, trace.g, trace.b], motion: motion, rate: fs,
+                                        low: c.pulseRange.lowerBound / 60, high: min(c.pulseRange.upperBound / 60, fs / 2 - 0.1))
+        let (r, g, b) = (cleaned[0], cleaned[1], cleaned[2])
         // The method that is best over the whole window, band-passed around the pulse with room for its variability.
         let analysis = PulseAnalysis.analyse(r: r, g: g, b: b, rate: fs, low: c.pulseRange.lowerBound, high: c.pulseRange.upperBound)
         let f0 = pulse.rate / 60

@@ -75,6 +75,29 @@ enum SignalMath {
         return y
     }
 
+    /// Solves the small linear system `a · x = b` by Gaussian elimination with partial pivoting; nil when singular.
+    static func solve(_ a: [[Double]], _ b: [Double]) -> [Double]? {
+        let n = b.count
+        var m = a, v = b
+        for col in 0 ..< n {
+            guard let pivot = (col ..< n).max(by: { abs(m[$0][col]) < abs(m[$1][col]) }), abs(m[pivot][col]) > 1e-12 else { return nil }
+            m.swapAt(col, pivot)
+            v.swapAt(col, pivot)
+            for row in col + 1 ..< n {
+                let f = m[row][col] / m[col][col]
+                for k in col ..< n { m[row][k] -= f * m[col][k] }
+                v[row] -= f * v[col]
+            }
+        }
+        var x = [Double](repeating: 0, count: n)
+        for row in stride(from: n - 1, through: 0, by: -1) {
+            var sum = v[row]
+            for k in row + 1 ..< n { sum -= m[row][k] * x[k] }
+            x[row] = sum / m[row][row]
+        }
+        return x
+    }
+
     /// Resamples `(t, v)` pairs (seconds, increasing) onto a uniform grid starting at `start` with `count` points.
     static func resample(times: [Double], values: [Double], start: Double, rate: Double, count: Int) -> [Double] {
         guard !times.isEmpty else { return [Double](repeating: 0, count: count) }
