@@ -7,7 +7,7 @@ import VitalsEngine
 /// Seeded simulated subjects rendered frame by frame through ``EmbeddedVitalsBackend``, against ground truth.
 ///
 /// The short check runs in every test run: 34 s of 360×640 (DAT's low resolution), enough for stable pulse and
-/// breathing. The long one (65 s of 504×896 with HRV, several minutes in a debug build) runs when
+/// breathing. The long one (65 s of 504×896 with HRV, about 70 s more in a debug build) runs when
 /// `VITALS_SIMULATED_TESTS=1`; `Scripts/bench-vitals` is where accuracy is measured over many subjects.
 @Suite("A simulated subject through the embedded backend")
 struct SimulatedSubjectTests {
