@@ -331,11 +331,7 @@ public final class VitalsEngine {
         if duration >= c.pulseFirstOutput {
             let window = Array(samples.drop { t - $0.t > c.pulseWindow })
             let start = window.first!.t
-            let trace = Self.colourTrace(window, from: start, to: t, rate: fs)
-            let motion = Self.motionTrace(window, from: start, rate: fs, count: trace.r.count)
-            let cleaned = Self.removeMotion([trace.r, trace.g, trace.b], motion: motion, rate: fs,
-                                            low: c.pulseRange.lowerBound / 60, high: min(c.pulseRange.upperBound / 60, fs / 2 - 0.1))
-            let (r, g, b) = (cleaned[0], cleaned[1], cleaned[2])
+            let (r, g, b) = skinTrace(window, from: start, to: t, rate: fs)
             let analysis = PulseAnalysis.analyse(r: r, g: g, b: b, rate: fs, low: c.pulseRange.lowerBound, high: c.pulseRange.upperBound)
             var confidence = Self.confidence(snr: analysis.snr)
             if duration < c.pulseWarmUp { confidence = min(confidence, VitalsStability.pulse - 1) }
@@ -360,6 +356,17 @@ public final class VitalsEngine {
             lastHRV = t
             hrv(&result, at: t, duration: duration, pulse: pulse)
         }
+    }
+
+    /// The skin's colour over `window` on a uniform grid at `rate`, with the face's motion echo removed in the
+    /// pulse band: what the pulse estimators and HRV both start from.
+    private func skinTrace(_ window: [Sample], from start: Double, to end: Double, rate fs: Double) -> (r: [Double], g: [Double], b: [Double]) {
+        let c = configuration
+        let trace = Self.colourTrace(window, from: start, to: end, rate: fs)
+        let motion = Self.motionTrace(window, from: start, rate: fs, count: trace.r.count)
+        let cleaned = Self.removeMotion([trace.r, trace.g, trace.b], motion: motion, rate: fs,
+                                        low: c.pulseRange.lowerBound / 60, high: min(c.pulseRange.upperBound / 60, fs / 2 - 0.1))
+        return (cleaned[0], cleaned[1], cleaned[2])
     }
 
     /// The skin's mean red, green and blue, resampled onto a uniform grid from `start` through `end` at `rate`.
@@ -483,11 +490,7 @@ public final class VitalsEngine {
         let fs = analysisRate
         let window = Array(samples.drop { t - $0.t > c.hrvWindow })
         guard let start = window.first?.t else { return }
-        let trace = Self.colourTrace(window, from: start, to: t, rate: fs)
-        let motion = Self.motionTrace(window, from: start, rate: fs, count: trace.r.count)
-        let cleaned = Self.removeMotion([trace.r, trace.g, trace.b], motion: motion, rate: fs,
-                                        low: c.pulseRange.lowerBound / 60, high: min(c.pulseRange.upperBound / 60, fs / 2 - 0.1))
-        let (r, g, b) = (cleaned[0], cleaned[1], cleaned[2])
+        let (r, g, b) = skinTrace(window, from: start, to: t, rate: fs)
         // The method that is best over the whole window, band-passed around the pulse with room for its variability.
         let analysis = PulseAnalysis.analyse(r: r, g: g, b: b, rate: fs, low: c.pulseRange.lowerBound, high: c.pulseRange.upperBound)
         let f0 = pulse.rate / 60
