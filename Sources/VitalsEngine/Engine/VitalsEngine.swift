@@ -34,6 +34,7 @@ public final class VitalsEngine {
     private var chestUpper: ProfileMotion?
     private var chestLower: ProfileMotion?
     private var backgrounds: [ProfileMotion] = []
+    private var backgroundRegions: [VitalsRect] = []
 
     // Samples.
     private struct Sample {
@@ -43,6 +44,8 @@ public final class VitalsEngine {
         /// Motion the colour trace may echo: the tracked face position and how far the skin regions lag it.
         var motion: [Double]
         var upper: Double?, lower: Double?, background: Double?
+        /// Mean colour of the background beside the head: in a still scene, any variation is the video's own noise.
+        var backgroundRGB: RGB?
     }
     private var samples: [Sample] = []
     private var frameTimes: [Double] = []
@@ -131,9 +134,10 @@ public final class VitalsEngine {
         var bg: [Double] = []
         for i in backgrounds.indices { if let d = backgrounds[i].update(view) { bg.append(d) } }
         let background = bg.isEmpty ? nil : SignalMath.median(bg)
+        let backgroundRGB = Self.meanColour(of: backgroundRegions, in: view)
         let motion = [anchorOffset.x + subpixel.x, anchorOffset.y + subpixel.y, subpixel.x - position.x, subpixel.y - position.y]
         samples.append(Sample(t: t, rgb: rgb, faceX: anchorOffset.x + Double(box.x), faceY: anchorOffset.y + Double(box.y),
-                              motion: motion, upper: upper, lower: lower, background: background))
+                              motion: motion, upper: upper, lower: lower, background: background, backgroundRGB: backgroundRGB))
         if startTime == nil { startTime = t }
         let keep = max(configuration.hrvWindow, configuration.breathingWindow) + 2
         if let first = samples.first, t - first.t > keep + 5 {
@@ -240,6 +244,7 @@ public final class VitalsEngine {
             VitalsRect(x: face.maxX + gap, y: face.y - face.height / 2, width: view.width - face.maxX - gap, height: face.height * 3 / 2),
             VitalsRect(x: face.x, y: 0, width: face.width, height: face.y - gap),
         ]
+        backgroundRegions = side
         if backgrounds.count != side.count || force {
             backgrounds = side.map { ProfileMotion(region: $0, vertical: true, maxShift: shift) }
         } else {
@@ -251,6 +256,20 @@ public final class VitalsEngine {
         trackedBox = nil
         anchorBox = nil
         localMisses = 0
+    }
+
+    /// The area-weighted mean colour of `regions` (each clamped to the frame; slivers under 8 px skipped), sampled
+    /// on a grid of about 24 points across each region's shorter side; nil when none is left.
+    static func meanColour(of regions: [VitalsRect], in view: VitalsPixelView) -> RGB? {
+        var sum = RGB(r: 0, g: 0, b: 0), area = 0.0
+        for region in regions {
+            let r = region.clamped(width: view.width, height: view.height)
+            guard r.width >= 8, r.height >= 8 else { continue }
+            let m = view.meanRGB(r, step: max(2, min(r.width, r.height) / 24))
+            let a = Double(r.width * r.height)
+            sum.r += m.r * a; sum.g += m.g * a; sum.b += m.b * a; area += a
+        }
+        return area > 0 ? RGB(r: sum.r / area, g: sum.g / area, b: sum.b / area) : nil
     }
 
     /// Forehead and both cheeks inside a Viola–Jones face box (eyes sit at ~40 % of its height, the mouth ~78 %).
@@ -332,7 +351,8 @@ public final class VitalsEngine {
             let window = Array(samples.drop { t - $0.t > c.pulseWindow })
             let start = window.first!.t
             let (r, g, b) = skinTrace(window, from: start, to: t, rate: fs)
-            let analysis = PulseAnalysis.analyse(r: r, g: g, b: b, rate: fs, low: c.pulseRange.lowerBound, high: c.pulseRange.upperBound)
+            let analysis = PulseAnalysis.analyse(r: r, g: g, b: b, rate: fs, low: c.pulseRange.lowerBound, high: c.pulseRange.upperBound,
+                                                 chromaExcess: chromaExcess(window, from: start, to: t, rate: fs))
             var confidence = Self.confidence(snr: analysis.snr)
             if duration < c.pulseWarmUp { confidence = min(confidence, VitalsStability.pulse - 1) }
             let us = Int64((t * 1_000_000).rounded())
@@ -367,6 +387,38 @@ public final class VitalsEngine {
         let cleaned = Self.removeMotion([trace.r, trace.g, trace.b], motion: motion, rate: fs,
                                         low: c.pulseRange.lowerBound / 60, high: min(c.pulseRange.upperBound / 60, fs / 2 - 0.1))
         return (cleaned[0], cleaned[1], cleaned[2])
+    }
+
+    /// The background's chroma-to-luma noise ratio over `window` in the pulse band (see
+    /// ``chromaExcess(times:colours:from:to:rate:low:high:)``).
+    private func chromaExcess(_ window: [Sample], from start: Double, to end: Double, rate fs: Double) -> Double {
+        let c = configuration
+        let valid = window.filter { $0.backgroundRGB != nil }
+        guard valid.count * 4 >= window.count * 3 else { return 0 }
+        return Self.chromaExcess(times: valid.map(\.t), colours: valid.map { $0.backgroundRGB! }, from: start, to: end, rate: fs,
+                                 low: c.pulseRange.lowerBound / 60, high: min(c.pulseRange.upperBound / 60, fs / 2 - 0.1))
+    }
+
+    /// How much more the video's chroma varies than its luma in a still background, between `low` and `high` Hz:
+    /// the band-passed standard deviation of the worse of Cb and Cr over that of Y (BT.601 scaling, so the units
+    /// match). 0 when there is too little to judge by or the background does not vary at all.
+    ///
+    /// A camera's own noise and changing light move luma at least as much as chroma (uncompressed video measures
+    /// 0.1–0.5); a codec starved of bits spends little on chroma, which then steps with its refresh rhythm (HEVC at
+    /// 2 Mbit/s measures 1–3). The pulse estimators mark down the methods that read chroma by this ratio.
+    static func chromaExcess(times: [Double], colours: [RGB], from start: Double, to end: Double, rate: Double,
+                             low: Double, high: Double) -> Double {
+        guard times.count == colours.count, times.count > Int(4 * rate), end > start else { return 0 }
+        let count = Int((end - start) * rate) + 1
+        func spread(_ f: (RGB) -> Double) -> Double {
+            let trace = SignalMath.resample(times: times, values: colours.map(f), start: start, rate: rate, count: count)
+            return SignalMath.standardDeviation(SignalMath.bandPass(trace, sampleRate: rate, low: low, high: high))
+        }
+        func luma(_ c: RGB) -> Double { 0.299 * c.r + 0.587 * c.g + 0.114 * c.b }
+        let y = spread(luma)
+        let cb = spread { ($0.b - luma($0)) / 1.772 }, cr = spread { ($0.r - luma($0)) / 1.402 }
+        guard y > 1e-9 else { return 0 }
+        return max(cb, cr) / y
     }
 
     /// The skin's mean red, green and blue, resampled onto a uniform grid from `start` through `end` at `rate`.
@@ -492,7 +544,8 @@ public final class VitalsEngine {
         guard let start = window.first?.t else { return }
         let (r, g, b) = skinTrace(window, from: start, to: t, rate: fs)
         // The method that is best over the whole window, band-passed around the pulse with room for its variability.
-        let analysis = PulseAnalysis.analyse(r: r, g: g, b: b, rate: fs, low: c.pulseRange.lowerBound, high: c.pulseRange.upperBound)
+        let analysis = PulseAnalysis.analyse(r: r, g: g, b: b, rate: fs, low: c.pulseRange.lowerBound, high: c.pulseRange.upperBound,
+                                             chromaExcess: chromaExcess(window, from: start, to: t, rate: fs))
         let f0 = pulse.rate / 60
         let raw = PulseProjection.wave(analysis.best, r: r, g: g, b: b, rate: fs, low: 0.6, high: min(4, fs / 2 - 0.5))
         let wave = SignalMath.bandPass(raw, sampleRate: fs, low: max(0.5, f0 * 0.6), high: min(fs / 2 - 0.5, f0 * 1.6))

@@ -13,6 +13,11 @@ public enum PulseMethod: String, Sendable, Hashable, CaseIterable {
     case luma
 }
 
+extension PulseMethod {
+    /// Whether the method reads colour differences (chroma), not only brightness.
+    var readsChroma: Bool { self != .luma }
+}
+
 /// Colour-trace to pulse-wave projections (uniformly sampled RGB means in, zero-mean pulse wave out).
 enum PulseProjection {
     /// POS: temporal normalisation per 1.6 s window, projection on the plane orthogonal to the skin tone,
@@ -111,9 +116,26 @@ struct PulseAnalysis {
     /// The band-passed pulse wave of the best method, one value per input sample.
     var wave: [Double]
 
+    /// Background chroma-to-luma noise ratio (see `VitalsEngine.chromaExcess`) up to which the methods that read
+    /// chroma are trusted fully: uncompressed video measures 0.1–0.5 (lighting moves luma more than chroma),
+    /// HEVC at 4 Mbit/s about 0.6–0.8, at 2 Mbit/s 1–3.
+    static let chromaTolerance = 0.5
+
+    /// How many dB the SNR of a method that reads chroma is marked down for a video whose chroma is `excess` times
+    /// noisier than its luma: 0 up to ``chromaTolerance``, then the excess noise amplitude in dB.
+    static func chromaPenalty(excess: Double) -> Double {
+        20 * log10(max(1, excess / chromaTolerance))
+    }
+
     /// Runs POS, CHROM, GREEN and LUMA on a uniformly sampled trace and fuses their normalised spectra weighted by
     /// linear SNR.
-    static func analyse(r: [Double], g: [Double], b: [Double], rate fs: Double, low: Double, high: Double) -> PulseAnalysis {
+    ///
+    /// The SNR that ranks and weights the methods counts the fundamental only: a harmonic lies inside the band only
+    /// for candidates below half its top, so counting it would favour slow candidates (a codec's 1 s refresh
+    /// rhythm and its harmonic, say) over a fast pulse. Methods that read chroma lose ``chromaPenalty(excess:)``
+    /// for `chromaExcess`: after HEVC the pulse survives in luma while chroma carries the codec's own rhythms.
+    static func analyse(r: [Double], g: [Double], b: [Double], rate fs: Double, low: Double, high: Double,
+                        chromaExcess: Double = 0) -> PulseAnalysis {
         let lowHz = low / 60, highHz = min(high / 60, fs / 2 - 0.1)
         var waves: [PulseMethod: [Double]] = [:]
         for method in PulseMethod.allCases {
@@ -128,7 +150,8 @@ struct PulseAnalysis {
             let spectrum = BandSpectrum(waves[method]!, rate: fs, low: lowHz, high: highHz, step: 0.005).normalized
             spectra[method] = spectrum
             let peak = spectrum.peak.frequency
-            let snr = spectrum.snr(at: peak, halfWidth: 0.1)
+            var snr = spectrum.snr(at: peak, halfWidth: 0.1, harmonic: false)
+            if method.readsChroma { snr -= chromaPenalty(excess: chromaExcess) }
             methods[method] = (peak * 60, snr)
         }
         let best = PulseMethod.allCases.max { methods[$0]!.snr < methods[$1]!.snr }!
@@ -139,7 +162,7 @@ struct PulseAnalysis {
             let p = spectra[method]!.power
             if fused.isEmpty { fused = p.map { $0 * weight } } else { for i in 0 ..< p.count { fused[i] += p[i] * weight } }
         }
-        let fusedSpectrum = BandSpectrum(frequencies: spectra[best]!.frequencies, power: fused)
+        let fusedSpectrum = BandSpectrum(frequencies: spectra[best]!.frequencies, power: fused).normalized
         let peak = fusedSpectrum.peak.frequency
         return PulseAnalysis(rate: peak * 60, snr: fusedSpectrum.snr(at: peak, halfWidth: 0.1), methods: methods, best: best,
                              wave: waves[best]!)
