@@ -51,6 +51,78 @@ struct EstimatorTests {
         #expect(abs(a.rate - 78) < 1.5)
     }
 
+    /// A skin trace as HEVC at 2 Mbit/s leaves a dark, fast subject: the pulse (144 bpm) as a small luma change
+    /// about as large as the codec's noise, and the codec's refresh rhythm (55 bpm, with its harmonic) in chroma
+    /// only (BT.601 Cb and Cr, so luma does not see it).
+    static func codecTrace(seed: UInt64 = 5) -> (r: [Double], g: [Double], b: [Double]) {
+        var rng = SplitMix(seed: seed)
+        var r = [Double](), g = [Double](), b = [Double]()
+        for i in 0 ..< 360 {
+            let t = Double(i) / 30
+            let y = 80 + 0.15 * sin(2 * .pi * 2.4 * t) + rng.gaussian() * 0.3
+            let rhythm = 0.25 * (sin(2 * .pi * 0.92 * t) + 0.5 * sin(4 * .pi * 0.92 * t + 0.4))
+            let cb = -6 + rhythm + rng.gaussian() * 0.3, cr = 10 + 0.7 * rhythm + rng.gaussian() * 0.3
+            r.append(y + 1.402 * cr)
+            g.append(y - 0.344_136 * cb - 0.714_136 * cr)
+            b.append(y + 1.772 * cb)
+        }
+        return (r, g, b)
+    }
+
+    @Test("with chroma as clean as luma the three chroma methods outvote LUMA on a codec rhythm")
+    func chromaRhythmWinsUnpenalised() {
+        let x = Self.codecTrace()
+        let a = PulseAnalysis.analyse(r: x.r, g: x.g, b: x.b, rate: 30, low: 40, high: 180, chromaExcess: 0)
+        #expect(abs(a.methods[.luma]!.rate - 144) < 1.5)
+        #expect(abs(a.rate - 55.2) < 2, "the failure mode this trace reproduces: \(a.rate) bpm, \(a.methods)")
+    }
+
+    @Test("at the chroma excess HEVC at 2 Mbit/s shows (1.5–3), LUMA carries the fusion", arguments: [1.5, 2.5])
+    func chromaPenaltyHandsOverToLuma(excess: Double) {
+        let x = Self.codecTrace()
+        let a = PulseAnalysis.analyse(r: x.r, g: x.g, b: x.b, rate: 30, low: 40, high: 180, chromaExcess: excess)
+        #expect(a.best == .luma)
+        #expect(abs(a.rate - 144) < 1.5, "\(a.methods)")
+    }
+
+    @Test("the chroma penalty: none up to the tolerance, then the excess amplitude in dB")
+    func chromaPenaltyScale() {
+        #expect(PulseAnalysis.chromaPenalty(excess: 0) == 0)
+        #expect(PulseAnalysis.chromaPenalty(excess: PulseAnalysis.chromaTolerance) == 0)
+        #expect(abs(PulseAnalysis.chromaPenalty(excess: 10 * PulseAnalysis.chromaTolerance) - 20) < 1e-9)
+    }
+
+    /// Background colour at 30 Hz for 12 s: a grey wall under drifting light with camera noise, plus `chromaSteps`
+    /// (the amplitude of a 1 Hz step rhythm in Cb, as a codec's refresh leaves it).
+    static func background(chromaSteps: Double, seed: UInt64 = 9) -> (times: [Double], colours: [RGB]) {
+        var rng = SplitMix(seed: seed)
+        var times = [Double](), colours = [RGB]()
+        for i in 0 ..< 360 {
+            let t = Double(i) / 30
+            let light = 1 + 0.004 * sin(2 * .pi * 0.3 * t) + 0.002 * sin(2 * .pi * 1.7 * t)
+            let cb = chromaSteps * (t.truncatingRemainder(dividingBy: 1) < 0.5 ? 1 : -1)
+            let y = 140 * light + rng.gaussian() * 0.02
+            colours.append(RGB(r: 150 * light + rng.gaussian() * 0.02, g: y - 0.344_136 * cb, b: 120 * light + 1.772 * cb))
+            times.append(t)
+        }
+        return (times, colours)
+    }
+
+    @Test("chroma excess: below the tolerance for light changes, above it for a chroma refresh rhythm")
+    func chromaExcessFromBackground() {
+        let still = Self.background(chromaSteps: 0)
+        let lit = VitalsEngine.chromaExcess(times: still.times, colours: still.colours, from: 0, to: 11.9, rate: 30, low: 0.67, high: 3)
+        #expect(lit < PulseAnalysis.chromaTolerance)
+        let coded = Self.background(chromaSteps: 0.3)
+        let stepped = VitalsEngine.chromaExcess(times: coded.times, colours: coded.colours, from: 0, to: 11.9, rate: 30, low: 0.67, high: 3)
+        #expect(stepped > 2 * PulseAnalysis.chromaTolerance)
+        // Too little to judge by, or nothing varying at all: no verdict.
+        #expect(VitalsEngine.chromaExcess(times: Array(still.times.prefix(20)), colours: Array(still.colours.prefix(20)),
+                                          from: 0, to: 0.6, rate: 30, low: 0.67, high: 3) == 0)
+        let flat = [RGB](repeating: RGB(r: 100, g: 100, b: 100), count: 360)
+        #expect(VitalsEngine.chromaExcess(times: still.times, colours: flat, from: 0, to: 11.9, rate: 30, low: 0.67, high: 3) == 0)
+    }
+
     @Test("a flat trace has no confident pulse")
     func noise() {
         var rng = SplitMix(seed: 11)
@@ -144,7 +216,9 @@ struct EstimatorTests {
         let before = PulseAnalysis.analyse(r: r, g: g, b: b, rate: fs, low: 40, high: 180)
         let cleaned = VitalsEngine.removeMotion([r, g, b], motion: [sway, still], rate: fs, low: 0.67, high: 3)
         let after = PulseAnalysis.analyse(r: cleaned[0], g: cleaned[1], b: cleaned[2], rate: fs, low: 40, high: 180)
-        #expect(abs(before.rate - 48) < 2, "the sway wins before: \(before.rate)")
+        #expect(abs(before.methods[.luma]!.rate - 48) < 2, "the sway wins in luma before: \(before.methods[.luma]!.rate)")
+        #expect(abs(before.methods[.green]!.rate - 48) < 2, "the sway wins in green before: \(before.methods[.green]!.rate)")
+        #expect(abs(after.methods[.luma]!.rate - 90) < 1.5, "the pulse wins in luma after: \(after.methods[.luma]!.rate)")
         #expect(abs(after.rate - 90) < 1.5, "the pulse wins after: \(after.rate)")
         // No motion: the channels come back untouched.
         #expect(VitalsEngine.removeMotion([r], motion: [still], rate: fs, low: 0.67, high: 3)[0] == r)

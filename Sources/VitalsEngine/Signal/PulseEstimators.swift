@@ -155,10 +155,18 @@ struct PulseAnalysis {
             methods[method] = (peak * 60, snr)
         }
         let best = PulseMethod.allCases.max { methods[$0]!.snr < methods[$1]!.snr }!
-        // Weights: linear SNR relative to the best, so a method 10 dB worse counts a tenth.
+        // Weights: linear SNR relative to the best, so a method 10 dB worse counts a tenth. POS, CHROM and GREEN
+        // read the same chroma, so together they count as one voice (their best), and a rhythm they share is not
+        // counted three times against LUMA.
         let bestSNR = methods[best]!.snr
-        for method in PulseMethod.allCases {
-            let weight = pow(10, (methods[method]!.snr - bestSNR) / 10)
+        var weights = PulseMethod.allCases.map { pow(10, (methods[$0]!.snr - bestSNR) / 10) }
+        let chroma = PulseMethod.allCases.indices.filter { PulseMethod.allCases[$0].readsChroma }
+        let chromaTotal = chroma.reduce(0) { $0 + weights[$1] }
+        if chromaTotal > 0 {
+            let scale = chroma.map { weights[$0] }.max()! / chromaTotal
+            for i in chroma { weights[i] *= scale }
+        }
+        for (method, weight) in zip(PulseMethod.allCases, weights) {
             let p = spectra[method]!.power
             if fused.isEmpty { fused = p.map { $0 * weight } } else { for i in 0 ..< p.count { fused[i] += p[i] * weight } }
         }
