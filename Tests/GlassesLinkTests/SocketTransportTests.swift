@@ -236,6 +236,36 @@ struct SocketTransportTests {
             options: LinkConnectionOptions(pairingToken: "correct horse"))
     }
 
+    @Test("TCP failures name the address and the reason: refused, port in use, unknown host")
+    func tcpFailures() throws {
+        // A port that was just listened on and is closed again: nothing accepts there.
+        let probe = try LinkListener.listen(on: .tcp(host: "127.0.0.1", port: 0), onConnection: { _ in })
+        guard case .tcp(_, let port) = probe.address else {
+            Issue.record("not tcp")
+            return
+        }
+        probe.stop()
+        let refused = #expect(throws: LinkError.self) { try LinkConnector.connect(to: .tcp(host: "127.0.0.1", port: port)) }
+        #expect(refused?.code == .unavailable)
+        #expect(refused?.message.hasPrefix("cannot connect to tcp:127.0.0.1:\(port): ") == true, "\(refused?.message ?? "")")
+        #expect(refused?.message.lowercased().contains("refused") == true, "\(refused?.message ?? "")")
+
+        let taken = try LinkListener.listen(on: .tcp(host: "127.0.0.1", port: 0), onConnection: { _ in })
+        defer { taken.stop() }
+        guard case .tcp(_, let takenPort) = taken.address else {
+            Issue.record("not tcp")
+            return
+        }
+        let inUse = #expect(throws: LinkError.self) {
+            try LinkListener.listen(on: .tcp(host: "127.0.0.1", port: takenPort), onConnection: { _ in })
+        }
+        #expect(inUse?.message.hasPrefix("cannot listen on tcp:127.0.0.1:\(takenPort): ") == true, "\(inUse?.message ?? "")")
+        #expect(inUse?.message.lowercased().contains("in use") == true, "\(inUse?.message ?? "")")
+
+        let unknown = #expect(throws: LinkError.self) { try LinkConnector.connect(to: .tcp(host: "no-such-host.invalid", port: 9)) }
+        #expect(unknown?.message.hasPrefix("cannot resolve tcp:no-such-host.invalid:9: ") == true, "\(unknown?.message ?? "")")
+    }
+
     @Test("Bluetooth on a kernel without it fails with one clear line")
     func rfcommUnavailable() {
         let bluetoothInKernel =

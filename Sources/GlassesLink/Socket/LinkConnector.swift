@@ -96,31 +96,14 @@ public enum LinkConnector {
     }
 
     static func connectTCP(host: String, port: UInt16, timeout: Duration) throws(LinkError) -> SocketHandle {
-        let target = LinkAddress.tcp(host: host, port: port)
-        let candidates: [(family: Int32, address: [UInt8])]
-        switch SocketCalls.resolve(host: host, port: port, passive: false) {
-        case .success(let found): candidates = found
-        case .failure(let reason): throw LinkError(.unavailable, "cannot resolve \(target): \(reason)")
-        }
-        var lastFailure = "no addresses"
-        for candidate in candidates {
-            guard
-                case .success(let handle) = SocketCalls.socket(
-                    domain: candidate.family, type: Int32(SOCK_STREAM.rawValue))
-            else { continue }
-            let failure = candidate.address.withUnsafeBytes { raw in
-                SocketCalls.connect(
-                    handle, address: raw.baseAddress!.assumingMemoryBound(to: sockaddr.self),
-                    length: socklen_t(raw.count), timeout: timeout)
-            }
-            if let failure {
-                lastFailure = SocketCalls.describe(failure)
-                continue
+        try SocketCalls.firstTCPSocket(host: host, port: port, passive: false, verb: "connect to") {
+            (handle, address, length) -> Result<Void, SystemError> in
+            if let failure = SocketCalls.connect(handle, address: address, length: length, timeout: timeout) {
+                return .failure(SystemError(failure))
             }
             SocketCalls.setOption(handle, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
-            return handle
-        }
-        throw LinkError(.unavailable, "cannot connect to \(target): \(lastFailure)")
+            return .success(())
+        }.handle
     }
 }
 

@@ -199,31 +199,12 @@ public final class LinkListener: Sendable {
     }
 
     private static func bindTCP(host: String, port: UInt16) throws(LinkError) -> (SocketHandle, UInt16) {
-        let target = LinkAddress.tcp(host: host, port: port)
-        let candidates: [(family: Int32, address: [UInt8])]
-        switch SocketCalls.resolve(host: host, port: port, passive: true) {
-        case .success(let found): candidates = found
-        case .failure(let error): throw LinkError(.unavailable, "cannot resolve \(target): \(error)")
-        }
-        var lastFailure = "no addresses"
-        for candidate in candidates {
-            guard
-                case .success(let handle) = SocketCalls.socket(
-                    domain: candidate.family, type: Int32(SOCK_STREAM.rawValue))
-            else { continue }
+        try SocketCalls.firstTCPSocket(host: host, port: port, passive: true, verb: "listen on") {
+            (handle, address, length) -> Result<UInt16, SystemError> in
             SocketCalls.setOption(handle, level: SOL_SOCKET, name: SO_REUSEADDR, value: 1)
-            let failure = candidate.address.withUnsafeBytes { raw in
-                bind(handle.descriptor, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
-                    == 0
-                    ? nil : SystemError(errno)
-            }
-            if let failure {
-                lastFailure = failure.description
-                continue
-            }
-            guard let actual = SocketCalls.boundPort(handle) else { continue }
-            return (handle, actual)
+            guard bind(handle.descriptor, address, length) == 0 else { return .failure(SystemError(errno)) }
+            guard let actual = SocketCalls.boundPort(handle) else { return .failure(SystemError(errno)) }
+            return .success(actual)
         }
-        throw LinkError(.unavailable, "cannot listen on \(target): \(lastFailure)")
     }
 }
