@@ -138,11 +138,15 @@ struct PipelineEndToEndTests {
     }
 
     @Test func aSlowEngineMakesTheBridgeDropLateFramesWithBoundedQueues() async throws {
+        // The engine holds its first frame until 4 s of virtual time: everything the glasses send meanwhile
+        // finds it behind.
         var backend = RecordingBackend()
-        backend.delay = .milliseconds(120)
+        let gate = Gate()
+        backend.gate = gate
         let run = try SimulatedRun(seconds: 6, backend: backend) { settings in
             settings.virtualTimeWaitsForEngine = false
         }
+        run.at(4) { gate.open() }
         let result = await run.run()
         checkInvariants(result, run)
         let accounting = result.summary.stats.accounting
@@ -150,6 +154,11 @@ struct PipelineEndToEndTests {
         #expect(accounting.submitted > 0)
         // The bridge drops before the engine's own queue overflows, so the engine never has to discard.
         #expect(result.summary.stats.engineDroppedFrames == 0)
+        // Four seconds without a frame reaching custom input: the next one starts a fresh timeline (checkInvariants
+        // has already proved there was no gap rejection), and frames flow again afterwards.
+        #expect(result.summary.stats.inputRestarts >= 1)
+        #expect(run.events.notices.contains { $0.hasPrefix("custom input restarted for a fresh timeline after a pause") })
+        #expect(run.events.submitted(by: 6) > run.events.submitted(by: 4.5))
     }
 }
 

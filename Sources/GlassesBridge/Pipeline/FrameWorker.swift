@@ -143,6 +143,14 @@ final class FrameWorker: @unchecked Sendable {
             context.counters.update { $0.recordDropped(.inputNotRunning) }
             return
         }
+        // The engine is behind: drop this late frame here rather than let its queue discard older ones. Checked
+        // before the mapper sees the frame, so the mapper's timeline holds only frames custom input was given, and
+        // an engine that stalls for more than 2 s gets a restarted input rather than a run of gap rejections.
+        let engine = context.sdk.frameStatistics
+        if engine.accepted > engine.processed + engine.dropped + UInt64(max(1, context.engineQueueLimit)) - 1 {
+            context.counters.update { $0.recordDropped(.engineBehind) }
+            return
+        }
         switch mapper.map(deviceUs: picture.presentationTimeUs, hostUs: hostUs) {
         case .drop(let reason):
             context.counters.update { $0.recordDropped(reason) }
@@ -150,12 +158,6 @@ final class FrameWorker: @unchecked Sendable {
         case .submit(let timestampUs, let restartFirst):
             if restartFirst, !restartInput(reason: "a pause of more than 2 s") {
                 context.counters.update { $0.recordDropped(.inputNotRunning) }
-                return
-            }
-            let engine = context.sdk.frameStatistics
-            if engine.accepted > engine.processed + engine.dropped + UInt64(max(1, context.engineQueueLimit)) - 1 {
-                // The engine is behind: drop this late frame here rather than let its queue discard older ones.
-                context.counters.update { $0.recordDropped(.engineBehind) }
                 return
             }
             switch context.input.sendFrame(picture.pixelBuffer, timestampUs: timestampUs) {

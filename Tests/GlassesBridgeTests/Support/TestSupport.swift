@@ -5,8 +5,26 @@ import Synchronization
 import WearablesKit
 @testable import GlassesBridge
 
-/// A fast engine for pipeline tests: records every run's timestamps, optionally takes its time, and reports a
-/// fixed, stable pulse and breathing rate once a second of input.
+/// A gate an engine waits at until the test opens it (for good: every later wait passes at once).
+final class Gate: Sendable {
+    private let opened = Mutex(false)
+    private let semaphore = DispatchSemaphore(value: 0)
+
+    /// Lets every waiter through, now and later.
+    func open() {
+        if !opened.withLock({ was in defer { was = true }; return was }) { semaphore.signal() }
+    }
+
+    /// Blocks the calling thread until the gate is open.
+    func pass() {
+        guard !opened.withLock({ $0 }) else { return }
+        semaphore.wait()
+        semaphore.signal()  // hand the opening on to the next waiter
+    }
+}
+
+/// A fast engine for pipeline tests: records every run's timestamps, optionally holds its first frame at a
+/// ``Gate``, and reports a fixed, stable pulse and breathing rate once a second of input.
 struct RecordingBackend: ProcessingBackend {
     final class Log: Sendable {
         let runs = Mutex<[[Int64]]>([])
@@ -14,27 +32,28 @@ struct RecordingBackend: ProcessingBackend {
     }
 
     let log = Log()
-    var delay: Duration = .zero
+    /// When set, the engine's first frame waits here: an engine that falls behind, without real-time sleeps.
+    var gate: Gate?
     var name: String { "recording" }
 
     func makeProcessor(configuration: ProcessingConfiguration) throws -> any FrameProcessor {
         log.runs.withLock { $0.append([]) }
-        return Processor(log: log, delay: delay)
+        return Processor(log: log, gate: gate)
     }
 
     final class Processor: FrameProcessor {
         let log: Log
-        let delay: Duration
+        let gate: Gate?
         var lastReport: Int64 = -1_000_000
 
-        init(log: Log, delay: Duration) {
+        init(log: Log, gate: Gate?) {
             self.log = log
-            self.delay = delay
+            self.gate = gate
         }
 
         func process(_ frame: PixelBuffer, timestampUs: Int64) -> ProcessingUpdate {
             log.runs.withLock { runs in runs[runs.count - 1].append(timestampUs) }
-            if delay > .zero { Thread.sleep(forTimeInterval: Double(delay.components.attoseconds) / 1e18 + Double(delay.components.seconds)) }
+            gate?.pass()
             guard timestampUs - lastReport >= 1_000_000 else { return ProcessingUpdate() }
             lastReport = timestampUs
             var metrics = Metrics()
