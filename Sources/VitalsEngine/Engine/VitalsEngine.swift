@@ -3,10 +3,12 @@ import Foundation
 /// The embedded, offline vitals engine: frames in, pulse, breathing, HRV and a picture verdict out.
 ///
 /// Per frame it tracks the face (Viola–Jones detection every few frames, profile tracking in between), averages
-/// the skin of the forehead and cheeks (eyes and mouth excluded), and measures the vertical motion of the chest, the
-/// head and the background. About once a second it runs POS, CHROM, GREEN and LUMA on the last ~12 s of colour and
-/// fuses them by spectral SNR, finds the breathing rate in the last 30 s of chest-minus-background motion, and every
-/// 10 s detects beats for HRV over the last 60 s. Not thread-safe: one caller at a time.
+/// the skin of the forehead and cheeks (eyes and mouth excluded) and the colour of the background beside the head,
+/// and measures the vertical motion of the chest, the head and the background. About once a second it runs POS,
+/// CHROM, GREEN and LUMA on the last ~12 s of colour and fuses them by spectral SNR (trusting chroma only as far as
+/// the background shows it is no noisier than luma), finds the breathing rate in the last 30 s of
+/// chest-minus-background motion, and every 10 s detects beats for HRV over the last 60 s. Not thread-safe: one
+/// caller at a time.
 public final class VitalsEngine {
     /// The configuration in use.
     public let configuration: VitalsEngineConfiguration

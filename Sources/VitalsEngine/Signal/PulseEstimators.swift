@@ -109,7 +109,7 @@ struct PulseAnalysis {
     var rate: Double
     /// Spectral SNR of the fused spectrum at the chosen peak, dB.
     var snr: Double
-    /// Per-method rate and SNR.
+    /// Per-method rate and the SNR that ranked it (dB, fundamental only, chroma penalty applied).
     var methods: [PulseMethod: (rate: Double, snr: Double)]
     /// The method with the best SNR.
     var best: PulseMethod
