@@ -88,6 +88,7 @@ struct SocketEndToEndTests {
         #expect(result.exitCode == .success, "\(String(describing: result.summary.failure))")
         #expect(accounting.isBalanced)
         #expect(accounting.rejectedByCode["timestampGap"] == nil)
-        #expect(run.events.submitted(by: 7.5) > run.events.submitted(by: 4.5), "no frames after the garbage")
+        #expect(run.events.submitted(by: 7.5) > run.events.submitted(by: 4.5),
+                "no frames after the garbage: dropped \(accounting.droppedByReason), rejected \(accounting.rejectedByCode), phases \(run.events.phases), notices \(run.events.notices)")
     }
 }
