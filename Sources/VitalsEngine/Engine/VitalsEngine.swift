@@ -128,7 +128,7 @@ public final class VitalsEngine {
             weight += a
         }
         if weight > 0 { rgb.r /= weight; rgb.g /= weight; rgb.b /= weight }
-        let luma = 0.299 * rgb.r + 0.587 * rgb.g + 0.114 * rgb.b
+        let luma = rgb.luma
 
         // Motion: chest rows and background rows, vertical.
         let upper = chestUpper?.update(view)
@@ -383,22 +383,26 @@ public final class VitalsEngine {
     /// The skin's colour over `window` on a uniform grid at `rate`, with the face's motion echo removed in the
     /// pulse band: what the pulse estimators and HRV both start from.
     private func skinTrace(_ window: [Sample], from start: Double, to end: Double, rate fs: Double) -> (r: [Double], g: [Double], b: [Double]) {
-        let c = configuration
         let trace = Self.colourTrace(window, from: start, to: end, rate: fs)
         let motion = Self.motionTrace(window, from: start, rate: fs, count: trace.r.count)
-        let cleaned = Self.removeMotion([trace.r, trace.g, trace.b], motion: motion, rate: fs,
-                                        low: c.pulseRange.lowerBound / 60, high: min(c.pulseRange.upperBound / 60, fs / 2 - 0.1))
+        let band = pulseBand(rate: fs)
+        let cleaned = Self.removeMotion([trace.r, trace.g, trace.b], motion: motion, rate: fs, low: band.low, high: band.high)
         return (cleaned[0], cleaned[1], cleaned[2])
+    }
+
+    /// The pulse range in Hz, its top kept below the Nyquist frequency of `rate`.
+    private func pulseBand(rate fs: Double) -> (low: Double, high: Double) {
+        (configuration.pulseRange.lowerBound / 60, min(configuration.pulseRange.upperBound / 60, fs / 2 - 0.1))
     }
 
     /// The background's chroma-to-luma noise ratio over `window` in the pulse band (see
     /// ``chromaExcess(times:colours:from:to:rate:low:high:)``).
     private func chromaExcess(_ window: [Sample], from start: Double, to end: Double, rate fs: Double) -> Double {
-        let c = configuration
-        let valid = window.filter { $0.backgroundRGB != nil }
+        let valid = window.compactMap { s in s.backgroundRGB.map { (t: s.t, colour: $0) } }
         guard valid.count * 4 >= window.count * 3 else { return 0 }
-        return Self.chromaExcess(times: valid.map(\.t), colours: valid.map { $0.backgroundRGB! }, from: start, to: end, rate: fs,
-                                 low: c.pulseRange.lowerBound / 60, high: min(c.pulseRange.upperBound / 60, fs / 2 - 0.1))
+        let band = pulseBand(rate: fs)
+        return Self.chromaExcess(times: valid.map(\.t), colours: valid.map(\.colour), from: start, to: end, rate: fs,
+                                 low: band.low, high: band.high)
     }
 
     /// How much more the video's chroma varies than its luma in a still background, between `low` and `high` Hz:
@@ -416,9 +420,8 @@ public final class VitalsEngine {
             let trace = SignalMath.resample(times: times, values: colours.map(f), start: start, rate: rate, count: count)
             return SignalMath.standardDeviation(SignalMath.bandPass(trace, sampleRate: rate, low: low, high: high))
         }
-        func luma(_ c: RGB) -> Double { 0.299 * c.r + 0.587 * c.g + 0.114 * c.b }
-        let y = spread(luma)
-        let cb = spread { ($0.b - luma($0)) / 1.772 }, cr = spread { ($0.r - luma($0)) / 1.402 }
+        let y = spread(\.luma)
+        let cb = spread { ($0.b - $0.luma) / 1.772 }, cr = spread { ($0.r - $0.luma) / 1.402 }
         guard y > 1e-9 else { return 0 }
         return max(cb, cr) / y
     }

@@ -134,6 +134,9 @@ struct RGB: Sendable, Hashable {
     var r: Double
     var g: Double
     var b: Double
+
+    /// BT.601 luma, 0.299 R + 0.587 G + 0.114 B.
+    var luma: Double { 0.299 * r + 0.587 * g + 0.114 * b }
 }
 
 /// BT.601 Y'CbCr → R'G'B' on means.

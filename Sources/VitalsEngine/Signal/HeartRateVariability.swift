@@ -40,8 +40,8 @@ public struct HRVMeasures: Sendable, Hashable {
         guard pairs > 0 else { return nil }
         let mean = SignalMath.mean(nn)
         let noise = max(0, timingNoise)
-        let sdnnSquared = SignalMath.standardDeviation(nn) * SignalMath.standardDeviation(nn)
-        let sdnn = max(0, sdnnSquared - 2 * noise).squareRoot()
+        let spread = SignalMath.standardDeviation(nn)
+        let sdnn = max(0, spread * spread - 2 * noise).squareRoot()
         let rmssd = max(0, sq / Double(pairs) - 6 * noise).squareRoot()
         // Baevsky: histogram with 50 ms bins.
         var bins: [Int: Int] = [:]

@@ -89,7 +89,7 @@ enum PulseProjection {
     /// LUMA: 0.299 R + 0.587 G + 0.114 B relative to its local mean (for NV12 input this is the decoded Y exactly:
     /// the chroma terms of the YUV→RGB conversion cancel).
     static func luma(r: [Double], g: [Double], b: [Double], rate: Double) -> [Double] {
-        green(g: (0 ..< r.count).map { 0.299 * r[$0] + 0.587 * g[$0] + 0.114 * b[$0] }, rate: rate)
+        green(g: (0 ..< r.count).map { RGB(r: r[$0], g: g[$0], b: b[$0]).luma }, rate: rate)
     }
 
     /// The unfiltered wave of `method`.
