@@ -31,9 +31,21 @@ let package = Package(
             providers: [.apt(["libbluetooth-dev"])]
         ),
 
+        // MARK: Shared media types (the leaf every layer builds on: frames, pixel buffers, HEVC framing, time)
+        .target(name: "GlassesMedia", swiftSettings: strictSettings),
+
         // MARK: Public contracts
-        .target(name: "WearablesKit", swiftSettings: strictSettings),
-        .target(name: "SmartSpectraInput", dependencies: ["VitalsEngine"], swiftSettings: strictSettings),
+        .target(name: "WearablesKit", dependencies: ["GlassesMedia"], swiftSettings: strictSettings),
+        // The SmartSpectra contract without an engine, the embedded backend beside the engine, and the module apps
+        // import (both together, so `SmartSpectraSDK.shared` works out of the box).
+        .target(name: "SmartSpectraCore", dependencies: ["GlassesMedia"], swiftSettings: strictSettings),
+        .target(
+            name: "EmbeddedVitals", dependencies: ["SmartSpectraCore", "VitalsEngine", "GlassesMedia"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "SmartSpectraInput", dependencies: ["SmartSpectraCore", "EmbeddedVitals"], swiftSettings: strictSettings
+        ),
 
         // MARK: Internal building blocks
         .target(
@@ -43,36 +55,42 @@ let package = Package(
         ),
         .target(
             name: "GlassesVideo",
-            dependencies: ["CFFmpeg", "WearablesKit", "SmartSpectraInput"],
+            dependencies: ["CFFmpeg", "GlassesMedia"],
             swiftSettings: strictSettings
         ),
         // The embedded vitals engine: pure signal processing on pixel views, no dependencies.
         .target(name: "VitalsEngine", swiftSettings: strictSettings),
 
-        // MARK: The pipeline and the command
+        // MARK: The pipeline, then the commands on top of it
+        // What both commands share: the exit-code table, argument walking, usage errors, the signal trap.
+        .target(name: "CommandSupport", swiftSettings: strictSettings),
         .target(
             name: "GlassesBridge",
-            dependencies: [
-                "WearablesKit", "GlassesLink", "GlassesVideo", "SmartSpectraInput", "VitalsEngine", "GlassesSimulator",
-            ],
+            dependencies: ["WearablesKit", "GlassesLink", "GlassesVideo", "SmartSpectraInput", "GlassesMedia", "CommandSupport"],
+            swiftSettings: strictSettings
+        ),
+        // The command: parsing, help, the program run, scenario loading and the simulator wiring.
+        .target(
+            name: "GlassesBridgeCommand",
+            dependencies: ["GlassesBridge", "GlassesSimulator", "GlassesLink", "WearablesKit", "CommandSupport"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "glasses-bridge",
-            dependencies: ["GlassesBridge"],
+            dependencies: ["GlassesBridgeCommand"],
             swiftSettings: strictSettings
         ),
 
         // MARK: The simulated glasses
         .target(
             name: "GlassesSimulator",
-            dependencies: ["WearablesKit", "GlassesLink", "GlassesVideo"],
+            dependencies: ["WearablesKit", "GlassesLink", "GlassesVideo", "GlassesMedia"],
             path: "Simulator/Sources/GlassesSimulator",
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "glasses-sim",
-            dependencies: ["GlassesSimulator", "GlassesLink"],
+            dependencies: ["GlassesSimulator", "GlassesLink", "WearablesKit", "CommandSupport"],
             path: "Simulator/Sources/glasses-sim",
             swiftSettings: strictSettings
         ),
@@ -88,7 +106,9 @@ let package = Package(
         .testTarget(name: "WearablesKitTests", dependencies: ["WearablesKit"]),
         .testTarget(name: "GlassesLinkTests", dependencies: ["GlassesLink", "WearablesKit"]),
         .testTarget(name: "GlassesVideoTests", dependencies: ["GlassesVideo", "SmartSpectraInput", "WearablesKit"]),
-        .testTarget(name: "SmartSpectraInputTests", dependencies: ["SmartSpectraInput"]),
+        .testTarget(name: "GlassesMediaTests", dependencies: ["GlassesMedia"]),
+        .testTarget(name: "SmartSpectraCoreTests", dependencies: ["SmartSpectraCore", "GlassesMedia"]),
+        .testTarget(name: "SmartSpectraInputTests", dependencies: ["SmartSpectraInput", "GlassesMedia"]),
         .testTarget(
             name: "VitalsEngineTests",
             dependencies: ["VitalsEngine", "SmartSpectraInput", "GlassesSimulator", "GlassesVideo", "WearablesKit"],
@@ -101,8 +121,16 @@ let package = Package(
         ),
         .testTarget(
             name: "GlassesBridgeTests",
-            dependencies: ["GlassesBridge", "GlassesSimulator", "WearablesKit", "SmartSpectraInput", "GlassesLink", "GlassesVideo"]
+            dependencies: [
+                "GlassesBridge", "GlassesBridgeCommand", "GlassesSimulator", "WearablesKit", "SmartSpectraInput",
+                "GlassesLink", "GlassesVideo", "GlassesMedia",
+            ]
         ),
+        .testTarget(
+            name: "GlassesBridgeCommandTests",
+            dependencies: ["GlassesBridgeCommand", "GlassesBridge", "CommandSupport", "SmartSpectraInput", "WearablesKit"]
+        ),
+        .testTarget(name: "CommandSupportTests", dependencies: ["CommandSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

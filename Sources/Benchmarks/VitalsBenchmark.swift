@@ -198,7 +198,7 @@ private func runSubject(index: Int, seed: UInt64, duration: Double, condition: B
                         data: sample.data, isKeyframe: sample.isKeyframe, codecConfiguration: encoder.codecConfiguration)))
                     for decoded in try decoder.decode(frame) {
                         let pb = decoded.pixelBuffer
-                        frameResult = pb.withUnsafeStorage { storage -> VitalsFrameResult? in
+                        frameResult = pb.withUnsafeReadOnlyStorage { storage -> VitalsFrameResult? in
                             let base = storage.baseAddress!.assumingMemoryBound(to: UInt8.self)
                             guard let view = try? VitalsPixelView(
                                 format: .nv12VideoRange, width: pb.width, height: pb.height,

@@ -1,5 +1,5 @@
 import Foundation
-import GlassesBridge
+import GlassesBridgeCommand
 
 // glasses-bridge: smart-glasses camera stream -> SmartSpectra custom input -> live vitals. See --help.
 exit(await BridgeCommandLine.main(Array(CommandLine.arguments.dropFirst())))

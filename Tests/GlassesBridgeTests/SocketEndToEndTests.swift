@@ -4,6 +4,7 @@ import GlassesSimulator
 import Testing
 import WearablesKit
 @testable import GlassesBridge
+import GlassesBridgeCommand
 
 /// The pipeline against a simulator served on a Unix socket, in virtual time.
 @Suite("Pipeline end to end over a Unix socket (virtual time)", .serialized)

@@ -1,3 +1,4 @@
+import CommandSupport
 import Dispatch
 import Foundation
 import GlassesLink
@@ -45,16 +46,27 @@ Time and output:
   --duration S           stop after S seconds of simulated time (default: scenario duration, or forever)
   --write FILE           write what is streamed: .hevc/.h265 (Annex B), .mp4, .mkv for HEVC; .y4m for raw
   --truth FILE           write ground truth at the end: .csv or .ndjson (10 samples/s)
-  --codec raw|hvc1       without --listen: what the built-in host asks for (default hvc1 with a .hevc/.mp4/.mkv
-  --resolution low|medium|high                           file, raw otherwise), resolution (default medium)
-  --fps N                and frame rate (default 30)
+  --codec raw|hvc1       without --listen, what the built-in host asks for: default hvc1 for a .hevc, .h265,
+                         .mp4 or .mkv --write file, raw otherwise
+  --resolution R         without --listen: low (360x640), medium (504x896, default) or high (720x1280)
+  --fps N                without --listen: 2, 7, 15, 24 or 30 (default 30)
   --quiet                print only errors
+  --version              print the version
   --help                 this text
+
+Exit codes (the same table as glasses-bridge, see docs/CLI.md):
+  0 done (duration reached, or SIGINT/SIGTERM after a clean finish)   64 usage   65 malformed scenario or feed file
+  69 the address cannot be served   70 internal error   73 --write or --truth cannot be written
 """
 
-func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("glasses-sim: \(message)\n".utf8))
-    exit(2)
+let version = "glasses-sim 0.1.0"
+let usageLine = "usage: glasses-sim --listen ADDR [options] | --write FILE --duration S [options]   (see --help)"
+
+/// Ends the process before anything ran: `message` on standard error, then the exit code.
+func fail(_ message: String, _ code: ExitCode = .usage) -> Never {
+    let hint = code == .usage ? "\n\(usageLine)" : ""
+    FileHandle.standardError.write(Data("glasses-sim: error: \(message)\(hint)\n".utf8))
+    exit(code.rawValue)
 }
 
 // MARK: Arguments
@@ -80,65 +92,94 @@ struct Options: Sendable {
     var motion = false
     var seed: UInt64?
 
-    static func parse(_ input: [String]) -> Options {
-        var arguments = input
+    /// Every option, for "did you mean" suggestions.
+    static let names = [
+        "--listen", "--allow-remote", "--token", "--pulse", "--breathing", "--hrv", "--amplitude", "--noise", "--light",
+        "--motion", "--face", "--feed", "--seed", "--bitrate", "--scenario", "--realtime", "--no-realtime",
+        "--duration", "--write", "--truth", "--codec", "--resolution", "--fps", "--quiet", "--version", "--help",
+    ]
+
+    /// File types `--write` produces.
+    static let writableExtensions = ["hevc", "h265", "265", "mp4", "mkv", "y4m"]
+
+    /// What the command line asks for: options to run with, or a text to print.
+    enum Parsed {
+        case run(Options)
+        case print(String)
+    }
+
+    static func parse(_ input: [String]) throws(UsageError) -> Parsed {
+        var cursor = ArgumentCursor(input)
         var o = Options()
-        func value(_ flag: String) -> String {
-            guard !arguments.isEmpty else { fail("\(flag) needs a value (see --help)") }
-            return arguments.removeFirst()
-        }
-        func number(_ flag: String) -> Double {
-            let text = value(flag)
-            guard let v = Double(text), v.isFinite else { fail("\(flag) needs a number, got '\(text)'") }
+        func number(_ flag: String, _ inline: String?) throws(UsageError) -> Double {
+            let text = try cursor.value(for: flag, inline: inline)
+            guard let v = Double(text), v.isFinite else { throw UsageError("\(flag) needs a number, got '\(text)'") }
             return v
         }
-        while !arguments.isEmpty {
-            let flag = arguments.removeFirst()
+        while let (flag, inline) = try cursor.nextOption() {
+            func flagOnly() throws(UsageError) { try cursor.noValue(for: flag, inline: inline) }
             switch flag {
-            case "--help", "-h":
-                print(usage)
-                exit(0)
-            case "--listen": o.listen = value(flag)
-            case "--scenario": o.scenarioPath = value(flag)
-            case "--write": o.writePath = value(flag)
-            case "--truth": o.truthPath = value(flag)
-            case "--realtime": o.realtime = true
-            case "--no-realtime": o.realtime = false
+            case "--help", "-h": return .print(usage)
+            case "--version": return .print(version)
+            case "--listen": o.listen = try cursor.value(for: flag, inline: inline)
+            case "--scenario": o.scenarioPath = try cursor.path(for: flag, inline: inline)
+            case "--write":
+                let path = try cursor.path(for: flag, inline: inline)
+                let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
+                guard writableExtensions.contains(ext) else {
+                    throw UsageError(
+                        "--write cannot make a '.\(ext)' file: use .hevc/.h265 (Annex B), .mp4 or .mkv for HEVC, .y4m for raw (got '\(path)')")
+                }
+                o.writePath = path
+            case "--truth":
+                let path = try cursor.path(for: flag, inline: inline)
+                let lower = path.lowercased()
+                guard lower.hasSuffix(".csv") || lower.hasSuffix(".ndjson") || lower.hasSuffix(".jsonl") else {
+                    throw UsageError("--truth writes .csv or .ndjson (got '\(path)')")
+                }
+                o.truthPath = path
+            case "--realtime": try flagOnly(); o.realtime = true
+            case "--no-realtime": try flagOnly(); o.realtime = false
             case "--duration":
-                let d = number(flag)
-                guard d > 0 else { fail("--duration must be positive") }
+                let d = try number(flag, inline)
+                guard d > 0, Duration.checkedSeconds(d) != nil, d <= 1e9 else {
+                    throw UsageError("--duration must be a positive number of seconds up to 1e9")
+                }
                 o.duration = d
-            case "--quiet": o.quiet = true
-            case "--allow-remote": o.allowRemote = true
-            case "--token": o.token = value(flag)
-            case "--face": o.facePath = value(flag)
-            case "--feed": o.feedPath = value(flag)
-            case "--codec": o.codecName = value(flag)
-            case "--resolution": o.resolutionName = value(flag)
+            case "--quiet": try flagOnly(); o.quiet = true
+            case "--allow-remote": try flagOnly(); o.allowRemote = true
+            case "--token": o.token = try cursor.value(for: flag, inline: inline)
+            case "--face": o.facePath = try cursor.path(for: flag, inline: inline)
+            case "--feed": o.feedPath = try cursor.path(for: flag, inline: inline)
+            case "--codec": o.codecName = try cursor.value(for: flag, inline: inline)
+            case "--resolution": o.resolutionName = try cursor.value(for: flag, inline: inline)
             case "--fps":
-                let n = number(flag)
-                guard n >= 0, let rate = UInt(exactly: n) else { fail("--fps must be a whole number") }
+                let n = try number(flag, inline)
+                guard n >= 0, n <= 1000, let rate = UInt(exactly: n) else { throw UsageError("--fps must be a whole number") }
                 o.fps = rate
             case "--bitrate":
-                let n = number(flag)
-                guard n >= 10_000, n <= 100_000_000 else { fail("--bitrate must be 10000...100000000") }
+                let n = try number(flag, inline)
+                guard n >= 10_000, n <= 100_000_000 else { throw UsageError("--bitrate must be 10000...100000000") }
                 o.bitrate = Int(n)
-            case "--pulse": o.pulse = number(flag)
-            case "--breathing": o.breathing = number(flag)
-            case "--hrv": o.hrv = number(flag)
-            case "--amplitude": o.amplitude = number(flag) / 100
-            case "--noise": o.noise = number(flag)
-            case "--light": o.light = number(flag)
-            case "--motion": o.motion = true
+            case "--pulse": o.pulse = try number(flag, inline)
+            case "--breathing": o.breathing = try number(flag, inline)
+            case "--hrv": o.hrv = try number(flag, inline)
+            case "--amplitude": o.amplitude = try number(flag, inline) / 100
+            case "--noise": o.noise = try number(flag, inline)
+            case "--light": o.light = try number(flag, inline)
+            case "--motion": try flagOnly(); o.motion = true
             case "--seed":
-                let text = value(flag)
-                guard let s = UInt64(text) else { fail("--seed needs a non-negative integer, got '\(text)'") }
+                let text = try cursor.value(for: flag, inline: inline)
+                guard let s = UInt64(text) else { throw UsageError("--seed needs a non-negative integer, got '\(text)'") }
                 o.seed = s
             default:
-                fail("unknown option '\(flag)' (see --help)")
+                throw UsageError(OptionSuggestion.unknownOptionMessage(flag, known: names, tool: "glasses-sim", command: nil))
             }
         }
-        return o
+        if let stray = cursor.strayPositional {
+            throw UsageError("unexpected argument '\(stray)'. Options start with --; see --help.")
+        }
+        return .run(o)
     }
 
     func apply(to profile: inout SubjectProfile) {
@@ -153,11 +194,21 @@ struct Options: Sendable {
     }
 }
 
-let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
+let options: Options
+do {
+    switch try Options.parse(Array(CommandLine.arguments.dropFirst())) {
+    case .run(let parsed): options = parsed
+    case .print(let text):
+        print(text)
+        exit(ExitCode.success.rawValue)
+    }
+} catch {
+    fail(error.message)
+}
 let scenario: Scenario
 var profile = SubjectProfile()
 if let scenarioPath = options.scenarioPath {
-    do { scenario = try Scenario(contentsOf: URL(fileURLWithPath: scenarioPath)) } catch { fail("\(error.message)") }
+    do { scenario = try Scenario(contentsOf: URL(fileURLWithPath: scenarioPath)) } catch { fail("\(error.message)", .dataError) }
     profile = scenario.subject
 } else {
     scenario = Scenario()
@@ -197,13 +248,13 @@ if let feedPath = options.feedPath {
         let file = try VideoFileFeed(path: feedPath)
         try glasses.setCameraFeed(.videoFile(file))
         feedFile = file
-    } catch { fail(error.message) }
+    } catch { fail(error.message, .dataError) }
 } else {
     feedFile = nil
 }
 if let facePath = options.facePath {
     do { try glasses.setCameraFeed(.faceImage(try FaceImage(ppmFile: URL(fileURLWithPath: facePath)))) } catch {
-        fail(error.message)
+        fail(error.message, .dataError)
     }
 }
 let recorder = options.writePath.map { StreamRecorder(path: $0, frameRate: Int(options.fps)) }
@@ -222,7 +273,7 @@ if let listen = options.listen {
                                                                        pairingToken: options.token))
         server = started
         log("listening on \(started.address)")
-    } catch { fail("\(error)") }
+    } catch { fail("\(error)", .deviceUnavailable) }
     probeLink = nil
 } else {
     // No host: a built-in one asks for a stream so the glasses have something to do.
@@ -274,61 +325,68 @@ if !scenario.events.isEmpty { log("scenario '\(scenario.name)': \(scenario.event
 
 // MARK: Finish
 
-let finished = Atomic<Bool>(false)
-func finish(code: Int32) -> Never {
-    if finished.exchange(true, ordering: .acquiringAndReleasing) { exit(code) }
+/// Why the run ends, set once by a signal, the duration timer or the virtual-time loop; the main thread then
+/// finishes the files and exits. Nothing is finished on the signal or scheduler queues.
+let finishRequest = Mutex<String?>(nil)
+let finishRequested = DispatchSemaphore(value: 0)
+@Sendable func requestFinish(_ reason: String) {
+    let first = finishRequest.withLock { current -> Bool in
+        guard current == nil else { return false }
+        current = reason
+        return true
+    }
+    if first { finishRequested.signal() }
+}
+
+/// Stops serving, writes the recording and the truth, prints the statistics; returns the exit code.
+func finish() -> ExitCode {
     server?.stop()
     probeLink?.close()
-    var status = code
+    var status = ExitCode.success
     if let recorder {
         do {
             try recorder.finish()
             log("wrote \(recorder.samplesWritten) samples to \(recorder.path)")
         } catch {
-            FileHandle.standardError.write(Data("glasses-sim: \(error.message)\n".utf8))
-            status = 1
+            FileHandle.standardError.write(Data("glasses-sim: error: \(error.message)\n".utf8))
+            status = .cannotWriteOutput
         }
     }
     if let truthPath = options.truthPath {
         let end = glasses.deviceTime
         let truth = glasses.scene.groundTruth(through: end)
-        let text = truthPath.lowercased().hasSuffix(".ndjson") || truthPath.lowercased().hasSuffix(".jsonl")
-            ? truth.ndjson(in: 0...max(end, 0), step: 0.1) : truth.csv(in: 0...max(end, 0), step: 0.1)
+        let text = truthPath.lowercased().hasSuffix(".csv")
+            ? truth.csv(in: 0...max(end, 0), step: 0.1) : truth.ndjson(in: 0...max(end, 0), step: 0.1)
         do {
             try text.write(toFile: truthPath, atomically: true, encoding: .utf8)
             log("wrote ground truth to \(truthPath)")
         } catch {
-            FileHandle.standardError.write(Data("glasses-sim: cannot write \(truthPath): \(error.localizedDescription)\n".utf8))
-            status = 1
+            FileHandle.standardError.write(Data("glasses-sim: error: cannot write \(truthPath): \(error.localizedDescription)\n".utf8))
+            status = .cannotWriteOutput
         }
     }
     let stats = glasses.statistics
     log("done: \(stats.samplesSent) samples sent (\(stats.keyframesSent) keyframes, \(stats.bytesSent) bytes), \(stats.samplesWithheld) withheld, \(stats.samplesDamaged) damaged, \(stats.droppedForCredit) dropped for credit, \(stats.photosDelivered) photos")
-    exit(status)
+    return status
 }
 
-signal(SIGINT, SIG_IGN)
-signal(SIGTERM, SIG_IGN)
-let signalQueue = DispatchQueue(label: "glasses-sim.signals")
-let signalSources = [SIGINT, SIGTERM].map { sig -> any DispatchSourceSignal in
-    let source = DispatchSource.makeSignalSource(signal: sig, queue: signalQueue)
-    source.setEventHandler { finish(code: 0) }
-    source.resume()
-    return source
-}
+let trap = SignalTrap { name in requestFinish(name) }
 
 if virtualTime {
     // Virtual time: advance as fast as the CPU allows; with a socket host, let it breathe between steps.
     let step = Duration.milliseconds(5)
-    let end = stopAfter.map { Duration.microseconds(Int64($0 * 1_000_000)) }
-    while true {
-        if let end, manual.now >= end { finish(code: 0) }
+    let end = stopAfter.flatMap { Duration.checkedSeconds($0) }
+    while finishRequest.withLock({ $0 == nil }) {
+        if let end, manual.now >= end { break }
         manual.advance(by: step)
         if options.listen != nil { usleep(500) }
     }
 } else {
-    if let stopAfter {
-        scheduler.schedule(after: .microseconds(Int64(stopAfter * 1_000_000))) { finish(code: 0) }
+    if let stopAfter, let after = Duration.checkedSeconds(stopAfter) {
+        scheduler.schedule(after: after) { requestFinish("duration") }
     }
-    dispatchMain()
+    finishRequested.wait()
 }
+trap.cancel()
+if let reason = finishRequest.withLock({ $0 }) { log("stopping: \(reason)") }
+exit(finish().rawValue)

@@ -47,22 +47,6 @@ public struct BridgeSettings: Sendable {
     public init(streamConfiguration: StreamConfiguration) {
         self.streamConfiguration = streamConfiguration
     }
-
-    /// The settings a parsed command line asks for.
-    /// - Throws: ``BridgeFailure`` (internal) if the options hold an unsupported frame rate.
-    public init(options: BridgeOptions) throws(BridgeFailure) {
-        do {
-            self.streamConfiguration = try options.makeStreamConfiguration()
-        } catch {
-            throw BridgeFailure(.internalError, error.description)
-        }
-        pixelFormat = options.pixelFormat
-        transform = options.transform
-        metrics = options.metrics
-        duration = options.duration.map { .milliseconds(Int64(($0 * 1000).rounded())) }
-        recordPath = options.recordPath
-        videoOutPath = options.videoOutPath
-    }
 }
 
 /// The pipeline: glasses (or a file) → decode → one serial worker → SmartSpectra custom input → metrics → events.
@@ -314,10 +298,10 @@ public final class BridgePipeline: Sendable {
                     if self.finished.load(ordering: .acquiring) { return }
                 case .realTime:
                     let due = wallStart + offset
-                    if due > ContinuousClock.now { Thread.sleep(forTimeInterval: Self.seconds(due - ContinuousClock.now)) }
+                    if due > ContinuousClock.now { Thread.sleep(forTimeInterval: (due - ContinuousClock.now).inSeconds) }
                 }
                 recorder?.record(frame)
-                handoff.push(frame, hostUs: GlassesController.microseconds(clock.scheduler.now))
+                handoff.push(frame, hostUs: clock.scheduler.now.wholeMicroseconds)
                 if case .virtual = clock {
                     handoff.waitUntilIdle()
                     if waitForEngine, let sdk = self.currentSDK {
@@ -387,13 +371,13 @@ public final class BridgePipeline: Sendable {
         var stats = counters.snapshot
         run.withLock { state in
             if let last = state.lastStats {
-                let seconds = Self.seconds(now - last.time)
+                let seconds = (now - last.time).inSeconds
                 if seconds > 0 {
                     stats.framesPerSecondIn = Double(stats.accounting.received - last.received) / seconds
                     stats.framesPerSecondOut = Double(stats.accounting.submitted - last.submitted) / seconds
                 }
             } else {
-                let seconds = Self.seconds(now - startedAt)
+                let seconds = (now - startedAt).inSeconds
                 if seconds > 0 {
                     stats.framesPerSecondIn = Double(stats.accounting.received) / seconds
                     stats.framesPerSecondOut = Double(stats.accounting.submitted) / seconds
@@ -504,7 +488,7 @@ public final class BridgePipeline: Sendable {
         summary.vitals = tracker.withLock { $0.lastStable }
         summary.truth = source.truth?(30)
         summary.stats = stats
-        summary.durationSeconds = Self.seconds(clock.scheduler.now - startedAt)
+        summary.durationSeconds = (clock.scheduler.now - startedAt).inSeconds
         summary.failure = failure
         summary.reason = failure?.kind.rawValue ?? reason ?? "endOfInput"
         emit(.summary(summary))
@@ -514,11 +498,7 @@ public final class BridgePipeline: Sendable {
     // MARK: Helpers
 
     private func emit(_ event: BridgeEvent) {
-        emitEvent(event, Self.seconds(clock.scheduler.now - startedAt))
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        emitEvent(event, (clock.scheduler.now - startedAt).inSeconds)
     }
 }
 

@@ -339,7 +339,7 @@ final class GlassesController: Sendable {
                 }
                 guard current else { return }
                 record?(frame)
-                handoff.push(frame, hostUs: Self.microseconds(now))
+                handoff.push(frame, hostUs: now.wholeMicroseconds)
             },
             stream.photoDataPublisher.listen { [weak self] photo in
                 self?.deps.emit(.notice("photo received: \(photo.data.count) bytes of \(photo.format.rawValue)"))
@@ -402,9 +402,5 @@ final class GlassesController: Sendable {
         case .internalError, .timeout: fault = .streamFailure
         }
         event { $0.streamError(fault, message: error.description, now: $1) }
-    }
-
-    static func microseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
     }
 }

@@ -401,7 +401,7 @@ public struct LifecyclePolicy: Sendable {
     }
 
     static func format(_ duration: Duration) -> String {
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let seconds = duration.inSeconds
         return seconds.rounded() == seconds ? "\(Int(seconds)) s" : String(format: "%.1f s", seconds)
     }
 }

@@ -83,7 +83,8 @@ public enum LinkAddress: Sendable, Hashable, CustomStringConvertible {
         return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
     }
 
-    private static func isBluetoothAddress(_ text: String) -> Bool {
+    /// Whether `text` has the form `AA:BB:CC:DD:EE:FF` with hexadecimal digits.
+    public static func isBluetoothAddress(_ text: String) -> Bool {
         let pairs = text.split(separator: ":", omittingEmptySubsequences: false)
         return pairs.count == 6 && pairs.allSatisfy { $0.count == 2 && UInt8($0, radix: 16) != nil }
     }

@@ -72,9 +72,7 @@ enum SocketCalls {
             let remaining = deadline - ContinuousClock.now
             guard remaining > .zero else { return ETIMEDOUT }
             var descriptor = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            let millis = Int32(
-                clamping: remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000
-                    + 1)
+            let millis = Int32(clamping: remaining.wholeMilliseconds &+ 1)
             let ready = poll(&descriptor, 1, millis)
             if ready < 0 {
                 if errno == EINTR { continue }

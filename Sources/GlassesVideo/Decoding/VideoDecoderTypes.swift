@@ -1,4 +1,4 @@
-import SmartSpectraInput
+import GlassesMedia
 
 /// Settings of a ``VideoFrameDecoder``.
 public struct VideoDecoderOptions: Sendable, Hashable {

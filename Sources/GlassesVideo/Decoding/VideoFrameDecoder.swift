@@ -1,7 +1,6 @@
 internal import CFFmpeg
 import Foundation
-import SmartSpectraInput
-import WearablesKit
+import GlassesMedia
 
 /// Decodes the glasses' ``WearablesKit/VideoFrame``s into pooled ``PixelBuffer``s for custom input.
 ///

@@ -1,6 +1,6 @@
 internal import CFFmpeg
 import Foundation
-import WearablesKit
+import GlassesMedia
 
 /// One compressed access unit from ``HEVCEncoder``.
 public struct EncodedHEVCSample: Sendable, Hashable {

@@ -1,6 +1,6 @@
 internal import CFFmpeg
 import Foundation
-import WearablesKit
+import GlassesMedia
 
 /// Writes HEVC samples to a file the ffmpeg CLI (and ``VideoFileReader``) plays: raw Annex B, MP4 or Matroska.
 ///

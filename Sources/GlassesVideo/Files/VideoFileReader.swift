@@ -1,6 +1,6 @@
 internal import CFFmpeg
 import Foundation
-import WearablesKit
+import GlassesMedia
 
 /// Plays a video file as a pair of glasses would send it: a sequence of ``WearablesKit/VideoFrame``s in file order
 /// with the file's timestamps.
@@ -144,7 +144,7 @@ public final class VideoFileReader {
             if lengthSize == 0 {
                 units = HEVCNALUnits.splitAnnexB(bytes)
             } else {
-                guard let split = Self.splitLengthPrefixed(bytes, lengthSize: lengthSize) else {
+                guard let split = HEVCNALUnits.splitLengthPrefixed(bytes, lengthSize: lengthSize) else {
                     throw VideoCodecError(code: .unsupportedFile, message: "packet \(frameIndex) has broken NAL lengths")
                 }
                 units = split
@@ -183,21 +183,5 @@ public final class VideoFileReader {
         if pts == FFmpegResult.noTimestamp, let lastTimeUs, time <= lastTimeUs { time = lastTimeUs + frameDurationUs }
         lastTimeUs = time
         return time
-    }
-
-    private static func splitLengthPrefixed(_ data: Data, lengthSize: Int) -> [Data]? {
-        let bytes = [UInt8](data)
-        var units: [Data] = []
-        var index = 0
-        while index < bytes.count {
-            guard bytes.count - index >= lengthSize else { return nil }
-            var length = 0
-            for offset in 0 ..< lengthSize { length = length << 8 | Int(bytes[index + offset]) }
-            index += lengthSize
-            guard length > 0, length <= bytes.count - index else { return nil }
-            units.append(Data(bytes[index ..< index + length]))
-            index += length
-        }
-        return units
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
-import SmartSpectraInput
-import WearablesKit
+import GlassesMedia
 
 /// The YUV4MPEG2 (Y4M) stream header fields this module reads and writes.
 public struct Y4MHeader: Sendable, Hashable {

@@ -1,5 +1,5 @@
 import Foundation
-import WearablesKit
+import GlassesMedia
 
 /// Reads the few fields of HEVC parameter sets that the bridge needs (picture size), and hvcC records.
 enum HEVCParameterSets {

@@ -1,6 +1,5 @@
 import Foundation
-import SmartSpectraInput
-import WearablesKit
+import GlassesMedia
 
 /// Lossless repacking between NV12 (interleaved CbCr) and I420 / yuv420p (separate Cb and Cr planes).
 ///
@@ -69,8 +68,8 @@ public enum ChromaRepacking {
         var out = Data(count: width * height + 2 * chromaWidth * chromaHeight)
         out.withUnsafeMutableBytes { target in
             let base = target.baseAddress!
-            buffer.withUnsafeStorage { storage in
-                let source = UnsafeRawPointer(storage.baseAddress!)
+            buffer.withUnsafeReadOnlyStorage { storage in
+                let source = storage.baseAddress!
                 copyPlane(source: source + lumaPlane.offset, sourceStride: lumaPlane.bytesPerRow,
                           destination: base, destinationStride: width, width: width, height: height)
                 deinterleave(source: source + chromaPlane.offset, sourceStride: chromaPlane.bytesPerRow,

@@ -1,6 +1,5 @@
 internal import CFFmpeg
-import SmartSpectraInput
-import WearablesKit
+import GlassesMedia
 
 /// Turns decoded pictures (AVFrame) and raw NV12 images into pooled ``PixelBuffer``s of the requested layout.
 ///
@@ -68,28 +67,12 @@ final class FrameConverter {
         return buffer
     }
 
-    /// Converts a raw NV12 video-range image into a new pooled buffer of `format` (a copy for `420v`).
+    /// Converts a raw NV12 video-range image into `format`: for `420v`, a view that shares the image's bytes (no
+    /// copy; the glasses already sent what custom input takes); otherwise a new pooled buffer.
     func convert(_ image: RawVideoImage, to format: PixelFormat) throws(VideoCodecError) -> PixelBuffer {
         let width = image.width, height = image.height
         if format == .nv12VideoRange {
-            let buffer = pool.makeNV12(width: width, height: height, fullRange: false, rowAlignment: rowAlignment)
-            image.data.withUnsafeBytes { raw in
-                let source = raw.baseAddress!
-                buffer.withUnsafeStorage { storage in
-                    let base = storage.baseAddress!
-                    let luma = buffer.planes[0], chroma = buffer.planes[1]
-                    ChromaRepacking.copyPlane(
-                        source: source, sourceStride: image.lumaBytesPerRow, destination: base + luma.offset,
-                        destinationStride: luma.bytesPerRow, width: width, height: height
-                    )
-                    ChromaRepacking.copyPlane(
-                        source: source + image.lumaBytesPerRow * height, sourceStride: image.chromaBytesPerRow,
-                        destination: base + chroma.offset, destinationStride: chroma.bytesPerRow,
-                        width: width, height: height / 2
-                    )
-                }
-            }
-            return buffer
+            return image.pixelBufferView()
         }
         let buffer: PixelBuffer
         let destination: AVPixelFormat

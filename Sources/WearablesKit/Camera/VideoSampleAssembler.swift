@@ -63,20 +63,6 @@ struct VideoSampleAssembler: Sendable {
     /// Checks that `data` is a non-empty run of 4-byte big-endian length-prefixed NAL units; returns the problem.
     static func checkLengthPrefixedNALUnits(_ data: Data) -> String? {
         guard !data.isEmpty else { return "empty HEVC sample" }
-        return data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> String? in
-            var offset = 0
-            while offset < bytes.count {
-                guard bytes.count - offset >= 4 else { return "truncated NAL length prefix at byte \(offset)" }
-                var length = 0
-                for index in 0..<4 { length = length << 8 | Int(bytes[offset + index]) }
-                offset += 4
-                guard length >= 2 else { return "NAL unit of \(length) bytes at byte \(offset - 4)" }
-                guard length <= bytes.count - offset else {
-                    return "NAL unit of \(length) bytes overruns the \(bytes.count)-byte sample"
-                }
-                offset += length
-            }
-            return nil
-        }
+        return HEVCNALUnits.walkLengthPrefixed(data, minimumUnitLength: 2)
     }
 }

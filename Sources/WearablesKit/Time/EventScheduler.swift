@@ -51,7 +51,7 @@ public final class DispatchEventScheduler: EventScheduler {
     @discardableResult
     public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> ScheduledAction {
         let flag = CancellationFlag()
-        let nanos = max(0, delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)
+        let nanos = max(0, delay.wholeNanoseconds)
         queue.asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanos))) {
             if !flag.isCancelled { action() }
         }

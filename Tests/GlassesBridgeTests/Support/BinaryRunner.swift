@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 
-/// Runs the built `glasses-bridge` binary (out of process), reading its output while it runs.
+/// Runs a built binary (`glasses-bridge` by default, or `glasses-sim`), out of process, reading its output while it runs.
 ///
 /// Building it is the test command's job (`swift build --build-tests` builds every product next to the test
 /// bundle); the runner finds it in the test bundle's directory.
@@ -15,7 +15,7 @@ final class BinaryRunner: Sendable {
     }
 
     /// The built binary, if it is there.
-    static func binaryURL() -> URL? {
+    static func binaryURL(named name: String = "glasses-bridge") -> URL? {
         var candidates: [URL] = []
         candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
         if let executable = Bundle.main.executableURL { candidates.append(executable.deletingLastPathComponent()) }
@@ -24,7 +24,7 @@ final class BinaryRunner: Sendable {
             var url = directory
             // On Linux the test bundle is a directory or an executable; walk up until the products directory.
             for _ in 0..<4 {
-                let candidate = url.appendingPathComponent("glasses-bridge")
+                let candidate = url.appendingPathComponent(name)
                 if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
                 url.deleteLastPathComponent()
             }
@@ -42,8 +42,8 @@ final class BinaryRunner: Sendable {
 
     /// Starts the binary with `arguments`; `signalWhen` makes ``waitForWatchedLine(timeout:)`` return once a
     /// stdout line contains that text.
-    init(_ arguments: [String], signalWhen fragment: String? = nil) throws {
-        let binary = try #require(Self.binaryURL(), "glasses-bridge is not built next to the tests: run swift build --build-tests first")
+    init(_ arguments: [String], binary name: String = "glasses-bridge", signalWhen fragment: String? = nil) throws {
+        let binary = try #require(Self.binaryURL(named: name), "\(name) is not built next to the tests: run swift build --build-tests first")
         watchedFragment = fragment
         process.executableURL = binary
         process.arguments = arguments
@@ -105,8 +105,8 @@ final class BinaryRunner: Sendable {
     }
 
     /// Runs to completion.
-    static func run(_ arguments: [String], timeout: Double = 300) throws -> Output {
-        try BinaryRunner(arguments).finish(timeout: timeout)
+    static func run(_ arguments: [String], binary: String = "glasses-bridge", timeout: Double = 300) throws -> Output {
+        try BinaryRunner(arguments, binary: binary).finish(timeout: timeout)
     }
 }
 

@@ -4,6 +4,7 @@ import SmartSpectraInput
 import Synchronization
 import WearablesKit
 @testable import GlassesBridge
+import GlassesBridgeCommand
 
 /// A gate an engine waits at until the test opens it (for good: every later wait passes at once).
 final class Gate: Sendable {
@@ -35,6 +36,7 @@ struct RecordingBackend: ProcessingBackend {
     /// When set, the engine's first frame waits here: an engine that falls behind, without real-time sleeps.
     var gate: Gate?
     var name: String { "recording" }
+    var producedMetrics: Set<MetricType> { [.pulseRate, .breathingRate, .hrv] }
 
     func makeProcessor(configuration: ProcessingConfiguration) throws -> any FrameProcessor {
         log.runs.withLock { $0.append([]) }

@@ -1,6 +1,6 @@
 import Foundation
 import GlassesVideo
-import SmartSpectraInput
+import GlassesMedia
 import Synchronization
 import WearablesKit
 

@@ -1,0 +1,145 @@
+import GlassesMedia
+import SmartSpectraCore
+import VitalsEngine
+
+/// The default processing backend: the embedded, offline vitals engine (``VitalsEngine``).
+///
+/// It produces pulse rate, pulse wave (`arterialPressureTrace`), HRV, breathing rate and the upper/lower breathing
+/// traces; other metric types are accepted but never filled. Needs the frontal-face cascade from Debian's
+/// `opencv-data` package (or `VITALS_FACE_CASCADE`).
+public struct EmbeddedVitalsBackend: ProcessingBackend {
+    private let configuration: VitalsEngineConfiguration
+
+    /// Creates the backend with the engine's default configuration.
+    public init() { self.configuration = VitalsEngineConfiguration() }
+
+    /// Creates the backend with a specific engine configuration.
+    public init(configuration: VitalsEngineConfiguration) { self.configuration = configuration }
+
+    /// The backend's name.
+    public var name: String { "embedded" }
+
+    /// The metric types this backend fills.
+    public var producedMetrics: Set<MetricType> { Self.filledMetrics }
+
+    /// The metric types the embedded engine fills.
+    static let filledMetrics: Set<MetricType> = [
+        .pulseRate, .arterialPressureTrace, .hrv, .breathingRate, .chestBreathing, .abdomenBreathing,
+    ]
+
+    /// Starts a run; throws ``SmartSpectraError`` (`processingFailed`) when the face cascade cannot be loaded.
+    public func makeProcessor(configuration processing: ProcessingConfiguration) throws -> any FrameProcessor {
+        do {
+            let engine = try VitalsEngine(configuration: configuration)
+            return EmbeddedVitalsProcessor(engine: engine, requested: processing.requestedMetrics)
+        } catch {
+            throw SmartSpectraError(code: .processingFailed, message: "The embedded vitals engine cannot start: \(error)")
+        }
+    }
+}
+
+/// One run of the embedded engine: converts pixel buffers to engine views and engine samples to ``Metrics``.
+final class EmbeddedVitalsProcessor: FrameProcessor {
+    private let engine: VitalsEngine
+    private let requested: Set<MetricType>
+    private var lastValidation: ValidationCode?
+
+    init(engine: VitalsEngine, requested: Set<MetricType>) {
+        self.engine = engine
+        self.requested = requested
+    }
+
+    func process(_ frame: PixelBuffer, timestampUs: Int64) -> ProcessingUpdate {
+        let format: VitalsPixelView.Format
+        switch frame.format {
+        case .bgra32: format = .bgra
+        case .nv12VideoRange: format = .nv12VideoRange
+        case .nv12FullRange: format = .nv12FullRange
+        default: return ProcessingUpdate()
+        }
+        let result: VitalsFrameResult? = frame.withUnsafeReadOnlyStorage { storage -> VitalsFrameResult? in
+            guard let base = storage.baseAddress?.assumingMemoryBound(to: UInt8.self), let first = frame.planes.first else { return nil }
+            let second = frame.planes.count > 1 ? frame.planes[1] : nil
+            guard let view = try? VitalsPixelView(
+                format: format, width: frame.width, height: frame.height,
+                plane0: UnsafePointer(base + first.offset), bytesPerRow0: first.bytesPerRow,
+                plane1: second.map { UnsafePointer(base + $0.offset) }, bytesPerRow1: second?.bytesPerRow ?? 0)
+            else { return nil }
+            return engine.process(view, timestampUs: timestampUs)
+        }
+        guard let result else { return ProcessingUpdate() }
+        let code = Self.validationCode(result.condition)
+        var update = ProcessingUpdate(metrics: metrics(from: result))
+        if code != lastValidation {
+            lastValidation = code
+            update.validation = ValidationStatus(code: code, hint: result.condition.hint)
+        }
+        return update
+    }
+
+    func finish() -> ProcessingUpdate { ProcessingUpdate() }
+
+    /// The validation code for an engine condition.
+    static func validationCode(_ condition: VitalsCondition) -> ValidationCode {
+        switch condition {
+        case .ok: .ok
+        case .noFaceFound: .noFaceFound
+        case .multipleFacesFound: .multipleFacesFound
+        case .tooDark: .tooDark
+        case .tooBright: .tooBright
+        case .excessiveMotion: .excessiveMotion
+        case .frameRateTooLow: .frameRateTooLow
+        case .faceTooClose: .faceTooClose
+        case .faceTooFar: .faceTooFar
+        }
+    }
+
+    /// The requested part of the engine's new samples, or nil when there is nothing new to report.
+    func metrics(from r: VitalsFrameResult) -> Metrics? {
+        var metrics = Metrics()
+        var cardio = Cardio()
+        var breathing = Breathing()
+        var hasCardio = false, hasBreathing = false
+        if requested.contains(.pulseRate), !r.pulseRate.isEmpty {
+            cardio.pulseRate = r.pulseRate.map {
+                MeasurementWithConfidence(value: Float($0.value), stable: $0.confidence >= VitalsStability.pulse,
+                                          confidence: Float($0.confidence), timestamp: $0.timestampUs)
+            }
+            hasCardio = true
+        }
+        if requested.contains(.arterialPressureTrace), !r.pulseWave.isEmpty {
+            let confidence = r.pulseWaveConfidence
+            cardio.arterialPressureTrace = r.pulseWave.map {
+                MeasurementWithConfidence(value: Float($0.value), stable: confidence >= VitalsStability.pulse,
+                                          confidence: Float(confidence), timestamp: $0.timestampUs)
+            }
+            hasCardio = true
+        }
+        if requested.contains(.hrv), !r.hrv.isEmpty {
+            cardio.hrv = r.hrv.map {
+                Hrv(rmssd: $0.measures.rmssd, meanNn: $0.measures.meanNN, sdnn: $0.measures.sdnn, baevsky: $0.measures.baevsky,
+                    timestamp: $0.timestampUs, confidence: Float($0.confidence), stable: $0.confidence >= VitalsStability.hrv)
+            }
+            hasCardio = true
+        }
+        if requested.contains(.breathingRate), !r.breathingRate.isEmpty {
+            breathing.rate = r.breathingRate.map {
+                MeasurementWithConfidence(value: Float($0.value), stable: $0.confidence >= VitalsStability.breathing,
+                                          confidence: Float($0.confidence), timestamp: $0.timestampUs)
+            }
+            hasBreathing = true
+        }
+        let traceStable = r.breathingTraceConfidence >= VitalsStability.breathing
+        if requested.contains(.chestBreathing), !r.upperBreathingTrace.isEmpty {
+            breathing.upperTrace = r.upperBreathingTrace.map { Measurement(value: Float($0.value), stable: traceStable, timestamp: $0.timestampUs) }
+            hasBreathing = true
+        }
+        if requested.contains(.abdomenBreathing), !r.lowerBreathingTrace.isEmpty {
+            breathing.lowerTrace = r.lowerBreathingTrace.map { Measurement(value: Float($0.value), stable: traceStable, timestamp: $0.timestampUs) }
+            hasBreathing = true
+        }
+        if hasCardio { metrics.cardio = cardio }
+        if hasBreathing { metrics.breathing = breathing }
+        return hasCardio || hasBreathing ? metrics : nil
+    }
+}

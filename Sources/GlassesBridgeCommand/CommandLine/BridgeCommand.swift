@@ -1,0 +1,223 @@
+import CommandSupport
+import Foundation
+import GlassesBridge
+import WearablesKit
+
+/// What the command line asks for: the parsed, validated command, ready to run.
+public enum BridgeCommand: Sendable, Hashable {
+    /// Stream from the glasses and measure vitals.
+    case run(BridgeOptions)
+    /// List the devices that can be reached (`glasses-bridge devices`).
+    case devices(format: OutputFormat)
+    /// Print the help text (`--help`, `-h`, `help`); `topic` is `devices` for the subcommand's help.
+    case help(topic: String?)
+    /// Print the version (`--version`).
+    case version
+
+    /// Parses the arguments after the program name.
+    /// - Throws: ``BridgeUsageError`` with a message that names the bad argument and what would be accepted.
+    public static func parse(_ arguments: [String]) throws(BridgeUsageError) -> BridgeCommand {
+        var parser = ArgumentCursor(arguments)
+        if let first = parser.peek, !first.hasPrefix("-") {
+            switch first {
+            case "devices":
+                parser.advance()
+                return try parseDevices(&parser)
+            case "help":
+                parser.advance()
+                return .help(topic: parser.peek == "devices" ? "devices" : nil)
+            case "run":
+                parser.advance()
+            default:
+                throw BridgeUsageError(
+                    "unknown command '\(first)'. Commands: devices, help; with no command glasses-bridge streams and measures."
+                )
+            }
+        }
+        return try parseRun(&parser)
+    }
+
+    private static func parseDevices(_ parser: inout ArgumentCursor) throws(BridgeUsageError) -> BridgeCommand {
+        var format = OutputFormat.text
+        while let (name, inline) = try parser.nextOption() {
+            switch name {
+            case "--help", "-h": return .help(topic: "devices")
+            case "--format":
+                let value = try parser.value(for: name, inline: inline)
+                guard let parsed = OutputFormat(rawValue: value), parsed != .csv else {
+                    throw BridgeUsageError("invalid --format '\(value)' for devices: use text or ndjson.")
+                }
+                format = parsed
+            default:
+                throw BridgeUsageError(unknownOptionMessage(name, known: ["--format", "--help"], command: "devices"))
+            }
+        }
+        return .devices(format: format)
+    }
+
+    /// Every option of the run command, for suggestions.
+    static let runOptionNames = [
+        "--device", "--fps", "--resolution", "--codec", "--pixel-format", "--transform", "--metrics", "--duration",
+        "--realtime", "--no-realtime", "--sim-pulse", "--sim-breathing", "--sim-seed", "--sim-scenario", "--format",
+        "--output", "--record", "--video-out", "--help", "--version",
+    ]
+
+    private static func parseRun(_ parser: inout ArgumentCursor) throws(BridgeUsageError) -> BridgeCommand {
+        var options = BridgeOptions()
+        var simulatorOptionsGiven: [String] = []
+        var codecGiven = false
+        while let (name, inline) = try parser.nextOption() {
+            switch name {
+            case "--help", "-h":
+                return .help(topic: nil)
+            case "--version":
+                return .version
+            case "--device":
+                options.device = try DeviceAddress(parsing: try parser.value(for: name, inline: inline))
+            case "--fps":
+                let value = try parser.value(for: name, inline: inline)
+                guard let rate = UInt(value), StreamConfiguration.supportedFrameRates.contains(rate) else {
+                    throw BridgeUsageError("invalid --fps '\(value)': the glasses stream at 2, 7, 15, 24 or 30 fps.")
+                }
+                options.frameRate = rate
+            case "--resolution":
+                let value = try parser.value(for: name, inline: inline)
+                guard let resolution = StreamingResolution(rawValue: value) else {
+                    throw BridgeUsageError(
+                        "invalid --resolution '\(value)': use high (720x1280), medium (504x896) or low (360x640)."
+                    )
+                }
+                options.resolution = resolution
+            case "--codec":
+                let value = try parser.value(for: name, inline: inline)
+                guard let codec = VideoCodec(rawValue: value) else {
+                    throw BridgeUsageError(
+                        "invalid --codec '\(value)': use raw (decoded NV12 frames) or hvc1 (compressed HEVC)."
+                    )
+                }
+                options.codec = codec
+                codecGiven = true
+            case "--pixel-format":
+                let value = try parser.value(for: name, inline: inline)
+                guard let format = SubmitPixelFormat(rawValue: value) else {
+                    throw BridgeUsageError("invalid --pixel-format '\(value)': use bgra or nv12.")
+                }
+                options.pixelFormat = format
+            case "--transform":
+                let value = try parser.value(for: name, inline: inline)
+                guard let transform = TransformOption(rawValue: value.lowercased()) else {
+                    throw BridgeUsageError(
+                        "invalid --transform '\(value)': use "
+                            + TransformOption.allCases.map(\.rawValue).joined(separator: ", ") + "."
+                    )
+                }
+                options.transform = transform
+            case "--metrics":
+                options.metrics = try MetricSelection(parsing: try parser.value(for: name, inline: inline))
+            case "--duration":
+                let value = try parser.value(for: name, inline: inline)
+                guard let seconds = Double(value), seconds.isFinite, seconds > 0 else {
+                    throw BridgeUsageError("invalid --duration '\(value)': give a positive number of seconds, e.g. 30.")
+                }
+                options.duration = seconds
+            case "--realtime":
+                try parser.noValue(for: name, inline: inline)
+                options.realtime = true
+            case "--no-realtime":
+                try parser.noValue(for: name, inline: inline)
+                options.realtime = false
+            case "--sim-pulse":
+                let value = try parser.value(for: name, inline: inline)
+                guard let bpm = Double(value), bpm >= 30, bpm <= 220 else {
+                    throw BridgeUsageError("invalid --sim-pulse '\(value)': give beats per minute from 30 to 220.")
+                }
+                options.simulator.pulseRate = bpm
+                simulatorOptionsGiven.append(name)
+            case "--sim-breathing":
+                let value = try parser.value(for: name, inline: inline)
+                guard let rate = Double(value), rate >= 4, rate <= 60 else {
+                    throw BridgeUsageError(
+                        "invalid --sim-breathing '\(value)': give breaths per minute from 4 to 60."
+                    )
+                }
+                options.simulator.breathingRate = rate
+                simulatorOptionsGiven.append(name)
+            case "--sim-seed":
+                let value = try parser.value(for: name, inline: inline)
+                guard let seed = UInt64(value) else {
+                    throw BridgeUsageError("invalid --sim-seed '\(value)': give a whole number from 0 to 2^64-1.")
+                }
+                options.simulator.seed = seed
+                simulatorOptionsGiven.append(name)
+            case "--sim-scenario":
+                options.simulator.scenarioPath = try parser.path(for: name, inline: inline)
+                simulatorOptionsGiven.append(name)
+            case "--format":
+                let value = try parser.value(for: name, inline: inline)
+                guard let format = OutputFormat(rawValue: value) else {
+                    throw BridgeUsageError("invalid --format '\(value)': use text, ndjson or csv.")
+                }
+                options.format = format
+            case "--output", "-o":
+                let path = try parser.path(for: name, inline: inline)
+                options.outputPath = path == "-" ? nil : path
+            case "--record":
+                options.recordPath = try parser.path(for: name, inline: inline)
+            case "--video-out":
+                options.videoOutPath = try parser.path(for: name, inline: inline)
+            default:
+                throw BridgeUsageError(unknownOptionMessage(name, known: runOptionNames, command: nil))
+            }
+        }
+        if let positional = parser.strayPositional {
+            throw BridgeUsageError("unexpected argument '\(positional)'. Options start with --; see --help.")
+        }
+        try validate(options, simulatorOptionsGiven: simulatorOptionsGiven, codecGiven: codecGiven)
+        return .run(options)
+    }
+
+    private static func validate(
+        _ options: BridgeOptions, simulatorOptionsGiven: [String], codecGiven: Bool
+    ) throws(BridgeUsageError) {
+        if !options.device.isSimulator, let first = simulatorOptionsGiven.first {
+            throw BridgeUsageError(
+                "\(first) only applies to the built-in simulator (--device sim), not --device \(options.device)."
+            )
+        }
+        if options.simulator.scenarioPath != nil, let other = simulatorOptionsGiven.first(where: { $0 != "--sim-scenario" }) {
+            throw BridgeUsageError("\(other) conflicts with --sim-scenario: the scenario file sets the simulated person.")
+        }
+        if case .file = options.device, codecGiven {
+            throw BridgeUsageError("--codec does not apply to --device file:PATH: the file's own codec is used.")
+        }
+        if let path = options.videoOutPath, !path.lowercased().hasSuffix(".y4m") {
+            throw BridgeUsageError("--video-out writes YUV4MPEG2: give a path ending in .y4m (got '\(path)').")
+        }
+        if let path = options.recordPath {
+            let lower = path.lowercased()
+            switch options.codec {
+            case .raw where !lower.hasSuffix(".y4m"):
+                throw BridgeUsageError(
+                    "--record with --codec raw keeps the frames as YUV4MPEG2: give a path ending in .y4m (got '\(path)')."
+                )
+            case .hvc1 where !(lower.hasSuffix(".mp4") || lower.hasSuffix(".mkv")):
+                throw BridgeUsageError(
+                    "--record with --codec hvc1 passes HEVC through into MP4 or Matroska: give a path ending in .mp4 or .mkv (got '\(path)')."
+                )
+            default:
+                break
+            }
+            if case .file = options.device {
+                throw BridgeUsageError("--record keeps what glasses send; with --device file:PATH the file is the record.")
+            }
+        }
+        let outputs = [options.outputPath, options.recordPath, options.videoOutPath].compactMap { $0 }
+        if Set(outputs).count != outputs.count {
+            throw BridgeUsageError("--output, --record and --video-out must name different files.")
+        }
+    }
+
+    static func unknownOptionMessage(_ name: String, known: [String], command: String?) -> String {
+        OptionSuggestion.unknownOptionMessage(name, known: known, tool: "glasses-bridge", command: command)
+    }
+}

@@ -1,0 +1,106 @@
+import GlassesBridge
+/// The help texts of `glasses-bridge`: what it does, every option, examples and exit codes.
+public enum BridgeHelp {
+    /// The version string printed by `--version`.
+    public static let version = "glasses-bridge 0.1.0"
+
+    /// The one-line usage, printed after a usage error.
+    public static let usageLine = "usage: glasses-bridge [--device DEVICE] [--fps N] [--resolution R] [options]   (see --help)"
+
+    /// The main help text.
+    public static let main = """
+    glasses-bridge: smart-glasses camera stream -> SmartSpectra custom input -> live vitals.
+
+    It connects to a pair of glasses (or the built-in simulator), asks for a camera stream, decodes it,
+    feeds every frame to custom input on one monotonic timeline, and prints pulse, breathing and HRV.
+    Pauses, stalled ("zombie") streams, lost links and ended sessions are handled for you.
+
+    USAGE
+      glasses-bridge [options]            stream and measure until Ctrl-C, --duration or end of file
+      glasses-bridge devices [--format text|ndjson]
+                                          list the devices that can be reached
+      glasses-bridge help | --help        this text
+      glasses-bridge --version            the version
+
+    SOURCE
+      --device DEVICE       where the glasses are (default: sim)
+                              sim                    built-in simulated glasses, in this process
+                              unix:PATH              a glasses-sim or relay on a Unix socket
+                              tcp:HOST:PORT          a glasses-sim or relay over TCP
+                              bt:ADDRESS[@CHANNEL]   glasses over Bluetooth RFCOMM (Linux with Bluetooth)
+                              file:PATH              a recording (.y4m, .mp4, .mkv), e.g. one made with --record
+      --fps N               frames per second: 2, 7, 15, 24 or 30 (default: 24)
+      --resolution R        high (720x1280), medium (504x896) or low (360x640) (default: medium)
+      --codec C             raw (decoded NV12) or hvc1 (compressed HEVC, decoded here) (default: raw)
+      --realtime            pace the simulator and file playback like a clock (default)
+      --no-realtime         run the simulator and file playback as fast as the CPU allows
+
+    MEASUREMENT
+      --metrics LIST        comma-separated bundles and single metrics (default: breathing,cardio)
+                              bundles: breathing, cardio, face, eda
+                              single:  pulse-rate, hrv, breathing-rate, arterial-pressure-trace,
+                                       chest-breathing, abdomen-breathing, breathing-amplitude, apnea,
+                                       respiratory-line-length, baseline, inhale-exhale-ratio,
+                                       eda-trace, face-landmarks, blinking, talking, expressions
+      --pixel-format F      layout submitted to custom input: bgra or nv12 (default: nv12)
+      --transform T         none, rotate90cw, rotate90ccw, rotate180, mirror-horizontal, mirror-vertical
+                            (default: none; the glasses already send upright portrait frames)
+      --duration SECONDS    stop after this many seconds from the start (virtual seconds with
+                            --no-realtime; default: run until Ctrl-C or the end of the file)
+
+    SIMULATOR (only with --device sim)
+      --sim-pulse BPM       the simulated person's pulse, 30-220 (default: 72)
+      --sim-breathing BRPM  the simulated breathing rate, 4-60 (default: 15)
+      --sim-seed N          random seed, for reproducible runs (default: 1)
+      --sim-scenario FILE   a scenario to play (taps, fold, doff, thermal, link loss, faults)
+
+    OUTPUT
+      --format F            text (default), ndjson or csv
+                              text:   one live status line on a terminal, timestamped lines otherwise
+                              ndjson: one JSON object per event (state, error, validation, metrics,
+                                      stats), ending with {"type":"summary",...}
+                              csv:    the vitals time series: time_s,metric,value,confidence,stable
+      --output PATH, -o     write there instead of standard output ('-' is standard output)
+      --record PATH         keep what the glasses sent: raw -> .y4m, hvc1 -> .mp4 or .mkv (passthrough)
+      --video-out PATH.y4m  write the frames exactly as submitted to custom input
+
+    EXAMPLES
+      glasses-bridge --fps 24 --resolution medium
+          live vitals from the built-in simulator (or use Scripts/run, which sets up and builds first)
+      glasses-bridge --no-realtime --duration 60 --format ndjson --sim-pulse 80
+          one simulated minute as fast as possible, as JSON lines; the summary holds the truth
+      glasses-bridge --device unix:/tmp/glasses.sock --codec hvc1 --record session.mkv
+          a glasses-sim on a socket, HEVC decoded here and kept in session.mkv
+      glasses-bridge --device file:session.mkv --format csv -o vitals.csv
+          replay a recording and save the vitals time series
+      glasses-bridge --device bt:12:34:56:78:9A:BC@5 --metrics cardio
+          real glasses over Bluetooth, pulse and HRV only
+      glasses-bridge devices
+          what can be reached from here
+
+    EXIT CODES
+      0   the run ended normally: --duration reached, end of file, Ctrl-C (SIGINT) or SIGTERM
+      64  usage error: a bad option or value; nothing was started
+      69  device unavailable: cannot connect, no Bluetooth, or the glasses stopped the stream for a
+          reason a person must fix (too hot, battery low, camera permission denied, repeated stalls)
+      70  internal error
+    """
+
+    /// The help text of `glasses-bridge devices`.
+    public static let devices = """
+    glasses-bridge devices: list the devices that can be reached from this machine.
+
+    It always lists the built-in simulator (--device sim). Where the machine has Bluetooth it lists the
+    paired and nearby devices (--device bt:ADDRESS); where it has none it says so in one line.
+
+    USAGE
+      glasses-bridge devices [--format text|ndjson]
+
+    EXAMPLES
+      glasses-bridge devices
+      glasses-bridge devices --format ndjson
+
+    EXIT CODES
+      0 listed (even when only the simulator is available), 64 usage error, 70 internal error
+    """
+}

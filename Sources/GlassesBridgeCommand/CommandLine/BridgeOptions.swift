@@ -1,0 +1,59 @@
+import GlassesBridge
+import WearablesKit
+
+/// Settings of the built-in simulator (`--sim-*`).
+public struct SimulatorOptions: Sendable, Hashable {
+    /// The simulated person's pulse in beats per minute (`--sim-pulse`).
+    public var pulseRate: Double = 72
+    /// The simulated person's breathing rate in breaths per minute (`--sim-breathing`).
+    public var breathingRate: Double = 15
+    /// The seed of the simulator's random choices (`--sim-seed`).
+    public var seed: UInt64 = 1
+    /// A scenario file the simulator plays (`--sim-scenario`).
+    public var scenarioPath: String?
+
+    /// Creates the defaults: 72 bpm, 15 breaths per minute, seed 1, no scenario.
+    public init() {}
+}
+
+/// Everything a `glasses-bridge` run is told on its command line: a plain value, parsed without side effects.
+public struct BridgeOptions: Sendable, Hashable {
+    /// Where the glasses are (`--device`, default the in-process simulator).
+    public var device: DeviceAddress = .simulator
+    /// Frames per second asked of the glasses (`--fps`: 2, 7, 15, 24 or 30).
+    public var frameRate: UInt = 24
+    /// The streaming resolution (`--resolution`).
+    public var resolution: StreamingResolution = .medium
+    /// The codec the glasses stream in (`--codec`).
+    public var codec: VideoCodec = .raw
+    /// The layout frames are submitted in (`--pixel-format`).
+    public var pixelFormat: SubmitPixelFormat = .nv12
+    /// The orientation fix-up (`--transform`).
+    public var transform: TransformOption = .none
+    /// The metrics to measure (`--metrics`).
+    public var metrics: MetricSelection = .default
+    /// How long to run, in seconds of stream time (`--duration`); nil runs until interrupted or the file ends.
+    public var duration: Double?
+    /// Whether the simulator and file playback pace frames in real time (`--realtime`/`--no-realtime`).
+    public var realtime: Bool = true
+    /// Simulator settings (`--sim-*`).
+    public var simulator = SimulatorOptions()
+    /// The output format (`--format`).
+    public var format: OutputFormat = .text
+    /// Where output goes (`--output`); nil is standard output.
+    public var outputPath: String?
+    /// Where to keep what the glasses sent (`--record`).
+    public var recordPath: String?
+    /// Where to write the frames exactly as submitted, as Y4M (`--video-out`).
+    public var videoOutPath: String?
+
+    /// Creates the defaults: simulator, 24 fps, medium, raw, NV12, breathing and cardio, real time, text.
+    public init() {}
+
+    /// The stream configuration asked of the glasses.
+    /// - Throws: ``StreamConfigurationError`` when ``frameRate`` is not one the glasses support (the parser never
+    ///   lets such a value through).
+    public func makeStreamConfiguration() throws(StreamConfigurationError) -> StreamConfiguration {
+        try StreamConfiguration(videoCodec: codec, resolution: resolution, frameRate: frameRate)
+    }
+}

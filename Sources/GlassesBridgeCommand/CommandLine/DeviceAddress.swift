@@ -1,0 +1,68 @@
+import GlassesBridge
+import GlassesLink
+
+/// Where the frames come from, the value of `--device`: the built-in simulator, a recording, or a device that
+/// speaks the link protocol at a ``LinkAddress``. The one address type of the command; link addresses are parsed
+/// by ``LinkAddress`` alone.
+public enum DeviceAddress: Sendable, Hashable, CustomStringConvertible {
+    /// The built-in simulator, in-process (`sim`).
+    case simulator
+    /// A recording made with `--record` (or any Y4M, MP4 or Matroska file), played back (`file:PATH`).
+    case file(path: String)
+    /// A simulator, relay or board serving the link protocol (`unix:PATH`, `tcp:HOST:PORT`, `bt:ADDRESS[@CHANNEL]`).
+    case link(LinkAddress)
+
+    /// A link-protocol device on a Unix-domain socket.
+    public static func unix(path: String) -> DeviceAddress { .link(.unix(path: path)) }
+    /// A link-protocol device over TCP.
+    public static func tcp(host: String, port: UInt16) -> DeviceAddress { .link(.tcp(host: host, port: port)) }
+    /// A link-protocol device over Bluetooth RFCOMM (channel 1 when not given).
+    public static func bluetooth(address: String, channel: UInt8?) -> DeviceAddress {
+        .link(.bluetooth(address: address, channel: channel ?? 1))
+    }
+
+    /// Parses the textual form used on the command line.
+    /// - Throws: ``BridgeUsageError`` naming the accepted forms.
+    public init(parsing text: String) throws(BridgeUsageError) {
+        func bad(_ why: String) -> BridgeUsageError {
+            BridgeUsageError(
+                "invalid --device '\(text)': \(why). Use sim, unix:PATH, tcp:HOST:PORT, bt:ADDRESS[@CHANNEL] or file:PATH."
+            )
+        }
+        if text == "sim" || text == "simulator" {
+            self = .simulator
+            return
+        }
+        guard let colon = text.firstIndex(of: ":") else { throw bad("no scheme") }
+        let scheme = text[..<colon]
+        switch scheme {
+        case "file":
+            let path = String(text[text.index(after: colon)...])
+            guard !path.isEmpty else { throw bad("the file path is empty") }
+            self = .file(path: path)
+        case "unix", "tcp", "bt":
+            let address: LinkAddress
+            do {
+                address = try LinkAddress(parsing: text)
+            } catch {
+                throw bad(error.reason)
+            }
+            if case .tcp(_, 0) = address { throw bad("the port must be a number from 1 to 65535") }
+            self = .link(address)
+        default:
+            throw bad("unknown scheme '\(scheme)'")
+        }
+    }
+
+    /// Whether this is the in-process simulator.
+    public var isSimulator: Bool { self == .simulator }
+
+    /// The command-line form, e.g. `tcp:127.0.0.1:7001`.
+    public var description: String {
+        switch self {
+        case .simulator: "sim"
+        case .file(let path): "file:\(path)"
+        case .link(let address): address.description
+        }
+    }
+}

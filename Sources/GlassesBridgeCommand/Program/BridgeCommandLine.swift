@@ -1,0 +1,175 @@
+import CommandSupport
+import Foundation
+import GlassesBridge
+import GlassesLink
+import GlassesSimulator
+import WearablesKit
+
+/// The `glasses-bridge` program: parse, then run the command; returns the process exit status.
+public enum BridgeCommandLine {
+    /// Runs the program with the arguments after its name; writes to standard output and standard error.
+    public static func main(_ arguments: [String]) async -> Int32 {
+        let command: BridgeCommand
+        do {
+            command = try BridgeCommand.parse(arguments)
+        } catch {
+            printError("glasses-bridge: error: \(error.message)\n\(BridgeHelp.usageLine)")
+            return BridgeExitCode.usage.rawValue
+        }
+        switch command {
+        case .help(let topic):
+            print(topic == "devices" ? BridgeHelp.devices : BridgeHelp.main)
+            return BridgeExitCode.success.rawValue
+        case .version:
+            print(BridgeHelp.version)
+            return BridgeExitCode.success.rawValue
+        case .devices(let format):
+            print(DeviceDiscovery.listing(format: format), terminator: "")
+            return BridgeExitCode.success.rawValue
+        case .run(let options):
+            return await runBridge(options).rawValue
+        }
+    }
+
+    /// Runs a measurement with parsed options.
+    static func runBridge(_ options: BridgeOptions) async -> BridgeExitCode {
+        let sink: OutputSink
+        do {
+            sink = try OutputSink(format: options.format, path: options.outputPath)
+        } catch {
+            printError("glasses-bridge: error: \(error.message)")
+            return .usage
+        }
+        defer { sink.close() }
+        let pipeline: BridgePipeline
+        do {
+            pipeline = try makePipeline(options) { event, seconds in sink.write(event, at: seconds) }
+        } catch {
+            printError("glasses-bridge: \(error.message)")
+            return error.exitCode
+        }
+        let trap = SignalTrap { [weak pipeline] name in
+            pipeline?.requestStop(reason: "signal")
+            _ = name
+        }
+        defer { trap.cancel() }
+        let result = await pipeline.run()
+        if let failure = result.summary.failure {
+            printError("glasses-bridge: \(failure.message)")
+        }
+        return result.exitCode
+    }
+
+    /// Builds the pipeline the options describe.
+    /// - Throws: ``BridgeFailure`` when the source cannot be set up (for example an unreadable scenario).
+    public static func makePipeline(
+        _ options: BridgeOptions, emit: @escaping @Sendable (BridgeEvent, Double) -> Void
+    ) throws(BridgeFailure) -> BridgePipeline {
+        var settings = try BridgeSettings(options: options)
+        let clock: BridgeClock
+        let source: BridgeSource
+        switch options.device {
+        case .simulator:
+            clock = options.realtime ? .realTime(DispatchEventScheduler(label: "glasses-bridge.clock")) : .virtual(ManualScheduler())
+            if let path = options.simulator.scenarioPath {
+                let scenario: Scenario
+                do {
+                    scenario = try Scenario(contentsOf: URL(fileURLWithPath: path))
+                } catch {
+                    throw BridgeFailure(.invalidInput, "--sim-scenario: \(error)")
+                }
+                let glasses: SimulatedGlasses
+                do {
+                    glasses = try SimulatedGlasses(profile: scenario.subject, scheduler: clock.scheduler)
+                } catch {
+                    throw BridgeFailure(.invalidInput, "--sim-scenario \(path): \(error)")
+                }
+                glasses.run(scenario)
+                if settings.duration == nil, let seconds = scenario.duration {
+                    settings.duration = .milliseconds(Int64((seconds * 1000).rounded()))
+                }
+                source = .simulator(glasses)
+            } else {
+                let glasses = try options.simulator.makeGlasses(scheduler: clock.scheduler)
+                source = .simulator(glasses)
+            }
+        case .link(let address):
+            let scheduler = DispatchEventScheduler(label: "glasses-bridge.clock")
+            clock = .realTime(scheduler)
+            source = .glasses(options.device.description) {
+                do {
+                    return try LinkConnector.connect(to: address, options: LinkConnectionOptions(scheduler: scheduler))
+                } catch {
+                    throw BridgeFailure(.deviceUnavailable, "Cannot reach the glasses at \(options.device): \((error as? LinkError)?.message ?? "\(error)")")
+                }
+            }
+        case .file(let path):
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                throw BridgeFailure(.deviceUnavailable, "Cannot read \(path): no such file, or no permission to read it.")
+            }
+            clock = options.realtime ? .realTime(DispatchEventScheduler(label: "glasses-bridge.clock")) : .virtual(ManualScheduler())
+            source = .file(path)
+        }
+        return BridgePipeline(settings: settings, source: source, clock: clock, emit: emit)
+    }
+
+    static func printError(_ message: String) {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+    }
+}
+
+/// What `glasses-bridge devices` lists.
+enum DeviceDiscovery {
+    /// The listing in the requested format.
+    static func listing(format: OutputFormat) -> String {
+        let bluetooth = bluetoothStatus()
+        switch format {
+        case .ndjson:
+            var lines = [JSONValue.object([
+                ("type", .string("device")), ("device", .string("sim")), ("name", .string("built-in simulator")),
+                ("available", .bool(true)),
+            ]).serialized]
+            lines.append(JSONValue.object([
+                ("type", .string("bluetooth")), ("available", .bool(bluetooth.available)),
+                ("message", .string(bluetooth.message)),
+            ]).serialized)
+            return lines.joined(separator: "\n") + "\n"
+        default:
+            return """
+            sim                 built-in simulated glasses (always available)   --device sim
+            bluetooth           \(bluetooth.message)
+            sockets             a glasses-sim or relay: --device unix:PATH or --device tcp:HOST:PORT
+
+            """
+        }
+    }
+
+    /// Whether this machine has a Bluetooth adapter, as the kernel reports it, and the devices BlueZ has paired.
+    static func bluetoothStatus() -> (available: Bool, message: String) {
+        let adapters = (try? FileManager.default.contentsOfDirectory(atPath: "/sys/class/bluetooth")) ?? []
+        guard !adapters.isEmpty else {
+            return (false, "no Bluetooth on this machine (the kernel reports no adapter); use sim, unix: or tcp:")
+        }
+        let paired = pairedDevices()
+        let list = paired.isEmpty
+            ? "no paired devices found (pair the glasses with bluetoothctl)"
+            : "paired: " + paired.map { "bt:\($0.address) (\($0.name))" }.joined(separator: ", ")
+        return (true, "adapter(s) \(adapters.sorted().joined(separator: ", ")); \(list); use --device bt:ADDRESS[@CHANNEL]")
+    }
+
+    /// Devices BlueZ remembers as paired (`/var/lib/bluetooth/ADAPTER/DEVICE/info`), where readable.
+    static func pairedDevices() -> [(address: String, name: String)] {
+        let root = "/var/lib/bluetooth"
+        let manager = FileManager.default
+        var result: [(String, String)] = []
+        for adapter in (try? manager.contentsOfDirectory(atPath: root)) ?? [] {
+            for device in (try? manager.contentsOfDirectory(atPath: "\(root)/\(adapter)")) ?? []
+            where LinkAddress.isBluetoothAddress(device) {
+                let info = (try? String(contentsOfFile: "\(root)/\(adapter)/\(device)/info", encoding: .utf8)) ?? ""
+                let name = info.split(separator: "\n").first { $0.hasPrefix("Name=") }.map { String($0.dropFirst(5)) }
+                result.append((device, name ?? "unnamed"))
+            }
+        }
+        return result.sorted { $0.0 < $1.0 }
+    }
+}

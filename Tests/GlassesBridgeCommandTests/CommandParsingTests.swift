@@ -1,0 +1,154 @@
+import Testing
+import WearablesKit
+import SmartSpectraInput
+@testable import GlassesBridgeCommand
+import GlassesBridge
+
+@Suite("Command-line parsing (in process)")
+struct CommandParsingTests {
+    private func options(_ arguments: [String]) throws -> BridgeOptions {
+        guard case .run(let options) = try BridgeCommand.parse(arguments) else {
+            Issue.record("expected a run command for \(arguments)")
+            return BridgeOptions()
+        }
+        return options
+    }
+
+    private func usageError(_ arguments: [String]) -> String? {
+        do {
+            _ = try BridgeCommand.parse(arguments)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    @Test func defaultsAreTheDocumentedOnes() throws {
+        let parsed = try options([])
+        #expect(parsed.device == .simulator)
+        #expect(parsed.frameRate == 24)
+        #expect(parsed.resolution == .medium)
+        #expect(parsed.codec == .raw)
+        #expect(parsed.pixelFormat == .nv12)
+        #expect(parsed.transform == .none)
+        #expect(parsed.metrics == .default)
+        #expect(parsed.metrics.metrics.contains(.pulseRate) && parsed.metrics.metrics.contains(.breathingRate))
+        #expect(parsed.duration == nil)
+        #expect(parsed.realtime)
+        #expect(parsed.format == .text)
+        #expect(parsed.outputPath == nil)
+    }
+
+    @Test func theReadmeCommandParses() throws {
+        let parsed = try options(["--fps", "24", "--resolution", "medium"])
+        let configuration = try parsed.makeStreamConfiguration()
+        #expect(configuration.frameRate == 24)
+        #expect(configuration.resolution == .medium)
+        #expect(configuration.videoCodec == .raw)
+    }
+
+    @Test func everyOptionIsRead() throws {
+        let parsed = try options([
+            "--device=sim", "--fps", "30", "--resolution", "low", "--codec", "hvc1", "--pixel-format", "bgra",
+            "--transform", "rotate90cw", "--metrics", "cardio,eda,pulse-rate", "--duration", "12.5", "--no-realtime",
+            "--sim-pulse", "81", "--sim-breathing", "12", "--sim-seed", "7",
+            "--format", "ndjson", "--output", "out.ndjson", "--record", "rec.mkv", "--video-out", "sub.y4m",
+        ])
+        #expect(parsed.frameRate == 30)
+        #expect(parsed.resolution == .low)
+        #expect(parsed.codec == .hvc1)
+        #expect(parsed.pixelFormat == .bgra)
+        #expect(parsed.transform == .rotate90cw)
+        #expect(parsed.metrics.names == ["cardio", "eda", "pulse-rate"])
+        #expect(parsed.metrics.metrics == [.pulseRate, .arterialPressureTrace, .hrv, .edaTrace])
+        #expect(parsed.duration == 12.5)
+        #expect(!parsed.realtime)
+        #expect(parsed.simulator.pulseRate == 81)
+        #expect(parsed.simulator.breathingRate == 12)
+        #expect(parsed.simulator.seed == 7)
+        #expect(try options(["--sim-scenario", "s.json"]).simulator.scenarioPath == "s.json")
+        #expect(parsed.format == .ndjson)
+        #expect(parsed.outputPath == "out.ndjson")
+        #expect(parsed.recordPath == "rec.mkv")
+        #expect(parsed.videoOutPath == "sub.y4m")
+    }
+
+    @Test(arguments: [
+        ("sim", DeviceAddress.simulator),
+        ("unix:/tmp/g.sock", .unix(path: "/tmp/g.sock")),
+        ("tcp:127.0.0.1:7001", .tcp(host: "127.0.0.1", port: 7001)),
+        ("tcp:[::1]:7001", .tcp(host: "::1", port: 7001)),
+        ("bt:12:34:56:78:9a:bc", .bluetooth(address: "12:34:56:78:9A:BC", channel: nil)),
+        ("bt:12:34:56:78:9A:BC@5", .bluetooth(address: "12:34:56:78:9A:BC", channel: 5)),
+        ("file:rec.y4m", .file(path: "rec.y4m")),
+    ])
+    func deviceAddresses(text: String, expected: DeviceAddress) throws {
+        #expect(try DeviceAddress(parsing: text) == expected)
+        #expect(try DeviceAddress(parsing: expected.description) == expected)
+    }
+
+    @Test(arguments: [
+        (["--fps", "25"], "2, 7, 15, 24 or 30"),
+        (["--fps", "abc"], "invalid --fps"),
+        (["--resolution", "4k"], "high (720x1280)"),
+        (["--codec", "h264"], "raw (decoded NV12 frames) or hvc1"),
+        (["--pixel-format", "rgba"], "bgra or nv12"),
+        (["--transform", "flip"], "rotate90cw"),
+        (["--metrics", "pulse,cardio"], "unknown metric 'pulse'"),
+        (["--metrics", ","], "at least one"),
+        (["--duration", "-3"], "positive number"),
+        (["--duration", "nan"], "positive number"),
+        (["--device", "usb:1"], "unknown scheme"),
+        (["--device", "tcp:host"], "HOST:PORT"),
+        (["--device", "tcp:host:0"], "1 to 65535"),
+        (["--device", "bt:zz:34:56:78:9A:BC"], "Bluetooth address"),
+        (["--device", "bt:12:34:56:78:9A:BC@99"], "channel"),
+        (["--device", "unix:/s", "--sim-pulse", "80"], "only applies to the built-in simulator"),
+        (["--device", "file:a.y4m", "--codec", "hvc1"], "file's own codec"),
+        (["--sim-pulse", "500"], "30 to 220"),
+        (["--video-out", "a.mp4"], ".y4m"),
+        (["--record", "a.mp4"], "--codec raw"),
+        (["--codec", "hvc1", "--record", "a.y4m"], ".mp4 or .mkv"),
+        (["--output", "x.y4m", "--video-out", "x.y4m"], "different files"),
+        (["--fsp", "24"], "Did you mean '--fps'?"),
+        (["--resolution"], "needs a value"),
+        (["--fps", "--resolution", "low"], "needs a value"),
+        (["--no-realtime=yes"], "takes no value"),
+        (["bogus"], "unknown command"),
+        (["--fps", "24", "extra"], "unexpected argument 'extra'"),
+        (["--format", "xml"], "text, ndjson or csv"),
+        (["--sim-scenario", "s.json", "--sim-pulse", "80"], "conflicts with --sim-scenario"),
+    ])
+    func badInputGetsAClearUsageError(arguments: [String], fragment: String) {
+        let message = usageError(arguments)
+        #expect(message?.contains(fragment) == true, "\(arguments) -> \(message ?? "accepted")")
+    }
+
+    @Test func subcommandsAndHelp() throws {
+        #expect(try BridgeCommand.parse(["devices"]) == .devices(format: .text))
+        #expect(try BridgeCommand.parse(["devices", "--format", "ndjson"]) == .devices(format: .ndjson))
+        #expect(try BridgeCommand.parse(["devices", "--help"]) == .help(topic: "devices"))
+        #expect(try BridgeCommand.parse(["help", "devices"]) == .help(topic: "devices"))
+        #expect(try BridgeCommand.parse(["--fps", "24", "--help"]) == .help(topic: nil))
+        #expect(try BridgeCommand.parse(["-h"]) == .help(topic: nil))
+        #expect(try BridgeCommand.parse(["--version"]) == .version)
+        #expect(usageError(["devices", "--format", "csv"])?.contains("text or ndjson") == true)
+    }
+
+    @Test func helpTeachesWithExamplesAndExitCodes() {
+        for needle in ["--device", "--fps", "--metrics", "EXAMPLES", "EXIT CODES", "64", "69", "70",
+                       "glasses-bridge --fps 24 --resolution medium", "devices", "--no-realtime", "--video-out"] {
+            #expect(BridgeHelp.main.contains(needle), "help lacks \(needle)")
+        }
+        for option in BridgeCommand.runOptionNames {
+            #expect(BridgeHelp.main.contains(option), "help does not document \(option)")
+        }
+    }
+
+    @Test func exitCodesHaveTheSysexitsValues() {
+        #expect(BridgeExitCode.success.rawValue == 0)
+        #expect(BridgeExitCode.usage.rawValue == 64)
+        #expect(BridgeExitCode.deviceUnavailable.rawValue == 69)
+        #expect(BridgeExitCode.internalError.rawValue == 70)
+    }
+}

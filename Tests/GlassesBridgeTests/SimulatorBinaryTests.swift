@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+
+/// The built `glasses-sim` binary, out of process: the shared exit codes, usage errors, and signals in real time.
+@Suite("glasses-sim binary (out of process)", .serialized)
+struct SimulatorBinaryTests {
+    @Test("usage errors exit 64 like glasses-bridge; --version and --help exit 0; a .avi --write is refused")
+    func usageAndVersion() throws {
+        let bad = try BinaryRunner.run(["--fps", "abc"], binary: "glasses-sim")
+        #expect(bad.status == 64, "stderr: \(bad.stderr)")
+        #expect(bad.stderr.contains("--fps needs a number"))
+        let typo = try BinaryRunner.run(["--listne", "unix:/tmp/x"], binary: "glasses-sim")
+        #expect(typo.status == 64)
+        #expect(typo.stderr.contains("Did you mean '--listen'?"))
+        let avi = try BinaryRunner.run(["--write", "a.avi", "--duration", "1"], binary: "glasses-sim")
+        #expect(avi.status == 64)
+        #expect(avi.stderr.contains(".avi"))
+        #expect(!FileManager.default.fileExists(atPath: "a.avi"))
+        let version = try BinaryRunner.run(["--version"], binary: "glasses-sim")
+        #expect(version.status == 0)
+        #expect(version.stdout.hasPrefix("glasses-sim "))
+        let help = try BinaryRunner.run(["--help"], binary: "glasses-sim")
+        #expect(help.status == 0)
+        // Columns do not wrap into each other: every option line fits 118 columns and the exit codes are listed.
+        #expect(help.stdout.split(separator: "\n").allSatisfy { $0.count <= 118 })
+        #expect(help.stdout.contains("64 usage"))
+    }
+
+    @Test("SIGINT and SIGTERM in real time end glasses-sim gracefully, with its truth file written", arguments: [SIGINT, SIGTERM])
+    func signalsInRealTime(signal: Int32) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sim-signal-\(getpid())-\(signal)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let socket = directory.appendingPathComponent("g.sock").path
+        let truth = directory.appendingPathComponent("truth.csv").path
+        let runner = try BinaryRunner(
+            ["--listen", "unix:\(socket)", "--truth", truth], binary: "glasses-sim", signalWhen: "listening on")
+        #expect(runner.waitForWatchedLine(timeout: 60), "glasses-sim never said it was listening")
+        runner.send(signal)
+        let result = runner.finish(timeout: 60)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(!result.stderr.contains("Illegal instruction"))
+        #expect(result.stdout.contains("wrote ground truth"))
+        let text = try String(contentsOfFile: truth, encoding: .utf8)
+        #expect(text.hasPrefix("t"), "the truth CSV starts with its header")
+    }
+}
