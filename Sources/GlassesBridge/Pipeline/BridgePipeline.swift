@@ -76,7 +76,7 @@ public final class BridgePipeline: Sendable {
 
     private struct RunState {
         var started = false
-        var controller: GlassesController?
+        var frameSource: (any FrameSource)?
         var stopReason: String?
         var failure: BridgeFailure?
         var finishContinuation: CheckedContinuation<Void, Never>?
@@ -109,12 +109,12 @@ public final class BridgePipeline: Sendable {
 
     /// Ends the run gracefully (teardown, summary); `reason` appears in the summary (`signal`, `duration`, …).
     public func requestStop(reason: String = "signal") {
-        let controller = run.withLock { state -> GlassesController? in
+        let frameSource = run.withLock { state -> (any FrameSource)? in
             if state.stopReason == nil { state.stopReason = reason }
-            return state.controller
+            return state.frameSource
         }
-        if let controller {
-            controller.stop()
+        if let frameSource {
+            frameSource.stop()
         } else {
             markFinished(nil)
         }
@@ -123,11 +123,8 @@ public final class BridgePipeline: Sendable {
     /// Asks the glasses for a photo mid-stream; false when not streaming, a capture is in flight, or no glasses.
     @discardableResult
     public func capturePhoto() -> Bool {
-        run.withLock { $0.controller }?.capturePhoto() ?? false
+        run.withLock { $0.frameSource }?.capturePhoto() ?? false
     }
-
-    /// The counters so far (for tests and progress displays).
-    public var currentStats: BridgeStats { counters.snapshot }
 
     // MARK: Run
 
@@ -225,91 +222,41 @@ public final class BridgePipeline: Sendable {
         }
 
         var wearables: WearablesInstance?
+        var record: (@Sendable (VideoFrame) -> Void)?
+        if let recorder {
+            record = { frame in recorder.record(frame) }
+        }
+        let emitClosure: @Sendable (BridgeEvent) -> Void = { [weak self] event in self?.emit(event) }
+        let frameSource: any FrameSource
         switch source.kind {
         case .glasses(let connect):
             let instance = Wearables.makeInstance(configuration: try wearablesConfiguration(scheduler))
             wearables = instance
-            var record: (@Sendable (VideoFrame) -> Void)?
-            if let recorder {
-                record = { frame in recorder.record(frame) }
-            }
-            let emitClosure: @Sendable (BridgeEvent) -> Void = { [weak self] event in self?.emit(event) }
-            let finishClosure: @Sendable (BridgeFailure?) -> Void = { [weak self] failure in self?.markFinished(failure) }
             let dependencies = GlassesController.Dependencies(
                 wearables: instance, scheduler: scheduler, streamConfiguration: settings.streamConfiguration,
                 handoff: handoff, counters: counters, connect: connect, record: record,
-                emit: emitClosure, finish: finishClosure
+                emit: emitClosure, finish: { [weak self] failure in self?.markFinished(failure) }
             )
-            let controller = GlassesController(
+            frameSource = GlassesController(
                 policy: LifecyclePolicy(configuration: settings.policy), dependencies: dependencies
             )
-            let stopAlreadyRequested = run.withLock { state -> Bool in
-                state.controller = controller
-                return state.stopReason != nil
-            }
-            scheduleTimers()
-            controller.start()
-            if stopAlreadyRequested { controller.stop() }
         case .file(let path):
-            scheduleTimers()
-            startFilePlayback(path: path, handoff: handoff, recorder: recorder)
+            frameSource = FilePlaybackSource(dependencies: FilePlaybackSource.Dependencies(
+                path: path, clock: clock, startedAt: startedAt, handoff: handoff, counters: counters, sdk: sdk,
+                waitForEngine: settings.virtualTimeWaitsForEngine, record: record, emit: emitClosure,
+                finish: { [weak self] reason, failure in self?.sourceFinished(reason: reason, failure: failure) }
+            ))
         }
+        let stopAlreadyRequested = run.withLock { state -> Bool in
+            state.frameSource = frameSource
+            return state.stopReason != nil
+        }
+        scheduleTimers()
+        frameSource.start()
+        if stopAlreadyRequested { frameSource.stop() }
         return RunResources(
             sdk: sdk, handoff: handoff, worker: worker, wearables: wearables, recorder: recorder, consumers: consumers
         )
-    }
-
-    /// Plays a file on its own thread: paced by its timestamps in real time, by the worker in virtual time.
-    private func startFilePlayback(path: String, handoff: FrameHandoff, recorder: StreamRecorder?) {
-        let clock = self.clock
-        let startedAt = self.startedAt
-        let waitForEngine = settings.virtualTimeWaitsForEngine
-        Thread.detachNewThread { [weak self] in
-            guard let self else { return }
-            let reader: VideoFileReader
-            do {
-                reader = try VideoFileReader(path: path)
-            } catch {
-                self.fail(BridgeFailure(.deviceUnavailable, "Cannot play \(path): \(error)."))
-                return
-            }
-            self.emit(.state(.streaming, detail: "\(reader.width)x\(reader.height) from \(path)"))
-            let wallStart = ContinuousClock.now
-            var firstUs: Int64?
-            while !self.finished.load(ordering: .acquiring) {
-                let frame: VideoFrame?
-                do {
-                    frame = try reader.nextFrame()
-                } catch {
-                    self.emit(.error(code: "fileError", message: "\(path): \(error)"))
-                    self.requestStop(reason: "endOfFile")
-                    return
-                }
-                guard let frame else {
-                    self.requestStop(reason: "endOfFile")
-                    return
-                }
-                let first = firstUs ?? frame.presentationTimeUs
-                firstUs = first
-                let offset = Duration.microseconds(max(0, frame.presentationTimeUs - first))
-                switch clock {
-                case .virtual(let scheduler):
-                    scheduler.advance(to: startedAt + offset)
-                    if self.finished.load(ordering: .acquiring) { return }
-                case .realTime:
-                    let due = wallStart + offset
-                    if due > ContinuousClock.now { Thread.sleep(forTimeInterval: (due - ContinuousClock.now).inSeconds) }
-                }
-                recorder?.record(frame)
-                handoff.push(frame, hostUs: clock.scheduler.now.wholeMicroseconds)
-                if case .virtual = clock {
-                    handoff.waitUntilIdle()
-                    if waitForEngine, let sdk = self.currentSDK {
-                        _ = try? blockingAwait { await sdk.waitUntilProcessed() }
-                    }
-                }
-            }
-        }
     }
 
     private func wearablesConfiguration(_ scheduler: any EventScheduler) throws -> WearablesConfiguration {
@@ -391,8 +338,8 @@ public final class BridgePipeline: Sendable {
     }
 
     private func fillRestartCounts(_ stats: inout BridgeStats) {
-        if let controller = run.withLock({ $0.controller }) {
-            let counts = controller.restartCounts
+        if let frameSource = run.withLock({ $0.frameSource }) {
+            let counts = frameSource.restartCounts
             stats.stallRestarts = counts.stalls
             stats.reconnects = counts.reconnects
             stats.sessionRestarts = counts.sessions
@@ -402,12 +349,20 @@ public final class BridgePipeline: Sendable {
     // MARK: Finishing
 
     private func fail(_ failure: BridgeFailure) {
-        if let controller = run.withLock({ $0.controller }) {
-            controller.fail(failure)
+        if let frameSource = run.withLock({ $0.frameSource }) {
+            frameSource.fail(failure)
         } else {
             emit(.error(code: failure.kind.rawValue, message: failure.message))
             markFinished(failure)
         }
+    }
+
+    /// A source ended the run by itself (a file's end, or its failure).
+    private func sourceFinished(reason: String, failure: BridgeFailure?) {
+        run.withLock { state in
+            if state.stopReason == nil { state.stopReason = reason }
+        }
+        markFinished(failure)
     }
 
     private func markFinished(_ failure: BridgeFailure?) {
@@ -422,7 +377,7 @@ public final class BridgePipeline: Sendable {
 
     private func waitForFinish(_ resources: RunResources) async {
         let drivesVirtualTime: ManualScheduler?
-        if case .virtual(let scheduler) = clock, case .glasses = source.kind {
+        if case .virtual(let scheduler) = clock, run.withLock({ $0.frameSource })?.pipelineDrivesVirtualTime == true {
             drivesVirtualTime = scheduler
         } else {
             drivesVirtualTime = nil
@@ -447,10 +402,13 @@ public final class BridgePipeline: Sendable {
                         break
                     }
                     settle?()
-                    resources.handoff.waitUntilIdle()
                     if waitForEngine {
-                        let sdk = resources.sdk
-                        _ = try? blockingAwait { await sdk.waitUntilProcessed() }
+                        resources.handoff.waitUntilIdle()
+                        resources.sdk.waitForQueueRoom(allowingPending: 0)
+                    } else {
+                        // The engine may fall behind, as in real time: time moves on once the worker is idle or
+                        // waiting for the engine (and the device then drops for lack of credit).
+                        resources.handoff.waitUntilSettled()
                     }
                 }
             }
@@ -459,8 +417,8 @@ public final class BridgePipeline: Sendable {
 
     private func teardown(_ resources: RunResources) async {
         // Reverse order: stop frame delivery, drain the worker, stop the SDK.
-        let controller = run.withLock { $0.controller }
-        controller?.stopDelivery()
+        let frameSource = run.withLock { $0.frameSource }
+        frameSource?.stopDelivery()
         resources.handoff.push(control: .finish)
         await onOwnThread(name: "glasses-bridge.drain") {
             resources.worker.waitUntilExited()

@@ -4,10 +4,13 @@ import WearablesKit
 
 /// The bounded hand-off between frame delivery (WearablesKit callbacks, file playback) and the pipeline's worker.
 ///
-/// Delivery never blocks: when the worker falls behind and `frameCapacity` frames are already waiting, the oldest
-/// waiting frame is dropped and counted as ``FrameDropReason/late`` (what `alwaysDiscardsLateVideoFrames` does), so
-/// the queue cannot grow. Control items (a device-timeline discontinuity, the end) are never dropped and keep their
-/// place in order. The worker blocks in ``next()``; virtual-time drivers block in ``waitUntilIdle()``.
+/// Backpressure is decided at the source, not here: a link grants the device credit only for the ``room`` left
+/// (see `VideoCreditGating`), and the observer set with ``setRoomObserver(_:)`` hears whenever the worker takes a
+/// frame, so a slow host makes the device drop late frames. A file source waits for room (``pushWaitingForRoom``)
+/// or skips a late frame itself. The hand-off still never grows beyond `frameCapacity` frames: should a source
+/// push into a full hand-off anyway, the oldest waiting frame is dropped and counted as ``FrameDropReason/late``.
+/// Control items (a device-timeline discontinuity, the end) are never dropped and keep their place in order. The
+/// worker blocks in ``next()``; virtual-time drivers block in ``waitUntilIdle()`` or ``waitUntilSettled()``.
 final class FrameHandoff: @unchecked Sendable {
     // @unchecked Sendable: every stored property is read and written only while `condition` is locked.
 
@@ -25,7 +28,9 @@ final class FrameHandoff: @unchecked Sendable {
     private var items: [Item] = []
     private var waitingFrames = 0
     private var busy = false
+    private var workerWaitsForEngine = false
     private var finished = false
+    private var roomObserver: (@Sendable () -> Void)?
     private let counters: BridgeCounters
 
     /// How many frames may wait for the worker.
@@ -58,6 +63,36 @@ final class FrameHandoff: @unchecked Sendable {
         if droppedLate { counters.update { $0.recordDropped(.late) } }
     }
 
+    /// Hands over a frame once there is room for it, blocking the calling source thread meanwhile (file playback).
+    func pushWaitingForRoom(_ frame: VideoFrame, hostUs: Int64) {
+        condition.lock()
+        while waitingFrames >= frameCapacity, !finished { condition.wait() }
+        condition.unlock()
+        push(frame, hostUs: hostUs)
+    }
+
+    /// Places free for frames now: what a source may still send without anything being dropped.
+    var room: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return max(0, frameCapacity - waitingFrames)
+    }
+
+    /// `observer` runs (outside the lock) every time the worker takes a frame, i.e. whenever room appears.
+    func setRoomObserver(_ observer: @escaping @Sendable () -> Void) {
+        condition.lock()
+        roomObserver = observer
+        condition.unlock()
+    }
+
+    /// The worker is blocked waiting for the engine to catch up (`true`) or working again (`false`).
+    func setWorkerWaitsForEngine(_ waiting: Bool) {
+        condition.lock()
+        workerWaitsForEngine = waiting
+        condition.broadcast()
+        condition.unlock()
+    }
+
     /// Hands over a control item; `.finish` makes later frames count as dropped (`inputNotRunning`).
     func push(control item: Item) {
         condition.lock()
@@ -72,9 +107,16 @@ final class FrameHandoff: @unchecked Sendable {
         condition.lock()
         while items.isEmpty { condition.wait() }
         let item = items.removeFirst()
-        if case .frame = item { waitingFrames -= 1 }
+        var tookFrame = false
+        if case .frame = item {
+            waitingFrames -= 1
+            tookFrame = true
+        }
         busy = true
+        let observer = roomObserver
+        condition.broadcast()
         condition.unlock()
+        if tookFrame { observer?() }
         return item
     }
 
@@ -90,6 +132,14 @@ final class FrameHandoff: @unchecked Sendable {
     func waitUntilIdle() {
         condition.lock()
         while !items.isEmpty || busy { condition.wait() }
+        condition.unlock()
+    }
+
+    /// Blocks until the worker is idle, or is blocked waiting for the engine (virtual time that does not wait for
+    /// the engine: the engine falls behind as in real time, and time moves on).
+    func waitUntilSettled() {
+        condition.lock()
+        while !((items.isEmpty && !busy) || workerWaitsForEngine) { condition.wait() }
         condition.unlock()
     }
 

@@ -6,7 +6,7 @@ import WearablesKit
 
 /// What the frame worker needs from the rest of the pipeline.
 struct FrameWorkerContext: Sendable {
-    /// The SDK whose run is restarted for a fresh timeline.
+    /// The SDK whose queue the worker keeps pace with.
     let sdk: SmartSpectraSDK
     /// Where frames go.
     let input: CustomInput
@@ -45,7 +45,7 @@ final class FrameWorker: @unchecked Sendable {
     init(handoff: FrameHandoff, context: FrameWorkerContext) {
         self.handoff = handoff
         self.context = context
-        self.mapper = TimestampMapper(frameRate: context.frameRate)
+        self.mapper = TimestampMapper(frameRate: context.frameRate, maximumGapUs: CustomInput.maximumTimestampGapUs)
     }
 
     /// Starts the worker thread. Call once, after the SDK's `start()` returned.
@@ -143,14 +143,13 @@ final class FrameWorker: @unchecked Sendable {
             context.counters.update { $0.recordDropped(.inputNotRunning) }
             return
         }
-        // The engine is behind: drop this late frame here rather than let its queue discard older ones. Checked
-        // before the mapper sees the frame, so the mapper's timeline holds only frames custom input was given, and
-        // an engine that stalls for more than 2 s gets a restarted input rather than a run of gap rejections.
-        let engine = context.sdk.frameStatistics
-        if engine.accepted > engine.processed + engine.dropped + UInt64(max(1, context.engineQueueLimit)) - 1 {
-            context.counters.update { $0.recordDropped(.engineBehind) }
-            return
-        }
+        // The engine is behind: wait here, on the worker's thread, until it has room. The worker then takes no
+        // more frames from the hand-off, the link grants the device no more credit, and the device drops late frames
+        // at the source. Waiting happens before the mapper sees the frame, so an engine that stalls for more than
+        // 2 s gets a new timeline rather than a run of gap rejections.
+        handoff.setWorkerWaitsForEngine(true)
+        context.sdk.waitForQueueRoom(allowingPending: max(1, context.engineQueueLimit) - 1)
+        handoff.setWorkerWaitsForEngine(false)
         switch mapper.map(deviceUs: picture.presentationTimeUs, hostUs: hostUs) {
         case .drop(let reason):
             context.counters.update { $0.recordDropped(reason) }
@@ -175,19 +174,15 @@ final class FrameWorker: @unchecked Sendable {
         }
     }
 
-    /// Stops and starts custom input so the next frame begins a fresh timeline; false if the SDK failed.
+    /// Begins a fresh timeline for the next frame, without leaving the worker thread; false if the SDK failed.
     private func restartInput(reason: String) -> Bool {
-        let sdk = context.sdk
         do {
-            try blockingAwait {
-                try await sdk.stop()
-                try await sdk.start()
-            }
+            try context.input.beginNewTimeline()
             context.counters.updateStats { $0.inputRestarts += 1 }
             context.notice("custom input restarted for a fresh timeline after \(reason)")
             return true
         } catch {
-            fail(BridgeFailure(.internalError, "Custom input could not be restarted after \(reason): \(error)."))
+            fail(BridgeFailure(.internalError, "Custom input could not be restarted after \(reason): \(error.message)."))
             return false
         }
     }

@@ -187,6 +187,13 @@ final class GlassesController: Sendable {
             event { $0.connectFailed(message, now: $1) }
             return
         }
+        // Backpressure has one owner: the link grants the device credit only for places free in the hand-off, and
+        // the worker makes room when it takes a frame. A slow host makes the device drop late frames at the source.
+        if let gated = link as? any VideoCreditGating {
+            let handoff = deps.handoff
+            gated.gateVideoCredit { handoff.room }
+            handoff.setRoomObserver { [weak gated] in gated?.videoRoomChanged() }
+        }
         deps.wearables.attach(link: link)
         watchForDevice()
         deps.scheduler.schedule(after: deps.helloTimeout) { [weak self] in

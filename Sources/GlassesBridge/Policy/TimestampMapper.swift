@@ -1,9 +1,10 @@
+import SmartSpectraInput
+
 /// Why a frame never reached custom input.
 public enum FrameDropReason: String, Sendable, Hashable, CaseIterable, Codable {
-    /// The worker was still busy with earlier frames: dropped like `alwaysDiscardsLateVideoFrames` does.
+    /// The source was behind: a file's frame already past its time in real time (skipped by the file source), or a
+    /// frame pushed into a full hand-off. (Glasses drop late frames themselves, for lack of link credit.)
     case late
-    /// The engine still had a full queue of frames to process: dropped before submission, as a late frame.
-    case engineBehind
     /// Its presentation time equals the previous frame's.
     case duplicateTimestamp
     /// Its presentation time is earlier than a frame already submitted.
@@ -35,8 +36,11 @@ public struct TimestampMapper: Sendable, Hashable {
         case drop(FrameDropReason)
     }
 
-    /// The largest gap custom input accepts between two timestamps of one run.
-    public static let maximumGapUs: Int64 = 2_000_000
+    /// The largest gap custom input accepts between two timestamps of one run: custom input's own limit.
+    public static let maximumGapUs: Int64 = CustomInput.maximumTimestampGapUs
+
+    /// The gap beyond which this mapper asks for a new timeline.
+    public let maximumGapUs: Int64
 
     /// The nominal spacing used when a rebase has no better measure of elapsed time.
     public let nominalFrameIntervalUs: Int64
@@ -47,8 +51,10 @@ public struct TimestampMapper: Sendable, Hashable {
     private var discontinuity = false
 
     /// Creates a mapper; `frameRate` sets the spacing used after a rebase that has no host time to measure by.
-    public init(frameRate: UInt) {
+    /// - Parameter maximumGapUs: the custom input's gap limit (``CustomInput/maximumTimestampGapUs`` by default).
+    public init(frameRate: UInt, maximumGapUs: Int64 = TimestampMapper.maximumGapUs) {
         self.nominalFrameIntervalUs = 1_000_000 / Int64(max(frameRate, 1))
+        self.maximumGapUs = maximumGapUs
     }
 
     /// The last timestamp handed out, if any.
@@ -74,14 +80,14 @@ public struct TimestampMapper: Sendable, Hashable {
         if delta == 0 { return .drop(.duplicateTimestamp) }
         if delta < 0 {
             // A small step back is a stray frame; a large one means the device clock restarted.
-            if delta >= -Self.maximumGapUs { return .drop(.backwardTimestamp) }
+            if delta >= -maximumGapUs { return .drop(.backwardTimestamp) }
             return rebase(deviceUs: deviceUs, lastOutput: lastOutput, hostUs: hostUs)
         }
         let (output, outputOverflow) = lastOutput.addingReportingOverflow(delta)
         if outputOverflow || output >= Int64.max - 2 {
             return accept(deviceUs: deviceUs, outputUs: 0, hostUs: hostUs, restart: true)
         }
-        return accept(deviceUs: deviceUs, outputUs: output, hostUs: hostUs, restart: delta > Self.maximumGapUs)
+        return accept(deviceUs: deviceUs, outputUs: output, hostUs: hostUs, restart: delta > maximumGapUs)
     }
 
     private mutating func rebase(deviceUs: Int64, lastOutput: Int64, hostUs: Int64?) -> Decision {
@@ -93,7 +99,7 @@ public struct TimestampMapper: Sendable, Hashable {
         // when that is more than custom input tolerates (or the timeline had to wrap).
         return accept(
             deviceUs: deviceUs, outputUs: value, hostUs: hostUs,
-            restart: elapsed > Self.maximumGapUs || value <= lastOutput
+            restart: elapsed > maximumGapUs || value <= lastOutput
         )
     }
 

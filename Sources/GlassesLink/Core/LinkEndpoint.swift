@@ -53,6 +53,8 @@ final class LinkEndpoint: Sendable {
     private let deliver: @Sendable (@escaping @Sendable () -> Void) -> Void
     private let state: Mutex<EndpointStateMachine>
     private let wireBox = Mutex<(any LinkWire)?>(nil)
+    /// Host end, when gated: how many more video samples the consumer can take now (see ``gateVideoCredit(room:)``).
+    private let creditRoom = Mutex<(@Sendable () -> Int)?>(nil)
     /// The wire, kept for its statistics after the link closed.
     private let statisticsSource = Mutex<(any LinkWire)?>(nil)
 
@@ -100,8 +102,27 @@ final class LinkEndpoint: Sendable {
 
     func open(handler: @escaping @Sendable (EndpointEvent) -> Void) {
         let now = scheduler.now
-        let actions = state.withLock { $0.open(handler: handler, now: now) }
+        let room = currentCreditRoom()
+        let actions = state.withLock { $0.open(handler: handler, now: now, creditRoom: room) }
         perform(actions)
+    }
+
+    /// Host end: from now on, grant video credit only while `room()` (the consumer's free places) allows, and owe
+    /// the rest until ``videoRoomChanged()``. A slow consumer then makes the device drop late samples at the source.
+    func gateVideoCredit(room: @escaping @Sendable () -> Int) {
+        creditRoom.withLock { $0 = room }
+    }
+
+    /// Host end, gated: the consumer took a sample (or otherwise made room); pays owed credit the room allows.
+    func videoRoomChanged() {
+        guard let room = currentCreditRoom() else { return }
+        let actions = state.withLock { $0.payOwedCredit(room: room) }
+        perform(actions)
+    }
+
+    /// The consumer's room now, computed outside the state lock; nil when credit is not gated.
+    private func currentCreditRoom() -> Int? {
+        creditRoom.withLock { $0 }.map { $0() }
     }
 
     func send(_ frame: LinkFrame) {
@@ -179,7 +200,8 @@ final class LinkEndpoint: Sendable {
             guard let (event, handler) = state.withLock({ $0.nextDelivery() }) else { return }
             handler(event)
             if case .message(.device(.videoSample)) = event {
-                let actions = state.withLock { $0.videoSampleDelivered() }
+                let room = currentCreditRoom()
+                let actions = state.withLock { $0.videoSampleDelivered(room: room) }
                 perform(actions)
             }
         }
@@ -216,6 +238,8 @@ struct EndpointStateMachine {
 
     /// Device end: credit left; host end: credit granted and not yet used by the device.
     private var credit = 0
+    /// Gated host end: samples delivered whose credit waits for the consumer's room.
+    private var owedCredit = 0
     private(set) var droppedVideoSamples: UInt64 = 0
     private(set) var uncreditedVideoSamples: UInt64 = 0
     private(set) var misdirectedFrames: UInt64 = 0
@@ -228,7 +252,9 @@ struct EndpointStateMachine {
         self.configuration = configuration
     }
 
-    mutating func open(handler: @escaping @Sendable (EndpointEvent) -> Void, now: Duration) -> [EndpointAction] {
+    mutating func open(
+        handler: @escaping @Sendable (EndpointEvent) -> Void, now: Duration, creditRoom: Int? = nil
+    ) -> [EndpointAction] {
         guard self.handler == nil, !closedDelivered else { return [] }
         self.handler = handler
         var actions: [EndpointAction] = []
@@ -236,7 +262,7 @@ struct EndpointStateMachine {
             phase = .open
             lastHeard = now
             if configuration.role == .host {
-                let grant = max(0, configuration.initialCredit)
+                let grant = max(0, min(configuration.initialCredit, creditRoom ?? .max))
                 credit += grant
                 actions.append(.transmit(.host(.frameCredit(UInt32(clamping: grant)))))
             }
@@ -421,11 +447,27 @@ struct EndpointStateMachine {
         return (event, handler)
     }
 
-    /// The host handler returned from a video sample: grant one more.
-    mutating func videoSampleDelivered() -> [EndpointAction] {
+    /// The host handler returned from a video sample: grant one more, or, when gated by the consumer's `room`,
+    /// owe it and pay what the room allows.
+    mutating func videoSampleDelivered(room: Int? = nil) -> [EndpointAction] {
         guard phase == .open, configuration.role == .host else { return [] }
-        credit += 1
-        return [.transmit(.host(.frameCredit(1)))]
+        guard let room else {
+            credit += 1
+            return [.transmit(.host(.frameCredit(1)))]
+        }
+        owedCredit += 1
+        return payOwedCredit(room: room)
+    }
+
+    /// Gated host end: grants as much owed credit as the consumer's free `room` leaves after the credit the device
+    /// still holds (each of those samples will take a place when it arrives).
+    mutating func payOwedCredit(room: Int) -> [EndpointAction] {
+        guard phase == .open, configuration.role == .host, owedCredit > 0 else { return [] }
+        let pay = min(owedCredit, max(0, room - credit))
+        guard pay > 0 else { return [] }
+        owedCredit -= pay
+        credit += pay
+        return [.transmit(.host(.frameCredit(UInt32(clamping: pay))))]
     }
 
     private var pendingCount: Int { inbox.count - inboxHead }

@@ -1,7 +1,7 @@
 import WearablesKit
 
 /// The host end of any link: a ``DeviceLink`` over a ``LinkEndpoint``.
-final class HostEndLink: DeviceLink, LinkDiagnosticsReporting {
+final class HostEndLink: DeviceLink, VideoCreditGating, LinkDiagnosticsReporting {
     let endpoint: LinkEndpoint
 
     init(endpoint: LinkEndpoint) {
@@ -24,6 +24,14 @@ final class HostEndLink: DeviceLink, LinkDiagnosticsReporting {
 
     func close() {
         endpoint.close()
+    }
+
+    func gateVideoCredit(room: @escaping @Sendable () -> Int) {
+        endpoint.gateVideoCredit(room: room)
+    }
+
+    func videoRoomChanged() {
+        endpoint.videoRoomChanged()
     }
 
     var diagnostics: LinkDiagnostics { endpoint.diagnostics }

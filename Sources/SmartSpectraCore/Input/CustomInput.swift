@@ -35,4 +35,27 @@ public final class CustomInput: Sendable {
     public func sendFrame(_ pixelBuffer: PixelBuffer, timestampUs: Int64) -> FrameSubmissionResult {
         sdk.submit(pixelBuffer, timestampUs: timestampUs, generation: generation)
     }
+
+    /// The largest distance allowed between consecutive timestamps of one timeline (2 s): a longer pause needs a
+    /// new timeline (``beginNewTimeline()``), or the next frame is rejected with `timestampGap`.
+    public static let maximumTimestampGap: Duration = .microseconds(TimestampTimeline.maximumGapUs)
+
+    /// The same limit in microseconds, as timestamps are given.
+    public static let maximumTimestampGapUs: Int64 = TimestampTimeline.maximumGapUs
+
+    /// Begins a fresh timeline from the thread that submits frames, without leaving it: the frames accepted so far
+    /// are processed and the run's final update is published (as `stop()` does), then a new run starts (as
+    /// `start()` does); the next frame may carry any valid timestamp.
+    ///
+    /// Blocks the calling thread until the new run accepts frames. Call it from your own submitting thread, never
+    /// from a task on the cooperative pool.
+    /// - Throws: `invalidState` when this handle is no longer current; the backend's error if it cannot restart.
+    public func beginNewTimeline() throws(SmartSpectraError) {
+        guard sdk.isCurrent(generation: generation) else {
+            throw SmartSpectraError(
+                code: .invalidState,
+                message: "This custom-input handle is no longer current: another input was selected.")
+        }
+        try sdk.restartBlocking()
+    }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// Frame counters of the current (or last) run.
 public struct FrameStatistics: Sendable, Hashable {
@@ -42,15 +43,63 @@ enum WorkerJob: Sendable {
 /// Side effects the owner performs after an event, outside the lock.
 struct SDKEffects {
     /// The caller of `start()` to resume.
-    var resumeStart: (continuation: CheckedContinuation<Void, any Error>, error: SmartSpectraError?)?
+    var resumeStart: (waiter: StartWaiter, error: SmartSpectraError?)?
     /// Callers of `stop()`/`reset()`/`waitUntilProcessed()` to resume.
-    var resume: [CheckedContinuation<Void, Never>] = []
+    var resume: [SDKWaiter] = []
     /// The worker to wake.
     var wake: DispatchSemaphore?
     /// A run whose worker thread must be started.
     var launch: RunLaunch?
     /// Something for the log: (level, message).
     var log: [(SmartSpectraLogLevel, String)] = []
+}
+
+/// Someone waiting for the SDK: an async caller (a continuation) or a thread blocked on a semaphore.
+///
+/// Threads wait only where the API says so (``SmartSpectraSDK/waitForQueueRoom(allowingPending:)``,
+/// ``CustomInput/beginNewTimeline()``); they are never threads of the cooperative pool.
+enum SDKWaiter: Sendable {
+    case task(CheckedContinuation<Void, Never>)
+    case thread(DispatchSemaphore)
+
+    func resume() {
+        switch self {
+        case .task(let continuation): continuation.resume()
+        case .thread(let semaphore): semaphore.signal()
+        }
+    }
+}
+
+/// The caller of `start()`: an async caller, or a thread blocked until the run accepts frames.
+enum StartWaiter: Sendable {
+    case task(CheckedContinuation<Void, any Error>)
+    case thread(BlockingStart)
+
+    func resume(failure: SmartSpectraError?) {
+        switch self {
+        case .task(let continuation):
+            if let failure { continuation.resume(throwing: failure) } else { continuation.resume() }
+        case .thread(let start):
+            start.finish(failure)
+        }
+    }
+}
+
+/// A thread's wait for `start()` to finish, and its outcome.
+final class BlockingStart: Sendable {
+    private let outcome = Mutex<SmartSpectraError?>(nil)
+    private let done = DispatchSemaphore(value: 0)
+
+    func finish(_ failure: SmartSpectraError?) {
+        outcome.withLock { $0 = failure }
+        done.signal()
+    }
+
+    /// Blocks until the run accepts frames or failed to start.
+    func wait() -> SmartSpectraError? {
+        done.wait()
+        return outcome.withLock { $0 }
+    }
 }
 
 /// What the owner needs to start a run's worker.
@@ -91,9 +140,9 @@ struct SDKStateMachine {
         var queue: [QueuedFrame] = []
         var processedAny = false
         var reportedDrops = false
-        var startContinuation: CheckedContinuation<Void, any Error>?
-        var stopWaiters: [CheckedContinuation<Void, Never>] = []
-        var drainWaiters: [(target: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+        var startContinuation: StartWaiter?
+        var stopWaiters: [SDKWaiter] = []
+        var drainWaiters: [(target: UInt64, continuation: SDKWaiter)] = []
     }
 
     enum Phase {
@@ -163,7 +212,7 @@ struct SDKStateMachine {
 
     /// `start()`: begins a run (the owner launches its worker), or fails at once.
     mutating func startRequested(
-        continuation: CheckedContinuation<Void, any Error>, configuration: ProcessingConfiguration
+        continuation: StartWaiter, configuration: ProcessingConfiguration
     ) -> SDKEffects {
         var effects = SDKEffects()
         if case .active = phase {
@@ -237,7 +286,7 @@ struct SDKStateMachine {
     /// Stop lets the worker process the frames already accepted, then publishes the backend's final update. Reset
     /// drops queued frames and clears measurement output. Both resume `continuation` once the run has ended; with
     /// no run they resume it at once.
-    mutating func stopRequested(discard: Bool, continuation: CheckedContinuation<Void, Never>) -> SDKEffects {
+    mutating func stopRequested(discard: Bool, continuation: SDKWaiter) -> SDKEffects {
         var effects = SDKEffects()
         guard case .active(var run) = phase else {
             if discard {
@@ -406,7 +455,7 @@ struct SDKStateMachine {
 
     /// `waitUntilProcessed()` (`allowedPending == 0`) and `waitForQueueSpace()` (`queueCapacity - 1`): resumes once
     /// at most `allowedPending` of the frames accepted so far are neither processed nor dropped, or the run ends.
-    mutating func drainRequested(continuation: CheckedContinuation<Void, Never>, allowedPending: UInt64) -> SDKEffects {
+    mutating func drainRequested(continuation: SDKWaiter, allowedPending: UInt64) -> SDKEffects {
         var effects = SDKEffects()
         guard case .active(var run) = phase else {
             effects.resume.append(continuation)
@@ -419,9 +468,9 @@ struct SDKStateMachine {
         return effects
     }
 
-    private mutating func takeSatisfiedDrainWaiters(_ run: inout Run) -> [CheckedContinuation<Void, Never>] {
+    private mutating func takeSatisfiedDrainWaiters(_ run: inout Run) -> [SDKWaiter] {
         let handled = statistics.processed + statistics.dropped
-        var ready: [CheckedContinuation<Void, Never>] = []
+        var ready: [SDKWaiter] = []
         run.drainWaiters.removeAll { waiter in
             guard waiter.target <= handled else { return false }
             ready.append(waiter.continuation)

@@ -142,7 +142,7 @@ public final class SmartSpectraSDK: Observable, Sendable {
     public func start() async throws {
         let configuration = config.untrackedProcessingConfiguration
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let effects = core.withLock { $0.startRequested(continuation: continuation, configuration: configuration) }
+            let effects = core.withLock { $0.startRequested(continuation: .task(continuation), configuration: configuration) }
             perform(effects)
         }
     }
@@ -152,7 +152,7 @@ public final class SmartSpectraSDK: Observable, Sendable {
     /// `idle`. The custom-input handle stays valid; `start()` again to resume on a fresh timeline.
     public func stop() async throws {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let effects = core.withLock { $0.stopRequested(discard: false, continuation: continuation) }
+            let effects = core.withLock { $0.stopRequested(discard: false, continuation: .task(continuation)) }
             perform(effects)
         }
     }
@@ -162,7 +162,7 @@ public final class SmartSpectraSDK: Observable, Sendable {
     /// transform and handle. Safe while idle; await it before restarting.
     public func reset() async throws {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let effects = core.withLock { $0.stopRequested(discard: true, continuation: continuation) }
+            let effects = core.withLock { $0.stopRequested(discard: true, continuation: .task(continuation)) }
             perform(effects)
         }
     }
@@ -171,7 +171,7 @@ public final class SmartSpectraSDK: Observable, Sendable {
     /// or the run has ended. Returns at once when no run is active.
     public func waitUntilProcessed() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let effects = core.withLock { $0.drainRequested(continuation: continuation, allowedPending: 0) }
+            let effects = core.withLock { $0.drainRequested(continuation: .task(continuation), allowedPending: 0) }
             perform(effects)
         }
     }
@@ -183,10 +183,43 @@ public final class SmartSpectraSDK: Observable, Sendable {
     public func waitForQueueSpace() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let effects = core.withLock {
-                $0.drainRequested(continuation: continuation, allowedPending: UInt64($0.queueCapacity - 1))
+                $0.drainRequested(continuation: .task(continuation), allowedPending: UInt64($0.queueCapacity - 1))
             }
             perform(effects)
         }
+    }
+
+    /// Blocks the calling thread until at most `pending` of the frames accepted so far wait to be processed (or no
+    /// run is active): the synchronous way for a producer that owns its thread to keep pace with the backend.
+    ///
+    /// Call it from a thread of your own (never from a task on the cooperative pool); the SDK's own threads never
+    /// wait here. `pending` below zero counts as zero.
+    public func waitForQueueRoom(allowingPending pending: Int) {
+        let semaphore = DispatchSemaphore(value: 0)
+        let effects = core.withLock {
+            $0.drainRequested(continuation: .thread(semaphore), allowedPending: UInt64(max(0, pending)))
+        }
+        perform(effects)
+        semaphore.wait()
+    }
+
+    /// Whether `generation` is the selected custom input's handle.
+    func isCurrent(generation: UInt64) -> Bool {
+        core.withLock { core in
+            if case .custom(let current, _) = core.source { return current == generation }
+            return false
+        }
+    }
+
+    /// `stop()` then `start()`, blocking the calling thread: what ``CustomInput/beginNewTimeline()`` does.
+    func restartBlocking() throws(SmartSpectraError) {
+        let stopped = DispatchSemaphore(value: 0)
+        perform(core.withLock { $0.stopRequested(discard: false, continuation: .thread(stopped)) })
+        stopped.wait()
+        let start = BlockingStart()
+        let configuration = config.untrackedProcessingConfiguration
+        perform(core.withLock { $0.startRequested(continuation: .thread(start), configuration: configuration) })
+        if let failure = start.wait() { throw failure }
     }
 
     // MARK: Streams
@@ -285,10 +318,8 @@ public final class SmartSpectraSDK: Observable, Sendable {
             ProcessingWorker(sdk: self, launch: launch, backend: backend).startThread()
         }
         effects.wake?.signal()
-        if let (continuation, failure) = effects.resumeStart {
-            if let failure { continuation.resume(throwing: failure) } else { continuation.resume() }
-        }
-        for continuation in effects.resume { continuation.resume() }
+        if let (waiter, failure) = effects.resumeStart { waiter.resume(failure: failure) }
+        for waiter in effects.resume { waiter.resume() }
     }
 
     /// Delivers queued changes in order; only one thread delivers at a time, the others leave their changes to it.

@@ -58,6 +58,21 @@ public protocol DeviceLink: AnyObject, Sendable {
     func close()
 }
 
+/// A host link whose video credit follows the consumer's free room instead of the delivery of each sample.
+///
+/// By default a host end grants the device one more video sample whenever it has delivered one, so a slow consumer
+/// only finds out downstream. Gated, the link grants credit only while `room()` (the places the consumer has free
+/// now) allows, and owes the rest until the consumer calls ``videoRoomChanged()`` after taking a sample. A slow
+/// consumer then makes the *device* drop late samples at the source, counted there — what DAT's
+/// `alwaysDiscardsLateVideoFrames` does on a phone.
+public protocol VideoCreditGating: AnyObject, Sendable {
+    /// Gates credit by `room`, which must be cheap, thread-safe, and never call back into the link. Call before
+    /// the link is opened, so the first grant already respects it.
+    func gateVideoCredit(room: @escaping @Sendable () -> Int)
+    /// The consumer took a sample or otherwise made room: the link pays what it owes, as far as the room allows.
+    func videoRoomChanged()
+}
+
 /// What a device-side link delivers to the device (the simulator, or firmware on real glasses).
 public enum HostLinkEvent: Sendable {
     /// A message from the host.

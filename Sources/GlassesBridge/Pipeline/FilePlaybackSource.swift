@@ -1,0 +1,116 @@
+import Foundation
+import GlassesVideo
+import SmartSpectraInput
+import Synchronization
+import WearablesKit
+
+/// A recording played as if glasses sent it, on a thread of its own.
+///
+/// In real time it is paced by the file's timestamps and skips a frame whose time has passed while the worker had
+/// no room (counted as ``FrameDropReason/late``, at the source). In virtual time it advances the run's clock to
+/// each frame's time and waits for room, and for the worker (and, when asked, the engine), so nothing is dropped.
+final class FilePlaybackSource: FrameSource {
+    /// What the source needs from the run.
+    struct Dependencies: Sendable {
+        let path: String
+        let clock: BridgeClock
+        let startedAt: Duration
+        let handoff: FrameHandoff
+        let counters: BridgeCounters
+        let sdk: SmartSpectraSDK
+        let waitForEngine: Bool
+        let record: (@Sendable (VideoFrame) -> Void)?
+        let emit: @Sendable (BridgeEvent) -> Void
+        /// The run must end; `reason` names why when it ended normally.
+        let finish: @Sendable (_ reason: String, _ failure: BridgeFailure?) -> Void
+    }
+
+    private let deps: Dependencies
+    private let stopped = Atomic<Bool>(false)
+
+    init(dependencies: Dependencies) {
+        self.deps = dependencies
+    }
+
+    var restartCounts: (stalls: Int, reconnects: Int, sessions: Int) { (0, 0, 0) }
+    var pipelineDrivesVirtualTime: Bool { false }
+
+    func start() {
+        let thread = Thread { [self] in play() }
+        thread.name = "glasses-bridge.file"
+        thread.start()
+    }
+
+    func stop() {
+        stopped.store(true, ordering: .releasing)
+        deps.finish("endOfInput", nil)
+    }
+
+    func fail(_ failure: BridgeFailure) {
+        stopped.store(true, ordering: .releasing)
+        deps.emit(.error(code: failure.kind.rawValue, message: failure.message))
+        deps.finish(failure.kind.rawValue, failure)
+    }
+
+    func stopDelivery() {
+        stopped.store(true, ordering: .releasing)
+    }
+
+    func capturePhoto() -> Bool { false }
+
+    private var isStopped: Bool { stopped.load(ordering: .acquiring) }
+
+    private func play() {
+        let reader: VideoFileReader
+        do {
+            reader = try VideoFileReader(path: deps.path)
+        } catch {
+            fail(BridgeFailure(.deviceUnavailable, "Cannot play \(deps.path): \(error)."))
+            return
+        }
+        deps.emit(.state(.streaming, detail: "\(reader.width)x\(reader.height) from \(deps.path)"))
+        let wallStart = ContinuousClock.now
+        var firstUs: Int64?
+        while !isStopped {
+            let frame: VideoFrame?
+            do {
+                frame = try reader.nextFrame()
+            } catch {
+                deps.emit(.error(code: "fileError", message: "\(deps.path): \(error)"))
+                deps.finish("endOfFile", nil)
+                return
+            }
+            guard let frame else {
+                deps.finish("endOfFile", nil)
+                return
+            }
+            let first = firstUs ?? frame.presentationTimeUs
+            firstUs = first
+            let (elapsedUs, overflow) = frame.presentationTimeUs.subtractingReportingOverflow(first)
+            let offset = Duration.microseconds(overflow ? 0 : max(0, elapsedUs))
+            switch deps.clock {
+            case .virtual(let scheduler):
+                scheduler.advance(to: deps.startedAt + offset)
+                if isStopped { return }
+                deps.record?(frame)
+                deps.handoff.pushWaitingForRoom(frame, hostUs: deps.clock.scheduler.now.wholeMicroseconds)
+                deps.handoff.waitUntilIdle()
+                if deps.waitForEngine { deps.sdk.waitForQueueRoom(allowingPending: 0) }
+            case .realTime:
+                let due = wallStart + offset
+                let now = ContinuousClock.now
+                if due > now { Thread.sleep(forTimeInterval: (due - now).inSeconds) }
+                deps.record?(frame)
+                if deps.handoff.room == 0 {
+                    // The worker is behind and this frame's time has come: skip it here, as glasses would.
+                    deps.counters.update {
+                        $0.recordReceived()
+                        $0.recordDropped(.late)
+                    }
+                    continue
+                }
+                deps.handoff.push(frame, hostUs: deps.clock.scheduler.now.wholeMicroseconds)
+            }
+        }
+    }
+}
