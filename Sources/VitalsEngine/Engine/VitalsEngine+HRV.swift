@@ -1,0 +1,27 @@
+import Foundation
+
+// HRV: beats detected in the pulse wave over the last `hrvWindow`.
+extension VitalsEngine {
+    func hrv(_ result: inout VitalsFrameResult, at t: Double, duration: Double, pulse: (rate: Double, confidence: Double, snr: Double)) {
+        let c = configuration
+        let fs = analysisRate
+        let window = Array(samples.drop { t - $0.t > c.hrvWindow })
+        guard let start = window.first?.t else { return }
+        let (r, g, b) = skinTrace(window, from: start, to: t, rate: fs)
+        // The method that is best over the whole window, band-passed around the pulse with room for its variability.
+        let analysis = PulseAnalysis.analyse(r: r, g: g, b: b, rate: fs, low: c.pulseRange.lowerBound, high: c.pulseRange.upperBound,
+                                             chromaExcess: chromaExcess(window, from: start, to: t, rate: fs))
+        let f0 = pulse.rate / 60
+        let raw = PulseProjection.wave(analysis.best, r: r, g: g, b: b, rate: fs, low: 0.6, high: min(4, fs / 2 - 0.5))
+        let wave = SignalMath.bandPass(raw, sampleRate: fs, low: max(0.5, f0 * 0.6), high: min(fs / 2 - 0.5, f0 * 1.6))
+        let shape = SignalMath.bandPass(raw, sampleRate: fs, low: max(0.5, f0 * 0.5), high: min(fs / 2 - 0.5, f0 * 3))
+        let (runs, accepted) = HRVMeasures.intervals(wave: wave, shape: shape, rate: fs, expectedRate: pulse.rate)
+        // Camera noise jitters the beat times; its share of the interval variation is removed (see timingNoise).
+        guard let measures = HRVMeasures.from(runs: runs, acceptedFraction: accepted,
+                                              timingNoise: HRVMeasures.timingNoise(runs: runs)) else { return }
+        let quality = min(1, max(0, (pulse.snr + 2) / 8))
+        var confidence = 100 * quality * max(0, (accepted - 0.5) * 2)
+        if duration < c.hrvWarmUp { confidence = min(confidence, VitalsStability.hrv - 1) }
+        result.hrv.append(VitalsHRVSample(measures: measures, confidence: confidence, timestampUs: Int64((t * 1_000_000).rounded())))
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+
+// Pulse: rate, method and the newest part of the wave from the last `pulseWindow` of skin colour.
+extension VitalsEngine {
+    /// Estimates the pulse over the last `pulseWindow` and appends its rate and the part of the wave not emitted before.
+    func pulse(_ result: inout VitalsFrameResult, at t: Double, duration: Double) {
+        let c = configuration
+        let fs = analysisRate
+        let window = Array(samples.drop { t - $0.t > c.pulseWindow })
+        let start = window.first!.t
+        let (r, g, b) = skinTrace(window, from: start, to: t, rate: fs)
+        let analysis = PulseAnalysis.analyse(r: r, g: g, b: b, rate: fs, low: c.pulseRange.lowerBound, high: c.pulseRange.upperBound,
+                                             chromaExcess: chromaExcess(window, from: start, to: t, rate: fs))
+        var confidence = Self.confidence(snr: analysis.snr)
+        if duration < c.pulseWarmUp { confidence = min(confidence, VitalsStability.pulse - 1) }
+        let us = Int64((t * 1_000_000).rounded())
+        result.pulseRate.append(VitalsRateSample(value: analysis.rate, confidence: confidence, timestampUs: us))
+        result.pulseMethod = analysis.best
+        result.pulseWaveConfidence = confidence
+        latestPulse = (analysis.rate, confidence, analysis.snr)
+        // The newest part of the wave (not emitted before).
+        for (i, v) in analysis.wave.enumerated() {
+            let ts = start + Double(i) / fs
+            if ts > lastEmittedPulseWave, ts > t - 1.5 {
+                result.pulseWave.append(VitalsTraceSample(value: v, timestampUs: Int64((ts * 1_000_000).rounded())))
+                lastEmittedPulseWave = ts
+            }
+        }
+    }
+
+    /// Maps spectral SNR (dB) to a 0–100 confidence: −6 dB → 0, 0 dB → 40 (the pulse stable threshold), 9 dB → 100.
+    static func confidence(snr: Double) -> Double {
+        let v = snr < 0 ? (snr + 6) / 6 * 40 : 40 + snr / 9 * 60
+        return min(100, max(0, v))
+    }
+}

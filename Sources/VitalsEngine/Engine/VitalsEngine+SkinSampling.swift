@@ -1,0 +1,63 @@
+import Foundation
+
+// Skin sampling: the mean colour of the forehead and cheeks, and of the background beside the head.
+extension VitalsEngine {
+    /// How far (px) the tracked position may move before it drags the skin regions along (see `skinPosition`).
+    private static let skinPlay = 1.0
+
+    /// The skin's mean colour this frame: forehead and both cheeks, clear of the eyes and the mouth, at the tracked
+    /// sub-pixel position (bilinear blend of the four integer placements, so that slow motion does not step the
+    /// averages); and the position it was sampled at (`skinPosition`, moved through its play filter).
+    func sampleSkin(_ view: VitalsPixelView, box: VitalsRect) -> (rgb: RGB, position: (x: Double, y: Double)) {
+        let rois = Self.skinRegions(of: box)
+        var rgb = RGB(r: 0, g: 0, b: 0)
+        var weight = 0.0
+        func follow(_ current: Double, _ target: Double) -> Double {
+            let d = target - current
+            return abs(d) <= Self.skinPlay ? current : target - (d > 0 ? Self.skinPlay : -Self.skinPlay)
+        }
+        skinPosition = (follow(skinPosition.x, subpixel.x), follow(skinPosition.y, subpixel.y))
+        let position = skinPosition
+        let fx = position.x - position.x.rounded(.down), fy = position.y - position.y.rounded(.down)
+        for roi in rois {
+            let base = VitalsRect(x: roi.x - box.x + Int(position.x.rounded(.down)),
+                                  y: roi.y - box.y + Int(position.y.rounded(.down)), width: roi.width, height: roi.height)
+            let r = base.clamped(width: view.width - 1, height: view.height - 1)
+            guard r.width > 2, r.height > 2 else { continue }
+            let step = max(1, min(r.width, r.height) / 24)
+            var m = RGB(r: 0, g: 0, b: 0)
+            for (dx, dy, w) in [(0, 0, (1 - fx) * (1 - fy)), (1, 0, fx * (1 - fy)), (0, 1, (1 - fx) * fy), (1, 1, fx * fy)] where w > 0.001 {
+                let v = view.meanRGB(VitalsRect(x: r.x + dx, y: r.y + dy, width: r.width, height: r.height), step: step)
+                m.r += v.r * w; m.g += v.g * w; m.b += v.b * w
+            }
+            let a = Double(r.width * r.height)
+            rgb.r += m.r * a; rgb.g += m.g * a; rgb.b += m.b * a
+            weight += a
+        }
+        if weight > 0 { rgb.r /= weight; rgb.g /= weight; rgb.b /= weight }
+        return (rgb, position)
+    }
+
+    /// The area-weighted mean colour of `regions` (each clamped to the frame; slivers under 8 px skipped), sampled
+    /// on a grid of about 24 points across each region's shorter side; nil when none is left.
+    static func meanColour(of regions: [VitalsRect], in view: VitalsPixelView) -> RGB? {
+        var sum = RGB(r: 0, g: 0, b: 0), area = 0.0
+        for region in regions {
+            let r = region.clamped(width: view.width, height: view.height)
+            guard r.width >= 8, r.height >= 8 else { continue }
+            let m = view.meanRGB(r, step: max(2, min(r.width, r.height) / 24))
+            let a = Double(r.width * r.height)
+            sum.r += m.r * a; sum.g += m.g * a; sum.b += m.b * a; area += a
+        }
+        return area > 0 ? RGB(r: sum.r / area, g: sum.g / area, b: sum.b / area) : nil
+    }
+
+    /// Forehead and both cheeks inside a Viola–Jones face box (eyes sit at ~40 % of its height, the mouth ~78 %).
+    static func skinRegions(of box: VitalsRect) -> [VitalsRect] {
+        func part(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double) -> VitalsRect {
+            VitalsRect(x: box.x + Int(x0 * Double(box.width)), y: box.y + Int(y0 * Double(box.height)),
+                       width: Int((x1 - x0) * Double(box.width)), height: Int((y1 - y0) * Double(box.height)))
+        }
+        return [part(0.30, 0.06, 0.70, 0.22), part(0.16, 0.50, 0.36, 0.70), part(0.64, 0.50, 0.84, 0.70)]
+    }
+}
