@@ -72,7 +72,9 @@ let package = Package(
         // The command: parsing, help, the program run, scenario loading and the simulator wiring.
         .target(
             name: "GlassesBridgeCommand",
-            dependencies: ["GlassesBridge", "GlassesSimulator", "GlassesLink", "WearablesKit", "CommandSupport"],
+            dependencies: [
+                "GlassesBridge", "GlassesSimulator", "GlassesLink", "WearablesKit", "SmartSpectraInput", "CommandSupport",
+            ],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -90,7 +92,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "glasses-sim",
-            dependencies: ["GlassesSimulator", "GlassesLink", "WearablesKit", "CommandSupport"],
+            dependencies: ["GlassesSimulator", "GlassesLink", "GlassesVideo", "WearablesKit", "CommandSupport"],
             path: "Simulator/Sources/glasses-sim",
             swiftSettings: strictSettings
         ),

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import GlassesLink
 import GlassesSimulator
+import GlassesVideo
 import Synchronization
 import WearablesKit
 
@@ -257,7 +258,7 @@ if let facePath = options.facePath {
         fail(error.message, .dataError)
     }
 }
-let recorder = options.writePath.map { StreamRecorder(path: $0, frameRate: Int(options.fps)) }
+let recorder = options.writePath.map { StreamRecorder(path: $0, frameRate: Int(options.fps), overflow: .wait) }
 if let recorder { recorder.attach(to: glasses) }
 
 log("glasses-sim: \(glasses.info.name) (\(glasses.info.identifier)), pulse \(profile.pulseRate) bpm, breathing \(profile.breathingRate)/min, HRV \(profile.hrvRMSSD) ms, seed \(profile.seed), \(virtualTime ? "virtual" : "real") time")
@@ -346,7 +347,7 @@ func finish() -> ExitCode {
     if let recorder {
         do {
             try recorder.finish()
-            log("wrote \(recorder.samplesWritten) samples to \(recorder.path)")
+            log("wrote \(recorder.written) samples to \(recorder.path)")
         } catch {
             FileHandle.standardError.write(Data("glasses-sim: error: \(error.message)\n".utf8))
             status = .cannotWriteOutput

@@ -216,8 +216,8 @@ public final class BridgePipeline: Sendable {
         ))
         worker.start()
         let recorder = settings.recordPath.map { path in
-            StreamRecorder(path: path, frameRate: settings.streamConfiguration.frameRate) { [weak self] message in
-                self?.emit(.notice(message))
+            StreamRecorder(path: path, frameRate: Int(settings.streamConfiguration.frameRate)) { [weak self] message in
+                self?.emit(.error(code: BridgeFailure.Kind.outputFailed.rawValue, message: "--record: \(message)"))
             }
         }
 
@@ -422,7 +422,19 @@ public final class BridgePipeline: Sendable {
         resources.handoff.push(control: .finish)
         await onOwnThread(name: "glasses-bridge.drain") {
             resources.worker.waitUntilExited()
-            resources.recorder?.finish()
+        }
+        if let recorder = resources.recorder {
+            let failure = Mutex<VideoCodecError?>(nil)
+            await onOwnThread(name: "glasses-bridge.record") {
+                do throws(VideoCodecError) {
+                    try recorder.finish()
+                } catch {
+                    failure.withLock { $0 = error }
+                }
+            }
+            if let error = failure.withLock({ $0 }) {
+                markFinished(BridgeFailure(.outputFailed, "--record \(recorder.path) was not written completely: \(error.message)"))
+            }
         }
         try? await resources.sdk.stop()
         let engineDropped = resources.sdk.frameStatistics.dropped
@@ -439,8 +451,19 @@ public final class BridgePipeline: Sendable {
     }
 
     private func finishSummary() -> BridgeRunResult {
-        let (reason, failure) = run.withLock { ($0.stopReason, $0.failure) }
+        var (reason, failure) = run.withLock { ($0.stopReason, $0.failure) }
         var stats = counters.snapshot
+        if failure == nil, stats.accounting.received == 0 {
+            // A run in which nothing arrived did not do what was asked, however it ended.
+            let seconds = (clock.scheduler.now - startedAt).inSeconds
+            let what = source.isFile ? "the file held no frame" : "no frame arrived from \(source.description)"
+            let noFrames = BridgeFailure(
+                .noFrames, "\(what) in \(String(format: "%.1f", seconds)) s: check that the glasses are on, unfolded "
+                    + "and worn, that the address is right, and that the stream was not refused.")
+            emit(.error(code: noFrames.kind.rawValue, message: noFrames.message))
+            failure = noFrames
+            run.withLock { $0.failure = noFrames }
+        }
         fillRestartCounts(&stats)
         var summary = BridgeSummary()
         summary.vitals = tracker.withLock { $0.lastStable }

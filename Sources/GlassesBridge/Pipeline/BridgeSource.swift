@@ -31,6 +31,12 @@ public struct BridgeSource: Sendable {
     /// What the source is, for messages.
     public let description: String
 
+    /// Whether frames come from a file.
+    var isFile: Bool {
+        if case .file = kind { return true }
+        return false
+    }
+
     /// Glasses reached by opening links with `connect` (called again to reconnect after a loss).
     /// - Parameter truth: ground truth over the trailing seconds of device time, when known (simulators).
     public static func glasses(

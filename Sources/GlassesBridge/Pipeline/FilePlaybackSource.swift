@@ -65,7 +65,7 @@ final class FilePlaybackSource: FrameSource {
         do {
             reader = try VideoFileReader(path: deps.path)
         } catch {
-            fail(BridgeFailure(.deviceUnavailable, "Cannot play \(deps.path): \(error)."))
+            fail(BridgeFailure(.badInputData, "Cannot play \(deps.path): \(error.message)."))
             return
         }
         deps.emit(.state(.streaming, detail: "\(reader.width)x\(reader.height) from \(deps.path)"))
@@ -76,8 +76,8 @@ final class FilePlaybackSource: FrameSource {
             do {
                 frame = try reader.nextFrame()
             } catch {
-                deps.emit(.error(code: "fileError", message: "\(deps.path): \(error)"))
-                deps.finish("endOfFile", nil)
+                // A damaged or truncated file is not a complete run: say so and end with its own exit code.
+                fail(BridgeFailure(.badInputData, "\(deps.path): \(error.message)"))
                 return
             }
             guard let frame else {

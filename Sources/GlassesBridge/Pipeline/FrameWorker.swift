@@ -65,11 +65,15 @@ final class FrameWorker: @unchecked Sendable {
         defer { exited.signal() }
         do {
             decoder = try VideoFrameDecoder(outputFormat: context.outputFormat)
-            if let path = context.videoOutPath {
-                videoOut = try Y4MWriter(path: path, frameRateNumerator: Int(context.frameRate))
-            }
         } catch {
-            fail(BridgeFailure(.internalError, "The video decoder could not start: \(error)."))
+            fail(BridgeFailure(.internalError, "The video decoder could not start: \(error.message)."))
+        }
+        if let path = context.videoOutPath {
+            do {
+                videoOut = try Y4MWriter(path: path, frameRateNumerator: Int(context.frameRate))
+            } catch {
+                fail(BridgeFailure(.outputFailed, "Cannot write --video-out \(path): \(error.message)."))
+            }
         }
         while true {
             let item = handoff.next()
@@ -81,7 +85,11 @@ final class FrameWorker: @unchecked Sendable {
                 mapper.markDiscontinuity()
             case .finish:
                 flushDecoder(hostUs: nil)
-                try? videoOut?.close()
+                do {
+                    try videoOut?.close()
+                } catch {
+                    fail(BridgeFailure(.outputFailed, "--video-out was not completed: \(error.message)."))
+                }
                 handoff.done()
                 return
             }
@@ -164,8 +172,8 @@ final class FrameWorker: @unchecked Sendable {
                 context.counters.update { $0.recordSubmitted() }
                 if let videoOut {
                     do { try videoOut.write(picture.pixelBuffer) } catch {
-                        context.notice("--video-out stopped: \(error)")
                         self.videoOut = nil
+                        fail(BridgeFailure(.outputFailed, "--video-out stopped: \(error.message)."))
                     }
                 }
             case .rejected(let error):

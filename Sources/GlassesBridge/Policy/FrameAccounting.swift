@@ -16,8 +16,6 @@ public struct FrameAccounting: Sendable, Hashable {
     public var rejected: UInt64 { rejectedByCode.values.reduce(0, +) }
     /// Frames dropped before custom input.
     public var dropped: UInt64 { droppedByReason.values.reduce(0, +) }
-    /// Frames received but not yet settled (in the hand-off or being decoded).
-    public var inFlight: UInt64 { received - submitted - rejected - dropped }
     /// Whether every received frame is settled: received = submitted + rejected + dropped.
     public var isBalanced: Bool { received == submitted + rejected + dropped }
 

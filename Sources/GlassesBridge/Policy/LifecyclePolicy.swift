@@ -20,6 +20,12 @@ public struct BridgeFailure: Error, Sendable, Hashable, CustomStringConvertible 
         case internalError
         /// An input file (a scenario) is not valid: a usage problem, exit code 64.
         case invalidInput
+        /// A recording being played is malformed or truncated: exit code 65.
+        case badInputData
+        /// An output file (`--record`, `--video-out`, `--output`) cannot be written: exit code 73.
+        case outputFailed
+        /// Nothing ever arrived: no device connected, or no frame came, within the run: exit code 69.
+        case noFrames
     }
 
     /// The kind of failure.
@@ -38,6 +44,8 @@ public struct BridgeFailure: Error, Sendable, Hashable, CustomStringConvertible 
         switch kind {
         case .internalError: .internalError
         case .invalidInput: .usage
+        case .badInputData: .dataError
+        case .outputFailed: .cannotWriteOutput
         default: .deviceUnavailable
         }
     }

@@ -65,6 +65,27 @@ public struct MetricSelection: Sendable, Hashable, CustomStringConvertible {
         self.init(names: names, metrics: metrics)
     }
 
+    /// Checks the selection against what an engine produces: a single metric it does not produce, or a bundle of
+    /// which it produces nothing, is refused (never accepted and then left empty).
+    /// - Returns: the message naming what was refused and what the engine does produce; nil when all is produced.
+    public func unproducedMessage(produced: Set<MetricType>, engine: String) -> String? {
+        var refused: [String] = []
+        for name in names {
+            if let bundle = Self.bundles.first(where: { $0.name == name }) {
+                if produced.isDisjoint(with: bundle.metrics) { refused.append(name) }
+            } else if let single = Self.singles.first(where: { $0.name == name }), !produced.contains(single.metric) {
+                refused.append(name)
+            }
+        }
+        guard !refused.isEmpty else { return nil }
+        let producedNames = Self.singles.filter { produced.contains($0.metric) }.map(\.name)
+        let bundlesWithSome = Self.bundles.filter { !produced.isDisjoint(with: $0.metrics) }.map(\.name)
+        return "the \(engine) engine does not produce \(refused.map { "'\($0)'" }.joined(separator: ", ")). "
+            + "It produces \(producedNames.joined(separator: ", "))"
+            + (bundlesWithSome.isEmpty ? "" : " (the bundles \(bundlesWithSome.joined(separator: " and ")) give what it has of them)")
+            + "."
+    }
+
     /// Whether the selection includes a metric.
     public func contains(_ metric: MetricType) -> Bool { metrics.contains(metric) }
 

@@ -3,12 +3,15 @@ import Foundation
 import GlassesBridge
 import GlassesLink
 import GlassesSimulator
+import SmartSpectraInput
 import WearablesKit
 
 /// The `glasses-bridge` program: parse, then run the command; returns the process exit status.
 public enum BridgeCommandLine {
     /// Runs the program with the arguments after its name; writes to standard output and standard error.
     public static func main(_ arguments: [String]) async -> Int32 {
+        // A closed pipe on standard output is a write error the sink reports (exit 73), not a silent death.
+        signal(SIGPIPE, SIG_IGN)
         let command: BridgeCommand
         do {
             command = try BridgeCommand.parse(arguments)
@@ -33,12 +36,19 @@ public enum BridgeCommandLine {
 
     /// Runs a measurement with parsed options.
     static func runBridge(_ options: BridgeOptions) async -> BridgeExitCode {
+        // Every output is checked before anything starts: a run whose files cannot be written is not worth running.
+        for (flag, path) in [("--output", options.outputPath), ("--record", options.recordPath), ("--video-out", options.videoOutPath)] {
+            if let path, let problem = OutputPathCheck.problem(writing: path) {
+                printError("glasses-bridge: error: cannot write \(flag) \(path): \(problem).")
+                return .cannotWriteOutput
+            }
+        }
         let sink: OutputSink
         do {
             sink = try OutputSink(format: options.format, path: options.outputPath)
         } catch {
             printError("glasses-bridge: error: \(error.message)")
-            return .usage
+            return .cannotWriteOutput
         }
         defer { sink.close() }
         let pipeline: BridgePipeline
@@ -57,6 +67,10 @@ public enum BridgeCommandLine {
         if let failure = result.summary.failure {
             printError("glasses-bridge: \(failure.message)")
         }
+        if let problem = sink.writeFailure {
+            printError("glasses-bridge: error: the output stopped: \(problem).")
+            return result.exitCode == .success ? .cannotWriteOutput : result.exitCode
+        }
         return result.exitCode
     }
 
@@ -66,6 +80,10 @@ public enum BridgeCommandLine {
         _ options: BridgeOptions, emit: @escaping @Sendable (BridgeEvent, Double) -> Void
     ) throws(BridgeFailure) -> BridgePipeline {
         var settings = try BridgeSettings(options: options)
+        let engine = EmbeddedVitalsBackend()
+        if let refusal = options.metrics.unproducedMessage(produced: engine.producedMetrics, engine: engine.name) {
+            throw BridgeFailure(.invalidInput, "--metrics: \(refusal)")
+        }
         let clock: BridgeClock
         let source: BridgeSource
         switch options.device {

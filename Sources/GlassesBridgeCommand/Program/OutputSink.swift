@@ -1,3 +1,4 @@
+import CommandSupport
 import Foundation
 import GlassesBridge
 import Synchronization
@@ -6,6 +7,7 @@ import Synchronization
 public final class OutputSink: Sendable {
     private struct State {
         var formatter: any BridgeEventFormatter
+        var writeFailure: String?
     }
 
     private let state: Mutex<State>
@@ -21,7 +23,10 @@ public final class OutputSink: Sendable {
         if let path {
             guard FileManager.default.createFile(atPath: path, contents: nil),
                   let file = FileHandle(forWritingAtPath: path)
-            else { throw BridgeUsageError("cannot create --output file '\(path)'.") }
+            else {
+                let reason = OutputPathCheck.problem(writing: path) ?? "the file could not be created"
+                throw BridgeUsageError("cannot write --output \(path): \(reason).")
+            }
             handle = file
             closesHandle = true
             isTerminal = false
@@ -33,7 +38,19 @@ public final class OutputSink: Sendable {
         let formatter = makeEventFormatter(format, liveTerminal: isTerminal)
         let preamble = formatter.preamble
         state = Mutex(State(formatter: formatter))
-        if !preamble.isEmpty { handle.write(Data(preamble.utf8)) }
+        if !preamble.isEmpty { state.withLock { Self.append(preamble, to: handle, state: &$0) } }
+    }
+
+    /// Why writing stopped (a full disk, a closed pipe), if it did; later events are not written.
+    public var writeFailure: String? { state.withLock { $0.writeFailure } }
+
+    private static func append(_ text: String, to handle: FileHandle, state: inout State) {
+        guard state.writeFailure == nil else { return }
+        do {
+            try handle.write(contentsOf: Data(text.utf8))
+        } catch {
+            state.writeFailure = "\(error.localizedDescription)"
+        }
     }
 
     /// Formats and writes one event.
@@ -41,7 +58,7 @@ public final class OutputSink: Sendable {
         // Formatting and writing happen under the lock so lines never interleave; the write is short.
         state.withLock { state in
             let text = state.formatter.format(event, at: seconds)
-            if !text.isEmpty { handle.write(Data(text.utf8)) }
+            if !text.isEmpty { Self.append(text, to: handle, state: &state) }
         }
     }
 

@@ -53,37 +53,7 @@ public struct MetricsJSONError: Error, Sendable, Hashable, CustomStringConvertib
     public var description: String { "\(code) at \(path.isEmpty ? "<root>" : path): \(message)" }
 }
 
-/// A parsed JSON value; numbers keep their text so 64-bit integers stay exact.
-enum JSONValue: Sendable, Hashable {
-    case null
-    case bool(Bool)
-    case number(String)
-    case string(String)
-    case array([JSONValue])
-    case object([(String, JSONValue)])
-
-    static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
-        switch (lhs, rhs) {
-        case (.null, .null): true
-        case (.bool(let a), .bool(let b)): a == b
-        case (.number(let a), .number(let b)): a == b
-        case (.string(let a), .string(let b)): a == b
-        case (.array(let a), .array(let b)): a == b
-        case (.object(let a), .object(let b)): a.map(\.0) == b.map(\.0) && a.map(\.1) == b.map(\.1)
-        default: false
-        }
-    }
-
-    func hash(into hasher: inout Hasher) {
-        switch self {
-        case .null: hasher.combine(0)
-        case .bool(let v): hasher.combine(v)
-        case .number(let v), .string(let v): hasher.combine(v)
-        case .array(let v): hasher.combine(v)
-        case .object(let v): for (key, value) in v { hasher.combine(key); hasher.combine(value) }
-        }
-    }
-
+extension JSONValue {
     /// Parses a complete JSON document.
     static func parse(_ bytes: [UInt8], depthLimit: Int) throws(MetricsJSONError) -> JSONValue {
         var parser = JSONParser(bytes: bytes, depthLimit: depthLimit)

@@ -70,12 +70,6 @@ public final class VitalsEngine {
         self.init(configuration: configuration, cascade: try HaarCascade.frontalFace())
     }
 
-    /// Seconds of continuous face data collected so far.
-    public var measuredSeconds: Double {
-        guard let first = samples.first, let last = samples.last else { return 0 }
-        return last.t - first.t
-    }
-
     /// Processes one frame (timestamps strictly increasing, microseconds) and returns the verdict and new samples.
     public func process(_ view: VitalsPixelView, timestampUs: Int64) -> VitalsFrameResult {
         let t = Double(timestampUs) / 1_000_000

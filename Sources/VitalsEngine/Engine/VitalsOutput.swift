@@ -88,12 +88,6 @@ public struct VitalsFrameResult: Sendable, Hashable {
     public var hrv: [VitalsHRVSample] = []
     /// The method that currently has the best pulse signal.
     public var pulseMethod: PulseMethod? = nil
-
-    /// Whether any sample is present.
-    public var hasSamples: Bool {
-        !pulseRate.isEmpty || !pulseWave.isEmpty || !breathingRate.isEmpty || !upperBreathingTrace.isEmpty
-            || !lowerBreathingTrace.isEmpty || !hrv.isEmpty
-    }
 }
 
 /// The confidence thresholds at or above which SmartSpectra calls a value stable.

@@ -84,11 +84,6 @@ public final class ManualScheduler: EventScheduler {
     /// The current virtual time.
     public var now: Duration { state.withLock { $0.now } }
 
-    /// The deadline of the earliest pending action, if any.
-    public var nextDeadline: Duration? {
-        state.withLock { $0.pending.values.map(\.deadline).min() }
-    }
-
     /// How many actions are pending.
     public var pendingCount: Int { state.withLock { $0.pending.count } }
 

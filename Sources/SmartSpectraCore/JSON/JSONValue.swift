@@ -1,16 +1,17 @@
 import Foundation
 
-/// A JSON value with ordered object keys, serialized compactly: the bridge's NDJSON writer (no Codable reflection,
-/// stable key order, embedded pre-encoded JSON).
+/// A JSON value, the one type for reading and writing JSON in GlassesBridge: object keys keep their order, numbers
+/// keep their text (so 64-bit integers stay exact), and already-encoded JSON can be embedded as is.
+///
+/// SmartSpectraCore parses protobuf JSON into it; the bridge writes its NDJSON events with it (no Codable
+/// reflection, stable key order).
 public indirect enum JSONValue: Sendable, Hashable {
     /// `null`.
     case null
     /// `true` or `false`.
     case bool(Bool)
-    /// An integer.
-    case int(Int64)
-    /// A number; non-finite values are written as `null`.
-    case double(Double)
+    /// A number, as its JSON text.
+    case number(String)
     /// A string.
     case string(String)
     /// An array.
@@ -32,8 +33,7 @@ public indirect enum JSONValue: Sendable, Hashable {
         switch self {
         case .null: out += "null"
         case .bool(let value): out += value ? "true" : "false"
-        case .int(let value): out += String(value)
-        case .double(let value): out += Self.number(value)
+        case .number(let text): out += text
         case .string(let value): Self.writeString(value, to: &out)
         case .raw(let text): out += text
         case .array(let values):
@@ -78,6 +78,12 @@ public indirect enum JSONValue: Sendable, Hashable {
         }
         out += "\""
     }
+
+    /// An integer.
+    public static func int(_ value: Int64) -> JSONValue { .number(String(value)) }
+
+    /// A number; non-finite values are written as `null`.
+    public static func double(_ value: Double) -> JSONValue { value.isFinite ? .number(number(value)) : .null }
 
     /// An optional number: `null` when absent.
     public static func number(_ value: Double?) -> JSONValue { value.map { .double($0) } ?? .null }

@@ -1,0 +1,43 @@
+import Foundation
+import GlassesBridge
+import GlassesSimulator
+import Testing
+
+/// Failures are loud: exit codes that mean what they say, out of process and in process.
+@Suite("Exit codes mean what they say", .serialized)
+struct ExitCodeTests {
+    @Test("a metric the engine does not produce is refused at start, naming what it does produce")
+    func unproducedMetricsAreRefused() throws {
+        let result = try BinaryRunner.run(["--metrics", "face,eda", "--no-realtime", "--duration", "2"])
+        #expect(result.status == 64, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("does not produce 'face', 'eda'"))
+        #expect(result.stderr.contains("pulse-rate"))
+        // A bundle the engine produces part of is accepted.
+        let cardio = try BinaryRunner.run(["--metrics", "cardio", "--no-realtime", "--duration", "1", "--format", "ndjson"])
+        #expect(cardio.status == 0, "stderr: \(cardio.stderr)")
+    }
+
+    @Test("outputs that cannot be written exit 73 with the reason, before anything runs", arguments: [
+        "--output", "--record", "--video-out",
+    ])
+    func unwritableOutputs(flag: String) throws {
+        let path = "/nonexistent-folder-\(getpid())/out." + (flag == "--output" ? "ndjson" : "y4m")
+        var arguments = ["--no-realtime", "--duration", "2", flag, path]
+        if flag == "--record" { arguments += ["--codec", "raw"] }
+        let result = try BinaryRunner.run(arguments)
+        #expect(result.status == 73, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("cannot write \(flag) \(path)"))
+        #expect(result.stderr.contains("does not exist"))
+    }
+
+    @Test("a run in which no frame ever arrives is not a success")
+    func noFramesIsAFailure() async throws {
+        let run = try SimulatedRun(seconds: 3)
+        run.glasses.powerOff()
+        let result = await run.run()
+        #expect(result.summary.stats.accounting.received == 0)
+        #expect(result.summary.failure?.kind == .noFrames)
+        #expect(result.exitCode == .deviceUnavailable)
+        #expect(result.summary.failure?.message.contains("no frame arrived") == true)
+    }
+}
