@@ -109,4 +109,37 @@ struct ScenarioLimitsTests {
         #expect(performed.withLock { $0 } == 100_000)
         #expect(rig.probe.samples.count >= 44)  // the stream went on meanwhile (3 s at 15 fps)
     }
+
+    @Test("a programmatic event time beyond the limit is skipped and reported, not a trap")
+    func hugeEventTimeAtRun() throws {
+        let rig = try Rig()
+        rig.start(config())
+        rig.glasses.run(Scenario(events: [ScenarioEvent(at: 1e300, action: .tap), ScenarioEvent(at: 1, action: .tap)]))
+        rig.run(2)
+        #expect(rig.probe.streamEvents.last == .paused)  // the valid event still ran
+        #expect(rig.glasses.statistics.failedEvents == 1)
+    }
+}
+
+@Suite("No reference cycles through the scheduler (#19)")
+struct SchedulerCycleTests {
+    @Test("pending scenario events and delayed samples do not keep the scheduler or the glasses alive")
+    func pendingWorkReleases() throws {
+        weak var weakScheduler: ManualScheduler?
+        weak var weakGlasses: SimulatedGlasses?
+        do {
+            let rig = try Rig()
+            weakScheduler = rig.scheduler
+            weakGlasses = rig.glasses
+            rig.start(config())
+            rig.glasses.inject(.latency(latencyMs: 500, jitterMs: 0))
+            rig.glasses.run(Scenario(events: [ScenarioEvent(at: 100, action: .tap)]))
+            rig.run(0.3)  // delayed samples and the scenario's next event are pending
+            rig.probe.link.close()
+            rig.run(0.01)  // deliver the close to both ends
+            #expect(rig.scheduler.pendingCount > 0)
+        }
+        #expect(weakGlasses == nil)
+        #expect(weakScheduler == nil)
+    }
 }

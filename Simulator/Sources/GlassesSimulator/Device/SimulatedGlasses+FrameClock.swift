@@ -110,7 +110,8 @@ extension SimulatedGlasses {
         if delay <= .zero {
             for m in outgoing { link.send(m) }
         } else {
-            scheduler.schedule(after: delay) { for m in outgoing { link.send(m) } }
+            // Weakly: a pending delayed send must not keep the link (and through it the scheduler) alive.
+            scheduler.schedule(after: delay) { [weak link] in for m in outgoing { link?.send(m) } }
         }
     }
 

@@ -119,14 +119,14 @@ final class ScenarioRunner: Sendable {
 
     private let events: [ScenarioEvent]
     private let start: Duration
-    private let scheduler: any EventScheduler
+    // Only the glasses, weakly: the scheduler holds the runner's next wake-up, so a strong reference to the
+    // scheduler (or to glasses that hold it) would be a cycle for as long as events are pending.
     private weak let glasses: SimulatedGlasses?
     private let state = Mutex(State())
 
     private init(events: [ScenarioEvent], start: Duration, glasses: SimulatedGlasses) {
         self.events = events
         self.start = start
-        self.scheduler = glasses.scheduler
         self.glasses = glasses
     }
 
@@ -155,7 +155,7 @@ final class ScenarioRunner: Sendable {
     /// Schedules a wake-up for the next event (the runner stays alive through the scheduler until the last one).
     private func scheduleNext() {
         let index = state.withLock { $0.cancelled ? nil : $0.next }
-        guard let index, index < events.count else { return }
+        guard let index, index < events.count, let scheduler = glasses?.scheduler else { return }
         let due = Self.offset(of: events[index]).map { start + $0 } ?? scheduler.now
         let action = scheduler.schedule(after: due - scheduler.now) { [self] in fire() }
         state.withLock { $0.pending = action }
@@ -164,7 +164,7 @@ final class ScenarioRunner: Sendable {
     /// Performs every event due now, in order, then schedules the next.
     private func fire() {
         guard let glasses else { return }
-        let now = scheduler.now
+        let now = glasses.scheduler.now
         while true {
             let event: ScenarioEvent? = state.withLock { s in
                 guard !s.cancelled, s.next < events.count else { return nil }
