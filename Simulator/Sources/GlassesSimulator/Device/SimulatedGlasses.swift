@@ -104,17 +104,16 @@ public final class SimulatedGlasses: Sendable {
     /// Connects the glasses to a host through `link` (the device end); a previous link is closed first.
     /// The glasses answer once the host says hello.
     public func attach(_ link: any HostLink) {
-        let (old, generation, stop): ((any HostLink)?, UInt64, Bool) = state.withLock { s in
+        let (old, generation): ((any HostLink)?, UInt64) = state.withLock { s in
             let old = s.link
             s.link = link
             s.linkGeneration += 1
-            let wasStreaming = s.core.currentConfiguration != nil
+            // A stream of the previous link ends with it: its frame clock stops (the new host starts its own).
+            if s.core.currentConfiguration != nil { s.frameGeneration += 1 }
             _ = s.core.linkClosed()
             _ = s.core.linkOpened()
-            if wasStreaming { s.frameGeneration += 1 }
-            return (old, s.linkGeneration, wasStreaming)
+            return (old, s.linkGeneration)
         }
-        _ = stop
         old?.close()
         log("link attached")
         link.open { [weak self] event in
