@@ -122,8 +122,9 @@ public final class SimulatedGlasses: Sendable {
     }
 
     /// Installs a writer for raw bytes below the message layer, between frames (a socket transport's hook; a
-    /// ``SimulatorServer`` installs one), used by ``SimulatedFault/garbageBytes(count:)``. Without one, injecting
-    /// garbage throws. The writer throws when it cannot write (no host connected).
+    /// ``SimulatorServer`` installs one), used by ``SimulatedFault/garbageBytes(count:)``. Without one, garbage
+    /// cannot be injected: ``tryInject(_:)`` throws and ``inject(_:)`` reports a failure. The writer throws when it
+    /// cannot write (no host connected).
     public func setGarbageWriter(_ writer: GarbageWriter?) {
         state.withLock { $0.garbageWriter = writer }
     }
