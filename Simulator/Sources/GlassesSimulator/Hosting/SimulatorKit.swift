@@ -70,12 +70,6 @@ public final class SimulatorKit: Sendable {
         pairings.withLock { $0.first { $0.glasses === glasses }?.link }?.blackhole()
     }
 
-    /// Unpairs glasses: powers them off, which closes their link.
-    public func unpair(_ glasses: SimulatedGlasses) {
-        glasses.powerOff()
-        pairings.withLock { $0.removeAll { $0.glasses === glasses } }
-    }
-
     private func connect(_ glasses: SimulatedGlasses, to wearables: any WearablesInterface) -> InProcessLink {
         let link = InProcessLink(scheduler: scheduler, initialCredit: initialCredit, liveness: liveness)
         glasses.setLinkLossAction { [weak link] in link?.sever() }

@@ -151,6 +151,8 @@ public struct SimulatorError: Error, Sendable, Hashable, CustomStringConvertible
         public static let encoderFailed = Code("encoderFailed")
         /// An output file could not be written.
         public static let outputFailed = Code("outputFailed")
+        /// A fault cannot be injected on this link (garbage bytes need a socket with a raw-byte writer).
+        public static let faultUnavailable = Code("faultUnavailable")
         /// A command-line argument is wrong.
         public static let invalidArgument = Code("invalidArgument")
         /// The code's name.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import WearablesKit
 
 /// One thing that happens to the glasses at a scenario time.
@@ -49,175 +50,13 @@ public struct Scenario: Sendable, Hashable {
         self.duration = duration
         self.events = events.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
     }
-
-    /// Reads a scenario file.
-    /// - Throws: ``SimulatorError`` `invalidScenario` naming the file and the problem.
-    public init(contentsOf url: URL) throws(SimulatorError) {
-        let data: Data
-        do { data = try Data(contentsOf: url) } catch {
-            throw SimulatorError(.invalidScenario, "cannot read scenario \(url.path): \(error.localizedDescription)",
-                                 context: ["file": url.path])
-        }
-        guard data.count <= 4 * 1024 * 1024 else {
-            throw SimulatorError(.invalidScenario, "scenario \(url.path) is larger than 4 MiB", context: ["file": url.path])
-        }
-        do { self = try Scenario(json: data) } catch {
-            var e = error
-            e.context["file"] = url.path
-            e.message = "\(url.lastPathComponent): \(e.message)"
-            throw e
-        }
-    }
-
-    /// Parses a scenario from JSON.
-    /// - Throws: ``SimulatorError`` `invalidScenario` with the event index and the problem.
-    public init(json data: Data) throws(SimulatorError) {
-        let object: Any
-        do { object = try JSONSerialization.jsonObject(with: data) } catch {
-            throw SimulatorError(.invalidScenario, "not valid JSON: \(error.localizedDescription)")
-        }
-        guard let root = object as? [String: Any] else {
-            throw SimulatorError(.invalidScenario, "the top level must be a JSON object")
-        }
-        let known: Set<String> = ["name", "seed", "subject", "duration", "events"]
-        if let unknown = root.keys.first(where: { !known.contains($0) }) {
-            throw SimulatorError(.invalidScenario, "unknown top-level key '\(unknown)' (expected \(known.sorted().joined(separator: ", ")))")
-        }
-        var subject = SubjectProfile()
-        if let s = root["subject"] {
-            guard let dict = s as? [String: Any], let subjectData = try? JSONSerialization.data(withJSONObject: dict) else {
-                throw SimulatorError(.invalidScenario, "'subject' must be an object of profile fields")
-            }
-            do { subject = try JSONDecoder().decode(SubjectProfile.self, from: subjectData) } catch {
-                throw SimulatorError(.invalidScenario, "'subject' has a field of the wrong type: \(error)")
-            }
-        }
-        if let seed = root["seed"] {
-            guard let n = seed as? NSNumber, n.int64Value >= 0, Double(n.int64Value) == n.doubleValue else {
-                throw SimulatorError(.invalidScenario, "'seed' must be a non-negative integer")
-            }
-            subject.seed = UInt64(n.int64Value)
-        }
-        try subject.validate()
-        var duration: Double?
-        if let d = root["duration"] {
-            guard let n = d as? NSNumber, n.doubleValue.isFinite, n.doubleValue > 0, n.doubleValue <= 86_400 else {
-                throw SimulatorError(.invalidScenario, "'duration' must be a number of seconds in (0, 86400]")
-            }
-            duration = n.doubleValue
-        }
-        let rawEvents = root["events"] ?? [Any]()
-        guard let list = rawEvents as? [Any], list.count <= 100_000 else {
-            throw SimulatorError(.invalidScenario, "'events' must be an array (at most 100000 events)")
-        }
-        var events: [ScenarioEvent] = []
-        for (index, item) in list.enumerated() {
-            guard let dict = item as? [String: Any] else {
-                throw SimulatorError(.invalidScenario, "event \(index) must be an object", context: ["event": "\(index)"])
-            }
-            do { events.append(try Self.parseEvent(dict)) } catch {
-                throw SimulatorError(.invalidScenario, "event \(index): \(error.message)", context: ["event": "\(index)"])
-            }
-        }
-        self.init(name: root["name"] as? String ?? "scenario", subject: subject, duration: duration, events: events)
-    }
-
-    private static func parseEvent(_ d: [String: Any]) throws(SimulatorError) -> ScenarioEvent {
-        func fail(_ message: String) -> SimulatorError { SimulatorError(.invalidScenario, message) }
-        guard let atNumber = d["at"] as? NSNumber, atNumber.doubleValue.isFinite, atNumber.doubleValue >= 0 else {
-            throw fail("'at' must be a non-negative number of seconds")
-        }
-        guard let name = d["do"] as? String else { throw fail("'do' must name an action") }
-        func number(_ key: String) throws(SimulatorError) -> Double {
-            guard let n = d[key] as? NSNumber, n.doubleValue.isFinite else { throw fail("'\(name)' needs a number '\(key)'") }
-            return n.doubleValue
-        }
-        func optionalNumber(_ key: String, default value: Double) throws(SimulatorError) -> Double {
-            d[key] == nil ? value : try number(key)
-        }
-        func count(_ key: String = "count", default value: Int = 1) throws(SimulatorError) -> Int {
-            let n = try optionalNumber(key, default: Double(value))
-            guard n >= 0, n <= 1_000_000, n == n.rounded() else { throw fail("'\(key)' must be a whole number 0...1000000") }
-            return Int(n)
-        }
-        func enumValue<E: RawRepresentable>(_ key: String, _ type: E.Type) throws(SimulatorError) -> E where E.RawValue == String {
-            guard let s = d[key] as? String, let v = E(rawValue: s) else {
-                throw fail("'\(name)' needs '\(key)' to be one of the documented values")
-            }
-            return v
-        }
-        let action: ScenarioAction
-        switch name {
-        case "powerOn": action = .powerOn
-        case "powerOff": action = .powerOff
-        case "don": action = .don
-        case "doff": action = .doff
-        case "fold": action = .fold
-        case "unfold": action = .unfold
-        case "tap": action = .tap
-        case "battery":
-            if d["level"] is NSNull { action = .battery(nil) } else {
-                let level = try number("level")
-                guard (0...100).contains(level) else { throw fail("'level' must be 0...100") }
-                action = .battery(Int(level))
-            }
-        case "charging": action = .charging(try enumValue("state", ChargingState.self))
-        case "thermal": action = .thermal(try enumValue("level", ThermalLevel.self))
-        case "permission":
-            action = .permission(d["permission"] == nil ? .camera : try enumValue("permission", Permission.self),
-                                 try enumValue("status", PermissionStatus.self))
-        case "permissionRequestResult":
-            action = .permissionRequestResult(d["permission"] == nil ? .camera : try enumValue("permission", Permission.self),
-                                              try enumValue("status", PermissionStatus.self))
-        case "bandwidthCap":
-            if d["bitsPerSecond"] == nil || d["bitsPerSecond"] is NSNull { action = .bandwidthCap(nil) } else {
-                let bps = try number("bitsPerSecond")
-                guard bps >= 1000 else { throw fail("'bitsPerSecond' must be at least 1000") }
-                action = .bandwidthCap(Int(bps))
-            }
-        case "captureFailure": action = .captureFailure
-        case "pulseRate":
-            let bpm = try number("bpm")
-            guard (25...240).contains(bpm) else { throw fail("'bpm' must be 25...240") }
-            action = .pulseRate(bpm)
-        case "breathingRate":
-            let brpm = try number("brpm")
-            guard (3...60).contains(brpm) else { throw fail("'brpm' must be 3...60") }
-            action = .breathingRate(brpm)
-        case "linkLoss": action = .fault(.linkLoss)
-        case "zombie": action = .fault(.zombieStream(d["on"] as? Bool ?? true))
-        case "dropFrames": action = .fault(.dropFrames(count: try count()))
-        case "dropKeyframe": action = .fault(.dropKeyframe)
-        case "corrupt": action = .fault(.corruptSamples(count: try count()))
-        case "truncate": action = .fault(.truncateSamples(count: try count()))
-        case "latency":
-            let ms = try optionalNumber("ms", default: 0), jitter = try optionalNumber("jitterMs", default: 0)
-            guard (0...60_000).contains(ms), (0...60_000).contains(jitter) else { throw fail("'ms' and 'jitterMs' must be 0...60000") }
-            action = .fault(.latency(latencyMs: ms, jitterMs: jitter))
-        case "duplicateTimestamp": action = .fault(.duplicateTimestamp)
-        case "timestampJump":
-            let ms = try number("ms")
-            guard abs(ms) <= 3_600_000 else { throw fail("'ms' must be within ±3600000") }
-            action = .fault(.timestampJump(ms: ms))
-        case "frameGap":
-            let ms = try number("ms")
-            guard (0...3_600_000).contains(ms) else { throw fail("'ms' must be 0...3600000") }
-            action = .fault(.frameGap(durationMs: ms))
-        case "deviceFault":
-            action = .fault(.deviceFault(try enumValue("fault", DeviceStreamFault.self),
-                                         message: d["message"] as? String ?? "simulated fault"))
-        case "burst": action = .fault(.burst(count: max(1, min(try count(default: 10), 1000))))
-        case "garbage": action = .fault(.garbageBytes(count: min(try count(default: 64), 1_000_000)))
-        default:
-            throw fail("unknown action '\(name)'")
-        }
-        return ScenarioEvent(at: atNumber.doubleValue, action: action)
-    }
 }
 
 extension SimulatedGlasses {
     /// Performs one scenario action now.
-    public func perform(_ action: ScenarioAction) {
+    /// - Throws: ``SimulatorError`` `faultUnavailable` when the action is a fault these glasses cannot inject on
+    ///   their link (see ``inject(_:)``).
+    public func perform(_ action: ScenarioAction) throws(SimulatorError) {
         switch action {
         case .powerOn: powerOn()
         case .powerOff: powerOff()
@@ -235,17 +74,115 @@ extension SimulatedGlasses {
         case .captureFailure: simulateCaptureFailure()
         case .pulseRate(let bpm): setPulseRate(bpm)
         case .breathingRate(let brpm): setBreathingRate(brpm)
-        case .fault(let fault): inject(fault)
+        case .fault(let fault): try tryInject(fault)
         }
     }
 
+    /// Runs `scenario` from now on the glasses' scheduler, after checking that every fault in it can be injected on
+    /// the glasses' link as it is now (garbage bytes need a raw-byte writer, see ``setGarbageWriter(_:)``).
+    /// - Returns: a handle that cancels the events not yet run.
+    /// - Throws: ``SimulatorError`` `faultUnavailable` naming the first event that cannot be performed; nothing is
+    ///   scheduled then.
+    @discardableResult
+    public func start(_ scenario: Scenario) throws(SimulatorError) -> ScheduledAction {
+        if let index = scenario.events.firstIndex(where: { if case .fault(.garbageBytes) = $0.action { true } else { false } }),
+           !hasGarbageWriter
+        {
+            throw SimulatorError(
+                .faultUnavailable,
+                "event \(index) (garbage at \(scenario.events[index].at) s) cannot be injected: these glasses have no raw-byte writer (serve them with a SimulatorServer)",
+                context: ["event": "\(index)", "fault": "garbage"])
+        }
+        return ScenarioRunner.start(scenario, on: self)
+    }
+
     /// Schedules every event of `scenario` relative to now on the glasses' scheduler.
-    /// - Returns: handles that cancel the events not yet run.
+    ///
+    /// Events are scheduled one instant at a time (only the next one is ever pending), so a scenario of 100 000
+    /// events costs no more per frame than one of ten. An event that fails (a fault the link cannot carry, an event
+    /// time outside 0...``Scenario/maxEventTime``) is reported to the failure handler (``setFailureHandler(_:)``)
+    /// and counted in ``GlassesStatistics/failedEvents``; ``start(_:)`` checks up front instead.
+    /// - Returns: one handle that cancels the events not yet run.
     @discardableResult
     public func run(_ scenario: Scenario) -> [ScheduledAction] {
-        scenario.events.map { event in
-            let delay = Duration.microseconds(Int64((event.at * 1_000_000).rounded()))
-            return scheduler.schedule(after: delay) { [weak self] in self?.perform(event.action) }
+        [ScenarioRunner.start(scenario, on: self)]
+    }
+}
+
+/// Plays a scenario's events at their times, keeping only the next one scheduled.
+final class ScenarioRunner: Sendable {
+    private struct State {
+        var next = 0
+        var pending: ScheduledAction?
+        var cancelled = false
+    }
+
+    private let events: [ScenarioEvent]
+    private let start: Duration
+    // Only the glasses, weakly: the scheduler holds the runner's next wake-up, so a strong reference to the
+    // scheduler (or to glasses that hold it) would be a cycle for as long as events are pending.
+    private weak let glasses: SimulatedGlasses?
+    private let state = Mutex(State())
+
+    private init(events: [ScenarioEvent], start: Duration, glasses: SimulatedGlasses) {
+        self.events = events
+        self.start = start
+        self.glasses = glasses
+    }
+
+    /// Starts playing `scenario` on `glasses` from now.
+    static func start(_ scenario: Scenario, on glasses: SimulatedGlasses) -> ScheduledAction {
+        let runner = ScenarioRunner(events: scenario.events, start: glasses.scheduler.now, glasses: glasses)
+        runner.scheduleNext()
+        return ScheduledAction { [weak runner] in runner?.cancel() }
+    }
+
+    /// The scheduler time of an event, or nil for a time outside 0...maxEventTime (checked before converting).
+    static func offset(of event: ScenarioEvent) -> Duration? {
+        guard event.at.isFinite, event.at >= 0, event.at <= Scenario.maxEventTime else { return nil }
+        return .microseconds(Int64((event.at * 1_000_000).rounded()))
+    }
+
+    private func cancel() {
+        let pending = state.withLock { s -> ScheduledAction? in
+            s.cancelled = true
+            defer { s.pending = nil }
+            return s.pending
         }
+        pending?.cancel()
+    }
+
+    /// Schedules a wake-up for the next event (the runner stays alive through the scheduler until the last one).
+    private func scheduleNext() {
+        let index = state.withLock { $0.cancelled ? nil : $0.next }
+        guard let index, index < events.count, let scheduler = glasses?.scheduler else { return }
+        let due = Self.offset(of: events[index]).map { start + $0 } ?? scheduler.now
+        let action = scheduler.schedule(after: due - scheduler.now) { [self] in fire() }
+        state.withLock { $0.pending = action }
+    }
+
+    /// Performs every event due now, in order, then schedules the next.
+    private func fire() {
+        guard let glasses else { return }
+        let now = glasses.scheduler.now
+        while true {
+            let event: ScenarioEvent? = state.withLock { s in
+                guard !s.cancelled, s.next < events.count else { return nil }
+                let candidate = events[s.next]
+                if let offset = Self.offset(of: candidate), start + offset > now { return nil }
+                s.next += 1
+                return candidate
+            }
+            guard let event else { break }
+            guard Self.offset(of: event) != nil else {
+                glasses.reportFailure(SimulatorError(
+                    .invalidScenario,
+                    "a scenario event at \(event.at) s was skipped: event times must lie in 0...\(Int(Scenario.maxEventTime)) seconds",
+                    context: ["field": "at", "value": "\(event.at)", "allowed": "0...\(Int(Scenario.maxEventTime))"]))
+                continue
+            }
+            do { try glasses.perform(event.action) } catch { glasses.reportFailure(error) }
+        }
+        scheduleNext()
     }
 }

@@ -1,0 +1,58 @@
+import Foundation
+import GlassesVideo
+import WearablesKit
+import Synchronization
+
+/// The glasses' HEVC encoder: one libx265 encoder, rebuilt when the picture size, frame rate or bit rate changes.
+///
+/// A new encoder, or a stream (re)start, makes the next picture a keyframe and hands out the codec configuration
+/// with it, so the host always gets parameter sets before the samples that need them.
+final class FrameEncoder: Sendable {
+    private struct Slot {
+        // The encoder is not Sendable; the mutex is what makes sharing it safe (it is only touched under the lock).
+        var encoder: HEVCEncoder?
+        var key: String = ""
+        var pendingConfiguration = false
+    }
+
+    private let slot = Mutex(Slot())
+
+    /// A stream (re)started: the next picture is a keyframe and carries the codec configuration.
+    func configurationPending() {
+        slot.withLock { $0.pendingConfiguration = true }
+    }
+
+    /// Encodes one picture; returns the sample and, when the host needs it, the codec configuration to send first.
+    /// After a failure the encoder is dropped (the next picture builds a new one).
+    func encode(_ image: RawVideoImage, presentationTimeUs: Int64, frameRate: Int, bitrate: Int)
+        -> Result<(EncodedHEVCSample, HEVCCodecConfiguration?), VideoCodecError>
+    {
+        slot.withLock { slot in
+            let key = "\(image.width)x\(image.height)@\(frameRate)/\(bitrate)"
+            do throws(VideoCodecError) {
+                var newConfig = false
+                let encoder: HEVCEncoder
+                if let current = slot.encoder, slot.key == key {
+                    encoder = current
+                } else {
+                    encoder = try HEVCEncoder(width: image.width, height: image.height, frameRate: frameRate,
+                                              bitrate: max(bitrate, 10_000), keyframeInterval: frameRate)
+                    slot.encoder = encoder
+                    slot.key = key
+                    newConfig = true
+                }
+                let force = slot.pendingConfiguration || newConfig
+                if slot.pendingConfiguration { newConfig = true }
+                slot.pendingConfiguration = false
+                let out = try encoder.encode(image, presentationTimeUs: presentationTimeUs, forceKeyframe: force)
+                guard let first = out.first else {
+                    throw VideoCodecError(code: .encodeFailed, message: "the encoder returned no sample")
+                }
+                return .success((first, newConfig ? encoder.codecConfiguration : nil))
+            } catch {
+                slot.encoder = nil
+                return .failure(error)
+            }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import GlassesVideo
+import Synchronization
+import WearablesKit
+
+// The frame clock: frames are rendered (or read from a video file), encoded and sent on the glasses' scheduler at
+// the configured rate, from the time the stream started.
+extension SimulatedGlasses {
+    /// Starts the frame clock for `configuration` (a new generation: ticks of an older stream stop).
+    func startFrames(_ configuration: StreamConfiguration) {
+        let generation: UInt64 = state.withLock { s in
+            s.frameGeneration += 1
+            return s.frameGeneration
+        }
+        encoder.configurationPending()
+        log("streaming \(configuration.videoCodec.rawValue) \(configuration.resolution.videoFrameSize) @ \(configuration.frameRate) fps")
+        let start = scheduler.now
+        scheduler.schedule(after: .zero) { [weak self] in
+            self?.tick(generation: generation, configuration: configuration, start: start, index: 0)
+        }
+    }
+
+    private func tick(generation: UInt64, configuration: StreamConfiguration, start: Duration, index: Int) {
+        let interval = Duration.seconds(1) / Int(configuration.frameRate)
+        let now = scheduler.now
+        struct Plan {
+            var feed: CameraFeed
+            var feedScene: SimulatedScene?
+            var skip: Bool
+            var burst: Int
+        }
+        let plan: Plan? = state.withLock { s in
+            guard s.frameGeneration == generation, s.link != nil else { return nil }
+            var skip = s.faults.zombie
+            if let until = s.faults.skipUntil {
+                if now < until { skip = true } else { s.faults.skipUntil = nil }
+            }
+            if skip { s.stats.samplesWithheld += 1 }
+            let burst = s.faults.burst
+            s.faults.burst = 1
+            return Plan(feed: s.feed, feedScene: s.feedScene, skip: skip, burst: burst)
+        }
+        guard let plan else { return }
+        if !plan.skip {
+            for _ in 0..<plan.burst {
+                emitFrame(configuration: configuration, now: now, plan: (plan.feed, plan.feedScene))
+            }
+        }
+        let next = start + interval * (index + 1)
+        scheduler.schedule(after: next - scheduler.now) { [weak self] in
+            self?.tick(generation: generation, configuration: configuration, start: start, index: index + 1)
+        }
+    }
+
+    private func emitFrame(configuration: StreamConfiguration, now: Duration, plan: (CameraFeed, SimulatedScene?)) {
+        let time = Self.seconds(now - epoch)
+        let size = configuration.resolution.videoFrameSize
+        let image: RawVideoImage
+        if case .videoFile(let file) = plan.0 {
+            do {
+                try file.checkSize(width: Int(size.width), height: Int(size.height))
+                image = try file.nextImage()
+            } catch {
+                log("video feed failed: \(error.message)")
+                let link = state.withLock { s -> (any HostLink)? in
+                    s.frameGeneration += 1
+                    return s.link
+                }
+                link?.send(.fault(.videoStreamingError, message: error.message))
+                return
+            }
+        } else {
+            image = render(feed: plan.0, feedScene: plan.1, time: time, width: Int(size.width), height: Int(size.height))
+        }
+        let ptsBase = Int64((now - epoch).components.seconds) * 1_000_000
+            + (now - epoch).components.attoseconds / 1_000_000_000_000
+        var messages: [DeviceMessage] = []
+        var sample: VideoSample
+        switch configuration.videoCodec {
+        case .raw:
+            sample = VideoSample(presentationTimeUs: ptsBase, isKeyframe: true,
+                                 format: .nv12(width: image.width, height: image.height, lumaBytesPerRow: image.lumaBytesPerRow,
+                                               chromaBytesPerRow: image.chromaBytesPerRow),
+                                 payload: image.data)
+        case .hvc1:
+            let bitrate = state.withLock { $0.core.bitrate(of: configuration) }
+            let result = encoder.encode(image, presentationTimeUs: ptsBase, frameRate: Int(configuration.frameRate),
+                                        bitrate: bitrate)
+            switch result {
+            case .success(let (encoded, config)):
+                if let config { messages.append(.codecConfiguration(config)) }
+                sample = VideoSample(presentationTimeUs: ptsBase, isKeyframe: encoded.isKeyframe, format: .hevc,
+                                     payload: encoded.data)
+            case .failure(let error):
+                log("encoder failed: \(error)")
+                let link = state.withLock { s -> (any HostLink)? in
+                    s.frameGeneration += 1
+                    return s.link
+                }
+                link?.send(.fault(.videoStreamingError, message: "the HEVC encoder failed: \(error)"))
+                return
+            }
+        }
+        // Faults on the way out.
+        let (send, delay, observer, link) = applyOutgoingFaults(to: &sample, now: now)
+        if send { messages.append(.videoSample(sample)) }
+        guard let link, !messages.isEmpty else { return }
+        for m in messages { observer?(m) }
+        let outgoing = messages
+        if delay <= .zero {
+            for m in outgoing { link.send(m) }
+        } else {
+            // Weakly: a pending delayed send must not keep the link (and through it the scheduler) alive.
+            scheduler.schedule(after: delay) { [weak link] in for m in outgoing { link?.send(m) } }
+        }
+    }
+
+    func render(feed: CameraFeed, feedScene: SimulatedScene?, time: Double, width: Int, height: Int) -> RawVideoImage {
+        switch feed {
+        case .rendered: return scene.render(at: time, width: width, height: height)
+        case .faceImage: return (feedScene ?? scene).render(at: time, width: width, height: height)
+        case .videoFile:
+            preconditionFailure("video-file frames come from frameImage(feed:…)")
+        case .solid(let luma):
+            var data = Data(repeating: luma, count: width * height)
+            data.append(Data(repeating: 128, count: width * height / 2))
+            return RawVideoImage(width: width, height: height, lumaBytesPerRow: width, chromaBytesPerRow: width, data: data)!
+        }
+    }
+}

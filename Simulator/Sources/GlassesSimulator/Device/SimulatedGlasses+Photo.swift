@@ -1,0 +1,41 @@
+import Foundation
+import GlassesVideo
+import WearablesKit
+
+// Photos: a capture request is answered after the capture delay with a JPEG of what the camera shows then.
+extension SimulatedGlasses {
+    /// Schedules the delivery of the photo the host asked for with `requestID`.
+    func schedulePhoto(requestID: UInt32) {
+        let time = deviceTime
+        scheduler.schedule(after: options.photoCaptureDelay) { [weak self] in
+            self?.deliverPhoto(requestID: requestID, at: time)
+        }
+    }
+
+    private func deliverPhoto(requestID: UInt32, at time: Double) {
+        let (feed, feedScene, stillWanted) = state.withLock { s in
+            (s.feed, s.feedScene, s.core.currentConfiguration != nil)
+        }
+        guard stillWanted else { return }
+        let w = Int(options.photoSize.width), h = Int(options.photoSize.height)
+        let image: RawVideoImage
+        if case .videoFile(let file) = feed {
+            // A file feed is photographed at its own size (the frame last streamed), not scaled.
+            do { image = try file.currentImage() } catch {
+                log("photo from the video feed failed: \(error.message)")
+                let actions = state.withLock { $0.core.photoFailed(message: "no frame from the video feed: \(error.message)") }
+                perform(actions)
+                return
+            }
+        } else {
+            image = render(feed: feed, feedScene: feedScene, time: time, width: w, height: h)
+        }
+        let jpeg = JPEGEncoder.encode(image, quality: options.photoQuality)
+        let actions = state.withLock { s in
+            s.stats.photosDelivered += 1
+            return s.core.photoDelivered(PhotoData(data: jpeg, format: .jpeg), requestID: requestID)
+        }
+        log("photo delivered (\(jpeg.count) bytes)")
+        perform(actions)
+    }
+}
