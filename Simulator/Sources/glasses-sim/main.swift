@@ -321,7 +321,11 @@ if let listen = options.listen {
     probeLink = pair.host
     log("built-in host: streaming \(codec.rawValue) \(resolution.videoFrameSize) @ \(fps) fps to \(options.writePath ?? "nowhere")")
 }
-glasses.run(scenario)
+do {
+    _ = try glasses.start(scenario)
+} catch {
+    fail(error.message, .dataError)
+}
 if !scenario.events.isEmpty { log("scenario '\(scenario.name)': \(scenario.events.count) events") }
 
 // MARK: Finish

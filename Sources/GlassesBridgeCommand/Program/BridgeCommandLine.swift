@@ -102,7 +102,11 @@ public enum BridgeCommandLine {
                 } catch {
                     throw BridgeFailure(.invalidInput, "--sim-scenario \(path): \(error)")
                 }
-                glasses.run(scenario)
+                do {
+                    _ = try glasses.start(scenario)
+                } catch {
+                    throw BridgeFailure(.invalidInput, "--sim-scenario \(path): \(error.message)")
+                }
                 if settings.duration == nil, let seconds = scenario.duration {
                     settings.duration = .milliseconds(Int64((seconds * 1000).rounded()))
                 }

@@ -70,10 +70,65 @@ public final class ManualScheduler: EventScheduler {
         let action: @Sendable () -> Void
     }
 
+    /// Where an entry sits in time order: by deadline, then by the order it was scheduled.
+    private struct Key: Comparable {
+        let deadline: Duration
+        let sequence: UInt64
+        static func < (a: Key, b: Key) -> Bool { (a.deadline, a.sequence) < (b.deadline, b.sequence) }
+    }
+
     private struct State {
         var now: Duration = .zero
         var nextSequence: UInt64 = 0
+        /// The live entries; cancelling removes one here, and its key is skipped when it reaches the heap's top.
         var pending: [UInt64: Entry] = [:]
+        /// A binary min-heap of keys, so the next action is found in O(log n), not by a scan of everything pending.
+        var heap: [Key] = []
+
+        mutating func push(_ key: Key) {
+            heap.append(key)
+            var child = heap.count - 1
+            while child > 0 {
+                let parent = (child - 1) / 2
+                guard heap[child] < heap[parent] else { break }
+                heap.swapAt(child, parent)
+                child = parent
+            }
+        }
+
+        mutating func popMinimum() -> Key? {
+            guard let first = heap.first else { return nil }
+            let last = heap.removeLast()
+            if !heap.isEmpty {
+                heap[0] = last
+                var parent = 0
+                while true {
+                    let left = 2 * parent + 1, right = left + 1
+                    var smallest = parent
+                    if left < heap.count, heap[left] < heap[smallest] { smallest = left }
+                    if right < heap.count, heap[right] < heap[smallest] { smallest = right }
+                    if smallest == parent { break }
+                    heap.swapAt(parent, smallest)
+                    parent = smallest
+                }
+            }
+            return first
+        }
+
+        /// The earliest live entry's key, dropping keys of cancelled entries on the way.
+        mutating func peekLive() -> Key? {
+            while let top = heap.first {
+                if pending[top.sequence] != nil { return top }
+                _ = popMinimum()
+            }
+            return nil
+        }
+
+        /// Rebuilds the heap from the live entries when cancelled keys outnumber them.
+        mutating func compactIfStale() {
+            guard heap.count > 64, heap.count > 2 * pending.count else { return }
+            heap = pending.values.map { Key(deadline: $0.deadline, sequence: $0.sequence) }.sorted()
+        }
     }
 
     private let state = Mutex(State())
@@ -93,11 +148,16 @@ public final class ManualScheduler: EventScheduler {
         let id: UInt64 = state.withLock { state in
             let id = state.nextSequence
             state.nextSequence += 1
-            state.pending[id] = Entry(deadline: state.now + max(delay, .zero), sequence: id, action: action)
+            let deadline = state.now + max(delay, .zero)
+            state.pending[id] = Entry(deadline: deadline, sequence: id, action: action)
+            state.push(Key(deadline: deadline, sequence: id))
             return id
         }
         return ScheduledAction { [weak self] in
-            _ = self?.state.withLock { $0.pending.removeValue(forKey: id) }
+            self?.state.withLock { state in
+                state.pending.removeValue(forKey: id)
+                state.compactIfStale()
+            }
         }
     }
 
@@ -129,10 +189,10 @@ public final class ManualScheduler: EventScheduler {
 
     private func popDue(upTo deadline: Duration?) -> Entry? {
         state.withLock { state in
-            guard let next = state.pending.values.min(by: { ($0.deadline, $0.sequence) < ($1.deadline, $1.sequence) })
-            else { return nil }
-            if let deadline, next.deadline > deadline { return nil }
-            state.pending.removeValue(forKey: next.sequence)
+            guard let key = state.peekLive() else { return nil }
+            if let deadline, key.deadline > deadline { return nil }
+            _ = state.popMinimum()
+            guard let next = state.pending.removeValue(forKey: key.sequence) else { return nil }
             state.now = max(state.now, next.deadline)
             return next
         }

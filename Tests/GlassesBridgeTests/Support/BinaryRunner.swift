@@ -38,13 +38,19 @@ final class BinaryRunner: Sendable {
     private let readersDone = DispatchGroup()
     private let lineSeen = DispatchSemaphore(value: 0)
     private let watchedFragment: String?
+    private let watchedPredicate: (@Sendable (String) -> Bool)?
     private let watchedFound = Mutex(false)
 
     /// Starts the binary with `arguments`; `signalWhen` makes ``waitForWatchedLine(timeout:)`` return once a
     /// stdout line contains that text.
-    init(_ arguments: [String], binary name: String = "glasses-bridge", signalWhen fragment: String? = nil) throws {
+    /// `signalWhenOutput`, when given, decides instead of the fragment, from all stdout read so far.
+    init(
+        _ arguments: [String], binary name: String = "glasses-bridge", signalWhen fragment: String? = nil,
+        signalWhenOutput predicate: (@Sendable (String) -> Bool)? = nil
+    ) throws {
         let binary = try #require(Self.binaryURL(named: name), "\(name) is not built next to the tests: run swift build --build-tests first")
         watchedFragment = fragment
+        watchedPredicate = predicate
         process.executableURL = binary
         process.arguments = arguments
         let out = Pipe(), err = Pipe()
@@ -63,6 +69,7 @@ final class BinaryRunner: Sendable {
         }
         return stdoutText.withLock { text -> Bool in
             text += chunk
+            if let watchedPredicate { return watchedPredicate(text) }
             guard let fragment = watchedFragment else { return false }
             return text.contains(fragment)
         }
