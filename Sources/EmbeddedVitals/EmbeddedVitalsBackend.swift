@@ -5,7 +5,9 @@ import VitalsEngine
 /// The default processing backend: the embedded, offline vitals engine (``VitalsEngine``).
 ///
 /// It produces pulse rate, pulse wave (`arterialPressureTrace`), HRV, breathing rate and the upper/lower breathing
-/// traces; other metric types are accepted but never filled. Needs the frontal-face cascade from Debian's
+/// traces; other metric types are accepted but never filled. Waveforms come with every processed frame that shows a
+/// face (from the second one on); rates once a second from 10 s; HRV every 10 s from 30 s
+/// (`docs/SMARTSPECTRA-ON-LINUX.md`, "Metrics cadence"). Needs the frontal-face cascade from Debian's
 /// `opencv-data` package (or `VITALS_FACE_CASCADE`).
 public struct EmbeddedVitalsBackend: ProcessingBackend {
     private let configuration: VitalsEngineConfiguration
@@ -39,10 +41,23 @@ public struct EmbeddedVitalsBackend: ProcessingBackend {
 }
 
 /// One run of the embedded engine: converts pixel buffers to engine views and engine samples to ``Metrics``.
+///
+/// Cadence: rates and HRV come from the engine on its own schedule (pulse and breathing rate once a second from
+/// 10 s of face data, HRV every 10 s from 30 s); the pulse wave and the breathing traces come from
+/// ``StreamingTraces``, one sample per processed frame with a face, from the second such frame on. Their
+/// confidence and `stable` flag are those of the latest pulse or breathing rate (0 and false before the first).
 final class EmbeddedVitalsProcessor: FrameProcessor {
     private let engine: VitalsEngine
     private let requested: Set<MetricType>
     private var lastValidation: ValidationCode?
+    private let traces = StreamingTraces()
+    private var pulseConfidence = 0.0
+    private var breathingConfidence = 0.0
+
+    /// Whether any streamed waveform was asked for (otherwise the per-frame trace work is skipped).
+    private var wantsTraces: Bool {
+        !requested.isDisjoint(with: [.arterialPressureTrace, .chestBreathing, .abdomenBreathing])
+    }
 
     init(engine: VitalsEngine, requested: Set<MetricType>) {
         self.engine = engine
@@ -57,7 +72,8 @@ final class EmbeddedVitalsProcessor: FrameProcessor {
         case .nv12FullRange: format = .nv12FullRange
         default: return ProcessingUpdate()
         }
-        let result: VitalsFrameResult? = frame.withUnsafeReadOnlyStorage { storage -> VitalsFrameResult? in
+        let wantsTraces = wantsTraces
+        let output = frame.withUnsafeReadOnlyStorage { storage -> (VitalsFrameResult, TraceSample?)? in
             guard let base = storage.baseAddress?.assumingMemoryBound(to: UInt8.self), let first = frame.planes.first else { return nil }
             let second = frame.planes.count > 1 ? frame.planes[1] : nil
             guard let view = try? VitalsPixelView(
@@ -65,11 +81,15 @@ final class EmbeddedVitalsProcessor: FrameProcessor {
                 plane0: UnsafePointer(base + first.offset), bytesPerRow0: first.bytesPerRow,
                 plane1: second.map { UnsafePointer(base + $0.offset) }, bytesPerRow1: second?.bytesPerRow ?? 0)
             else { return nil }
-            return engine.process(view, timestampUs: timestampUs)
+            let result = engine.process(view, timestampUs: timestampUs)
+            let trace = wantsTraces ? traces.update(view, face: result.face, timestampUs: timestampUs) : nil
+            return (result, trace)
         }
-        guard let result else { return ProcessingUpdate() }
+        guard let (result, trace) = output else { return ProcessingUpdate() }
+        if let latest = result.pulseRate.last { pulseConfidence = latest.confidence }
+        if let latest = result.breathingRate.last { breathingConfidence = latest.confidence }
         let code = Self.validationCode(result.condition)
-        var update = ProcessingUpdate(metrics: metrics(from: result))
+        var update = ProcessingUpdate(metrics: metrics(from: result, trace: trace))
         if code != lastValidation {
             lastValidation = code
             update.validation = ValidationStatus(code: code, hint: result.condition.hint)
@@ -94,8 +114,8 @@ final class EmbeddedVitalsProcessor: FrameProcessor {
         }
     }
 
-    /// The requested part of the engine's new samples, or nil when there is nothing new to report.
-    func metrics(from r: VitalsFrameResult) -> Metrics? {
+    /// The requested part of the engine's new rates and this frame's trace samples, or nil when there is nothing new.
+    func metrics(from r: VitalsFrameResult, trace: TraceSample?) -> Metrics? {
         var metrics = Metrics()
         var cardio = Cardio()
         var breathing = Breathing()
@@ -107,12 +127,10 @@ final class EmbeddedVitalsProcessor: FrameProcessor {
             }
             hasCardio = true
         }
-        if requested.contains(.arterialPressureTrace), !r.pulseWave.isEmpty {
-            let confidence = r.pulseWaveConfidence
-            cardio.arterialPressureTrace = r.pulseWave.map {
-                MeasurementWithConfidence(value: Float($0.value), stable: confidence >= VitalsStability.pulse,
-                                          confidence: Float(confidence), timestamp: $0.timestampUs)
-            }
+        if requested.contains(.arterialPressureTrace), let trace {
+            cardio.arterialPressureTrace = [MeasurementWithConfidence(
+                value: Float(trace.pulse), stable: pulseConfidence >= VitalsStability.pulse,
+                confidence: Float(pulseConfidence), timestamp: trace.timestampUs)]
             hasCardio = true
         }
         if requested.contains(.hrv), !r.hrv.isEmpty {
@@ -129,13 +147,13 @@ final class EmbeddedVitalsProcessor: FrameProcessor {
             }
             hasBreathing = true
         }
-        let traceStable = r.breathingTraceConfidence >= VitalsStability.breathing
-        if requested.contains(.chestBreathing), !r.upperBreathingTrace.isEmpty {
-            breathing.upperTrace = r.upperBreathingTrace.map { Measurement(value: Float($0.value), stable: traceStable, timestamp: $0.timestampUs) }
+        let traceStable = breathingConfidence >= VitalsStability.breathing
+        if requested.contains(.chestBreathing), let trace {
+            breathing.upperTrace = [Measurement(value: Float(trace.upper), stable: traceStable, timestamp: trace.timestampUs)]
             hasBreathing = true
         }
-        if requested.contains(.abdomenBreathing), !r.lowerBreathingTrace.isEmpty {
-            breathing.lowerTrace = r.lowerBreathingTrace.map { Measurement(value: Float($0.value), stable: traceStable, timestamp: $0.timestampUs) }
+        if requested.contains(.abdomenBreathing), let trace {
+            breathing.lowerTrace = [Measurement(value: Float(trace.lower), stable: traceStable, timestamp: trace.timestampUs)]
             hasBreathing = true
         }
         if hasCardio { metrics.cardio = cardio }

@@ -19,7 +19,7 @@ struct ConcurrencyTests {
         var behaviour = TestDevice.Behaviour()
         behaviour.sendsFrames = true
         let rig = try Rig(behaviour: behaviour)
-        let (session, _, stream) = try rig.streaming(try StreamConfiguration(videoCodec: .raw, resolution: .low, frameRate: 30))
+        let (session, _, stream) = try rig.streaming(StreamConfiguration(videoCodec: .raw, resolution: .low, frameRate: 30))
         let states = Recorder<StreamState>()
         let frames = Recorder<Int64>()
         let tokens = ListenerTokenBag()

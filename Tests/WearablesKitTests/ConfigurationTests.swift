@@ -78,16 +78,43 @@ struct ConfigurationTests {
 
     @Test("stream configuration: supported frame rates accepted", arguments: [UInt(2), 7, 15, 24, 30])
     func supportedFrameRates(rate: UInt) throws {
-        let configuration = try StreamConfiguration(videoCodec: .hvc1, resolution: .low, frameRate: rate)
+        let configuration = StreamConfiguration(videoCodec: .hvc1, resolution: .low, frameRate: rate)
         #expect(configuration.frameRate == rate)
+        #expect(configuration.isSupported)
+        try configuration.validate()
+        #expect(try StreamConfiguration.validated(videoCodec: .hvc1, resolution: .low, frameRate: rate) == configuration)
+        let (_, camera) = try Rig().camera(configuration)
+        #expect(camera.stream.streamConfiguration.frameRate == rate)
     }
 
-    @Test("stream configuration: other frame rates rejected, not rounded", arguments: [UInt(0), 1, 10, 25, 29, 60])
-    func unsupportedFrameRates(rate: UInt) {
-        #expect(throws: StreamConfigurationError(frameRate: rate)) {
-            try StreamConfiguration(frameRate: rate)
+    @Test("stream configuration: other frame rates kept as given, then refused (never rounded)", arguments: [UInt(0), 1, 10, 25, 29, 60])
+    func unsupportedFrameRates(rate: UInt) throws {
+        let configuration = StreamConfiguration(videoCodec: .raw, resolution: .medium, frameRate: rate)
+        #expect(configuration.frameRate == rate, "kept as given, not rounded")
+        #expect(!configuration.isSupported)
+        let expected = StreamConfigurationError(frameRate: rate)
+        #expect(throws: expected) { try configuration.validate() }
+        #expect(throws: expected) { try StreamConfiguration.validated(frameRate: rate) }
+        #expect(expected.description.contains("2, 7, 15, 24 or 30"))
+        #expect(expected.localizedDescription == expected.message)
+    }
+
+    @Test("an unsupported frame rate is refused where DAT code expects errors: addCamera(config:)")
+    func addCameraRefusesUnsupportedRate() throws {
+        let rig = try Rig()
+        let session = try rig.startedSession()
+        let configuration = StreamConfiguration(videoCodec: .hvc1, resolution: .low, frameRate: 25)
+        do {
+            _ = try session.addCamera(config: configuration)
+            Issue.record("addCamera accepted 25 fps")
+        } catch {
+            #expect(error == .unsupportedStreamConfiguration(StreamConfigurationError(frameRate: 25)))
+            #expect(error == .unexpectedError(description: StreamConfigurationError(frameRate: 25).message))
+            #expect(error.localizedDescription.contains("Unsupported frame rate 25 fps"))
         }
-        #expect(StreamConfigurationError(frameRate: rate).description.contains("2, 7, 15, 24 or 30"))
+        // Nothing was attached: a supported configuration works straight away.
+        let camera = try #require(try session.addCamera(config: StreamConfiguration(videoCodec: .hvc1, resolution: .low, frameRate: 24)))
+        #expect(camera.stream.streamConfiguration.frameRate == 24)
     }
 
     @Test("stream configuration defaults and sizes")

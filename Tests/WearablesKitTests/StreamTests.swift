@@ -7,7 +7,7 @@ struct StreamLifecycleTests {
     @Test("stopped → waitingForDevice → starting → streaming ⇄ paused → stopping → stopped")
     func lifecycle() throws {
         let rig = try Rig()
-        let (_, camera) = try rig.camera(try StreamConfiguration(videoCodec: .hvc1, resolution: .low, frameRate: 24))
+        let (_, camera) = try rig.camera(StreamConfiguration(videoCodec: .hvc1, resolution: .low, frameRate: 24))
         let stream = camera.stream
         let states = Recorder<StreamState>()
         let token = stream.statePublisher.listen(states.callback)

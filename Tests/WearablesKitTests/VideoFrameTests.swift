@@ -7,7 +7,7 @@ struct VideoFrameTests {
     @Test("raw samples become NV12 images with their strides and timestamps")
     func rawFrames() throws {
         let rig = try Rig()
-        let (_, _, stream) = try rig.streaming(try StreamConfiguration(videoCodec: .raw, resolution: .low, frameRate: 30))
+        let (_, _, stream) = try rig.streaming(StreamConfiguration(videoCodec: .raw, resolution: .low, frameRate: 30))
         let frames = Recorder<VideoFrame>()
         let token = stream.videoFramePublisher.listen(frames.callback)
         rig.device.sendRawFrame(pts: 1_000)
@@ -25,7 +25,7 @@ struct VideoFrameTests {
     @Test("HEVC samples carry the latest codec configuration")
     func hevcFrames() throws {
         let rig = try Rig()
-        let (_, _, stream) = try rig.streaming(try StreamConfiguration(videoCodec: .hvc1, resolution: .low, frameRate: 24))
+        let (_, _, stream) = try rig.streaming(StreamConfiguration(videoCodec: .hvc1, resolution: .low, frameRate: 24))
         let frames = Recorder<VideoFrame>()
         let token = stream.videoFramePublisher.listen(frames.callback)
         rig.device.sendHEVCFrame(pts: 0, keyframe: true)
@@ -42,7 +42,7 @@ struct VideoFrameTests {
     @Test("malformed samples are counted and reported once per streaming period, never delivered")
     func malformed() throws {
         let rig = try Rig()
-        let (_, _, stream) = try rig.streaming(try StreamConfiguration(videoCodec: .hvc1, resolution: .low, frameRate: 24))
+        let (_, _, stream) = try rig.streaming(StreamConfiguration(videoCodec: .hvc1, resolution: .low, frameRate: 24))
         let frames = Recorder<VideoFrame>()
         let errors = Recorder<StreamError>()
         let tokens = ListenerTokenBag()
@@ -57,6 +57,8 @@ struct VideoFrameTests {
         #expect(stream.sampleCounters.malformed == 3)
         #expect(errors.values == [.videoStreamingError])
         #expect(stream.lastMalformedSample?.presentationTimeUs == 2)
+        let malformed: (any Error)? = stream.lastMalformedSample
+        #expect(malformed?.localizedDescription == stream.lastMalformedSample?.description, "read as its reason")
     }
 
     @Test("HEVC before any codec configuration is malformed")
@@ -86,7 +88,7 @@ struct VideoFrameTests {
     @Test("samples outside starting/streaming are discarded and counted")
     func discarded() throws {
         let rig = try Rig()
-        let (_, _, stream) = try rig.streaming(try StreamConfiguration(videoCodec: .raw, resolution: .low, frameRate: 30))
+        let (_, _, stream) = try rig.streaming(StreamConfiguration(videoCodec: .raw, resolution: .low, frameRate: 30))
         rig.device.deliver(.stream(.paused))
         rig.device.sendRawFrame(pts: 5)
         rig.run()
@@ -97,7 +99,7 @@ struct VideoFrameTests {
     @Test("the async frame stream delivers frames and keeps only the newest when the consumer lags")
     func frameStream() async throws {
         let rig = try Rig()
-        let (_, camera, stream) = try rig.streaming(try StreamConfiguration(videoCodec: .raw, resolution: .low, frameRate: 30))
+        let (_, camera, stream) = try rig.streaming(StreamConfiguration(videoCodec: .raw, resolution: .low, frameRate: 30))
         let frames = stream.videoFrameStream(bufferingNewest: 2)
         for pts in 0..<5 { rig.device.sendRawFrame(pts: Int64(pts)) }
         rig.run()

@@ -60,8 +60,8 @@ func cameraStreamingWalkthrough(
     }
     log.permission(.granted)
 
-    // Attach the camera
-    let config = try StreamConfiguration(
+    // Attach the camera (DAT 1.0: the configuration does not throw; addCamera refuses an unsupported rate)
+    let config = StreamConfiguration(
         videoCodec: .raw,
         resolution: .medium,  // 504x896
         frameRate: 24

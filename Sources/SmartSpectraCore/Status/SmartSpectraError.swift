@@ -1,5 +1,9 @@
+import Foundation
+
 /// An error from the SDK: a code with its stable number, a message and whether retrying can help.
-public struct SmartSpectraError: Error, Sendable, Hashable, CustomStringConvertible {
+///
+/// A `LocalizedError`, as on iOS: `error.localizedDescription` (and ``errorDescription``) is ``message``.
+public struct SmartSpectraError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
     /// The kind of error, with the wire values shared with the C++ and Android SDKs.
     public enum Code: Int, Sendable, Hashable, CaseIterable {
         case invalidState = 1, authenticationFailed = 2, configurationFailed = 3, creditExhausted = 4
@@ -21,7 +25,7 @@ public struct SmartSpectraError: Error, Sendable, Hashable, CustomStringConverti
         self.retryable = retryable
     }
 
-    /// The message (as `errorDescription` returns it on Apple platforms).
+    /// The message, as `errorDescription` returns it on Apple platforms; `localizedDescription` reads it.
     public var errorDescription: String? { message }
 
     /// `code (number): message`.

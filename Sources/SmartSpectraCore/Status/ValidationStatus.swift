@@ -1,37 +1,64 @@
-/// What a validation verdict is about, with SmartSpectra's stable code numbers.
+/// What a validation verdict is about, with SmartSpectra's stable code numbers (note the gap at 8 and 9).
 ///
-/// Codes are appended over SDK releases, so an unknown number is kept as ``unknown(_:)`` rather than dropped.
-public enum ValidationCode: Sendable, Hashable, CustomStringConvertible {
-    case ok, noFaceFound, multipleFacesFound, faceNotCentered, faceSizeOutOfRange, tooDark, tooBright
-    case chestNotVisible, cameraTuning, frameRateTooLow, excessiveMotion, faceTooClose, faceTooFar
-    case faceTooHigh, faceTooLow, faceNotForward
-    /// A code this build does not know yet.
-    case unknown(Int)
-
-    private static let table: [(ValidationCode, Int, String)] = [
-        (.ok, 0, "ok"), (.noFaceFound, 1, "noFaceFound"), (.multipleFacesFound, 2, "multipleFacesFound"),
-        (.faceNotCentered, 3, "faceNotCentered"), (.faceSizeOutOfRange, 4, "faceSizeOutOfRange"),
-        (.tooDark, 5, "tooDark"), (.tooBright, 6, "tooBright"), (.chestNotVisible, 7, "chestNotVisible"),
-        (.cameraTuning, 10, "cameraTuning"), (.frameRateTooLow, 11, "frameRateTooLow"),
-        (.excessiveMotion, 12, "excessiveMotion"), (.faceTooClose, 13, "faceTooClose"), (.faceTooFar, 14, "faceTooFar"),
-        (.faceTooHigh, 15, "faceTooHigh"), (.faceTooLow, 16, "faceTooLow"), (.faceNotForward, 17, "faceNotForward"),
-    ]
-
-    /// Creates a code from its number; unknown numbers become ``unknown(_:)``.
-    public init(rawValue: Int) {
-        self = Self.table.first(where: { $0.1 == rawValue })?.0 ?? .unknown(rawValue)
-    }
-
-    /// The stable code number.
-    public var rawValue: Int {
-        if case .unknown(let value) = self { return value }
-        return Self.table.first(where: { $0.0 == self })!.1
-    }
+/// Exactly the cases SmartSpectra's Swift SDK documents, so a `switch` written for it compiles here unchanged.
+/// Codes are appended over SDK releases: like SmartSpectra's apps, end such a `switch` with `@unknown default`
+/// (or `default`) to handle codes a newer source may send; ``init(rawValue:)`` returns nil for a number this build
+/// does not know.
+public enum ValidationCode: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// The picture is fine for measuring.
+    case ok = 0
+    /// No face in view.
+    case noFaceFound = 1
+    /// More than one face in view.
+    case multipleFacesFound = 2
+    /// The face is off centre horizontally.
+    case faceNotCentered = 3
+    /// The face is too big or too small (deprecated by SmartSpectra in favour of ``faceTooClose`` and ``faceTooFar``;
+    /// never produced here).
+    case faceSizeOutOfRange = 4
+    /// The picture is too dark.
+    case tooDark = 5
+    /// The picture is too bright.
+    case tooBright = 6
+    /// The upper chest is not in view.
+    case chestNotVisible = 7
+    /// The camera is still adjusting exposure or focus.
+    case cameraTuning = 10
+    /// Frames arrive too slowly.
+    case frameRateTooLow = 11
+    /// The face or the camera moves too much.
+    case excessiveMotion = 12
+    /// The face is too close.
+    case faceTooClose = 13
+    /// The face is too far.
+    case faceTooFar = 14
+    /// The face is too high in the frame.
+    case faceTooHigh = 15
+    /// The face is too low in the frame.
+    case faceTooLow = 16
+    /// The face does not look at the camera.
+    case faceNotForward = 17
 
     /// The code's name, e.g. `noFaceFound`.
     public var description: String {
-        if case .unknown(let value) = self { return "unknown(\(value))" }
-        return Self.table.first(where: { $0.0 == self })!.2
+        switch self {
+        case .ok: "ok"
+        case .noFaceFound: "noFaceFound"
+        case .multipleFacesFound: "multipleFacesFound"
+        case .faceNotCentered: "faceNotCentered"
+        case .faceSizeOutOfRange: "faceSizeOutOfRange"
+        case .tooDark: "tooDark"
+        case .tooBright: "tooBright"
+        case .chestNotVisible: "chestNotVisible"
+        case .cameraTuning: "cameraTuning"
+        case .frameRateTooLow: "frameRateTooLow"
+        case .excessiveMotion: "excessiveMotion"
+        case .faceTooClose: "faceTooClose"
+        case .faceTooFar: "faceTooFar"
+        case .faceTooHigh: "faceTooHigh"
+        case .faceTooLow: "faceTooLow"
+        case .faceNotForward: "faceNotForward"
+        }
     }
 }
 
@@ -72,7 +99,6 @@ public struct ValidationStatus: Sendable, Hashable {
         case .faceTooHigh: "The face is too high in the frame: lower the camera or move down."
         case .faceTooLow: "The face is too low in the frame: raise the camera or move up."
         case .faceNotForward: "Face the camera directly."
-        case .unknown(let value): "Validation code \(value) (not known to this version)."
         }
     }
 }

@@ -1,13 +1,33 @@
 import Foundation
 
-/// Why ``Wearables/configure(_:)`` failed: DAT's `WearablesError` (Linux keeps the cases that can happen here).
-public enum WearablesError: Int, Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+/// DAT's common error protocol: every WearablesKit error a DAT app reads is a `DatError`.
+///
+/// As in DAT 1.0, a `DatError` is a `LocalizedError`, so `error.localizedDescription` is the error's own message
+/// (never Foundation's generic "The operation couldn't be completed" text).
+public protocol DatError: LocalizedError, Sendable {}
+
+/// Why ``Wearables/configure(_:)`` failed: DAT's `WearablesError`, with DAT's cases and numbers.
+///
+/// The cases about the app bundle (`missingInfoDictionary` … `missingBuildNumber`) exist so that DAT code compiles
+/// unchanged, but are never raised on Linux: there is no `Info.plist` or bundle to read; the settings come from
+/// ``WearablesConfiguration``.
+public enum WearablesError: Int, DatError, Hashable, CustomStringConvertible {
     /// Something inside WearablesKit went wrong.
     case internalError = 0
     /// `configure` was already called (or ``Wearables/shared`` was already used) in this process.
     case alreadyConfigured = 1
     /// The configuration is invalid (see ``WearablesConfigurationError`` for the detail).
     case configurationError = 2
+    /// The app's `Info.plist` is missing (never raised on Linux: there is no `Info.plist`).
+    case missingInfoDictionary = 3
+    /// The app's bundle identifier is missing (never raised on Linux: there is no bundle).
+    case missingBundleIdentifier = 4
+    /// The app's name is missing (never raised on Linux: there is no bundle).
+    case missingAppName = 5
+    /// The app's version is missing (never raised on Linux: there is no bundle).
+    case missingAppVersion = 6
+    /// The app's build number is missing (never raised on Linux: there is no bundle).
+    case missingBuildNumber = 7
 
     /// A message a person can act on.
     public var description: String {
@@ -16,6 +36,11 @@ public enum WearablesError: Int, Error, Sendable, Hashable, CustomStringConverti
         case .alreadyConfigured:
             "Wearables is already configured in this process: call Wearables.configure once, before first using Wearables.shared, or use Wearables.makeInstance for independent instances."
         case .configurationError: "The Wearables configuration is invalid."
+        case .missingInfoDictionary: "The app's Info.plist is missing (never the case on Linux)."
+        case .missingBundleIdentifier: "The app's bundle identifier is missing (never the case on Linux)."
+        case .missingAppName: "The app's name is missing from its bundle (never the case on Linux)."
+        case .missingAppVersion: "The app's version is missing from its bundle (never the case on Linux)."
+        case .missingBuildNumber: "The app's build number is missing from its bundle (never the case on Linux)."
         }
     }
 
@@ -43,7 +68,7 @@ public struct WearablesConfigurationError: Error, Sendable, Hashable, CustomStri
 }
 
 /// Why a permission query or request failed: DAT's `PermissionError`.
-public enum PermissionError: Int, Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+public enum PermissionError: Int, DatError, Hashable, CustomStringConvertible {
     /// No glasses are known (none was ever attached).
     case noDevice
     /// Glasses are known but none is connected.
@@ -77,7 +102,7 @@ public enum PermissionError: Int, Error, Sendable, Hashable, CustomStringConvert
 }
 
 /// Errors of a ``DeviceSession``: DAT 1.0's `DeviceSessionError`.
-public enum DeviceSessionError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+public enum DeviceSessionError: DatError, Hashable, CustomStringConvertible {
     /// The selector has no eligible (known, connected, compatible) device.
     case noEligibleDevice
     /// The session is stopping or stopped; create a new one.
@@ -119,7 +144,8 @@ public enum DeviceSessionError: Error, Sendable, Hashable, CustomStringConvertib
         case .sessionIdle: "The session has not been started; call start() first."
         case .capabilityAlreadyActive: "A camera is already attached to this session; stop it before adding another."
         case .capabilityNotFound: "The capability is not attached to this session."
-        case .unexpectedError(let description): "Unexpected session error: \(description)."
+        case .unexpectedError(let description):
+            "Unexpected session error: \(description)" + (description.hasSuffix(".") ? "" : ".")
         case .thermalCritical: "The glasses are critically hot; let them cool down before streaming again."
         case .thermalEmergency: "The glasses are dangerously hot and are shutting features down; take them off and let them cool."
         case .peakPowerShutdown: "The glasses hit their peak power limit and shut down the session."
@@ -135,8 +161,20 @@ public enum DeviceSessionError: Error, Sendable, Hashable, CustomStringConvertib
     public var errorDescription: String? { description }
 }
 
+extension DeviceSessionError {
+    /// What ``DeviceSession/addCamera(config:)`` throws for a configuration the glasses cannot stream: an
+    /// ``unexpectedError(description:)`` whose description is the ``StreamConfigurationError``'s message.
+    ///
+    /// DAT 1.0 has no dedicated case (and a Linux-only case would break the `switch` statements DAT code writes),
+    /// so the refusal travels in the case DAT keeps for messages; compare with this value to recognise it:
+    /// `error == .unsupportedStreamConfiguration(StreamConfigurationError(frameRate: 25))`.
+    public static func unsupportedStreamConfiguration(_ error: StreamConfigurationError) -> DeviceSessionError {
+        .unexpectedError(description: error.message)
+    }
+}
+
 /// Errors of a camera ``Stream``: DAT 1.0's `StreamError`.
-public enum StreamError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+public enum StreamError: DatError, Hashable, CustomStringConvertible {
     /// The glasses reported an unspecified error.
     case internalError
     /// The stream's device is not known.

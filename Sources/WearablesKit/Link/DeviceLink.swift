@@ -1,5 +1,7 @@
+import Foundation
+
 /// Why a link closed.
-public struct LinkError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct LinkError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
     /// The kind of failure.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private let name: String
@@ -33,6 +35,9 @@ public struct LinkError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// `code: message`.
     public var description: String { "\(code): \(message)" }
+
+    /// The message, so `localizedDescription` reads as the message.
+    public var errorDescription: String? { message }
 }
 
 /// What a link delivers to its owner.

@@ -24,9 +24,31 @@ public enum ThermalLevel: String, Sendable, Hashable, Codable, CaseIterable, Com
 public enum Compatibility: String, Sendable, Hashable, Codable, CaseIterable {
     case undefined, compatible, deviceUpdateRequired, sdkUpdateRequired
 }
-/// The kind of glasses.
+/// The kind of glasses: every model DAT 1.0 lists, in its order, and nothing else.
+///
+/// DAT has no simulated device type (Meta's MockDeviceKit pairs a real model), so neither has WearablesKit:
+/// simulated glasses report a real model, ``simulated`` by default, and a `switch` over the seven cases below
+/// is exhaustive exactly as DAT code writes it.
 public enum DeviceType: String, Sendable, Hashable, Codable, CaseIterable {
-    case unknown, rayBanMeta, oakleyMetaHSTN, metaRayBanDisplay, simulated
+    /// The model is not known to this SDK.
+    case unknown
+    /// Ray-Ban Meta.
+    case rayBanMeta
+    /// Oakley Meta HSTN.
+    case oakleyMetaHSTN
+    /// Oakley Meta Vanguard.
+    case oakleyMetaVanguard
+    /// Meta Ray-Ban Display (the model with a display).
+    case metaRayBanDisplay
+    /// Ray-Ban Meta Optics.
+    case rayBanMetaOptics
+    /// Meta Glasses.
+    case metaGlasses
+
+    /// The model simulated glasses report by default: ``rayBanMeta``, as MockDeviceKit's usual
+    /// `pairGlasses(model: .rayBanMeta)`. Not a case of its own: DAT has none, and an extra case would break
+    /// exhaustive `switch` statements. It does not tell simulated glasses from real ones.
+    public static let simulated: DeviceType = .rayBanMeta
 }
 
 /// A snapshot of everything the glasses report about themselves.

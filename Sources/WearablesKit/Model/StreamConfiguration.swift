@@ -1,3 +1,5 @@
+import Foundation
+
 /// The video codec a stream delivers: decoded NV12 frames or compressed HEVC samples.
 public enum VideoCodec: String, Sendable, Hashable, CaseIterable, Codable {
     /// Decoded frames, NV12 video range ("420v"), as DAT's `.raw` delivers them.
@@ -50,8 +52,13 @@ public enum StreamingResolution: String, Sendable, Hashable, CaseIterable, Codab
 
 /// What a camera stream delivers: codec, resolution and frame rate.
 ///
-/// Frame rates are limited to the values the glasses support (2, 7, 15, 24 and 30); anything else is rejected
-/// with ``StreamConfigurationError``, never rounded.
+/// As in DAT 1.0, creating a configuration never throws, so DAT code written without `try` compiles unchanged.
+/// The frame rate must still be one the glasses support (2, 7, 15, 24 or 30): it is never rounded. A configuration
+/// with any other rate is refused where DAT code handles errors, when the camera is added:
+/// ``DeviceSession/addCamera(config:)`` throws ``DeviceSessionError/unexpectedError(description:)`` with the
+/// message of ``StreamConfigurationError`` (see ``DeviceSessionError/unsupportedStreamConfiguration(_:)``).
+/// To check early, call ``validate()``, read ``isSupported``, or build with
+/// ``validated(videoCodec:resolution:frameRate:)``, which throw or answer before any session exists.
 public struct StreamConfiguration: Sendable, Hashable, Codable {
     /// The frame rates the glasses support.
     public static let supportedFrameRates: [UInt] = [2, 7, 15, 24, 30]
@@ -60,15 +67,15 @@ public struct StreamConfiguration: Sendable, Hashable, Codable {
     public let videoCodec: VideoCodec
     /// The resolution.
     public let resolution: StreamingResolution
-    /// Frames per second; one of ``supportedFrameRates``.
+    /// Frames per second; one of ``supportedFrameRates`` for the configuration to be usable.
     public let frameRate: UInt
 
-    /// Creates a configuration, rejecting unsupported frame rates.
-    /// - Throws: ``StreamConfigurationError`` when `frameRate` is not one of ``supportedFrameRates``.
-    public init(videoCodec: VideoCodec = .raw, resolution: StreamingResolution = .medium, frameRate: UInt = 30) throws(StreamConfigurationError) {
-        guard Self.supportedFrameRates.contains(frameRate) else {
-            throw StreamConfigurationError(frameRate: frameRate)
-        }
+    /// Creates a configuration, as DAT's `StreamConfiguration(videoCodec:resolution:frameRate:)` does: no checks.
+    ///
+    /// An unsupported `frameRate` is kept as given (never rounded) and refused later by
+    /// ``DeviceSession/addCamera(config:)``; use ``validate()`` or ``validated(videoCodec:resolution:frameRate:)``
+    /// to find out at once.
+    public init(videoCodec: VideoCodec = .raw, resolution: StreamingResolution = .medium, frameRate: UInt = 30) {
         self.videoCodec = videoCodec
         self.resolution = resolution
         self.frameRate = frameRate
@@ -76,19 +83,50 @@ public struct StreamConfiguration: Sendable, Hashable, Codable {
 
     /// The default configuration: `.raw`, `.medium` (504 × 896), 30 fps.
     public init() {
-        self.videoCodec = .raw
-        self.resolution = .medium
-        self.frameRate = 30
+        self.init(videoCodec: .raw, resolution: .medium, frameRate: 30)
+    }
+
+    /// Creates a configuration and checks it at once: the throwing form for code that wants the error early.
+    /// - Throws: ``StreamConfigurationError`` when `frameRate` is not one of ``supportedFrameRates``.
+    public static func validated(
+        videoCodec: VideoCodec = .raw, resolution: StreamingResolution = .medium, frameRate: UInt = 30
+    ) throws(StreamConfigurationError) -> StreamConfiguration {
+        let configuration = StreamConfiguration(videoCodec: videoCodec, resolution: resolution, frameRate: frameRate)
+        try configuration.validate()
+        return configuration
+    }
+
+    /// Whether the glasses can stream this configuration (its frame rate is one of ``supportedFrameRates``).
+    public var isSupported: Bool { Self.supportedFrameRates.contains(frameRate) }
+
+    /// Checks that the glasses can stream this configuration.
+    /// - Throws: ``StreamConfigurationError`` when ``frameRate`` is not one of ``supportedFrameRates``.
+    public func validate() throws(StreamConfigurationError) {
+        guard isSupported else { throw StreamConfigurationError(frameRate: frameRate) }
     }
 }
 
 /// A stream configuration asked for a frame rate the glasses do not support.
-public struct StreamConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
+///
+/// Thrown by ``StreamConfiguration/validate()`` and ``StreamConfiguration/validated(videoCodec:resolution:frameRate:)``;
+/// ``DeviceSession/addCamera(config:)`` reports the same message as a ``DeviceSessionError``.
+public struct StreamConfigurationError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
     /// The rejected frame rate.
     public let frameRate: UInt
 
+    /// Creates the error for a rejected frame rate.
+    public init(frameRate: UInt) {
+        self.frameRate = frameRate
+    }
+
     /// A message a person can act on.
-    public var description: String {
+    public var message: String {
         "Unsupported frame rate \(frameRate) fps: the glasses stream at 2, 7, 15, 24 or 30 fps."
     }
+
+    /// Same as ``message``.
+    public var description: String { message }
+
+    /// Same as ``message``, so `localizedDescription` is the message.
+    public var errorDescription: String? { message }
 }

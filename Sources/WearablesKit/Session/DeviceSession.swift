@@ -97,9 +97,16 @@ public final class DeviceSession: Sendable {
 
     /// Attaches the camera capability.
     ///
+    /// The configuration is checked first: a frame rate the glasses do not support (anything but 2, 7, 15, 24 or
+    /// 30 fps) is refused here, never rounded, whatever the session's state.
+    ///
     /// - Returns: the camera, or nil unless the session is `.started`.
-    /// - Throws: ``DeviceSessionError/capabilityAlreadyActive`` when a camera is already attached.
+    /// - Throws: ``DeviceSessionError/unsupportedStreamConfiguration(_:)`` (an
+    ///   ``DeviceSessionError/unexpectedError(description:)`` carrying the ``StreamConfigurationError`` message) for
+    ///   an unsupported configuration; ``DeviceSessionError/capabilityAlreadyActive`` when a camera is already
+    ///   attached.
     public func addCamera(config: StreamConfiguration = StreamConfiguration()) throws(DeviceSessionError) -> Camera? {
+        do { try config.validate() } catch { throw .unsupportedStreamConfiguration(error) }
         let result = core.withLock { core -> Result<Camera?, DeviceSessionError> in
             guard core.machine.state == .started else { return .success(nil) }
             guard core.camera == nil else { return .failure(.capabilityAlreadyActive) }
