@@ -32,7 +32,7 @@ struct RecordReplayTests {
 
         // The recording replays as a device would send it: every received frame is there.
         let events = EventLog()
-        var settings = BridgeSettings(streamConfiguration: try StreamConfiguration(videoCodec: .hvc1, resolution: .low, frameRate: 24))
+        var settings = BridgeSettings(streamConfiguration: try StreamConfiguration.validated(videoCodec: .hvc1, resolution: .low, frameRate: 24))
         settings.duration = nil
         let replay = BridgePipeline(
             settings: settings, source: .file(record), clock: .virtual(ManualScheduler()), backend: RecordingBackend()

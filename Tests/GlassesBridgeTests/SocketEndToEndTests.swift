@@ -36,7 +36,7 @@ struct SocketEndToEndTests {
                 glasses.attach(counted)
             }
             relay = try GarbageRelay(path: relayPath, upstream: devicePath)
-            var settings = BridgeSettings(streamConfiguration: try StreamConfiguration(
+            var settings = BridgeSettings(streamConfiguration: try StreamConfiguration.validated(
                 videoCodec: .raw, resolution: .low, frameRate: 15
             ))
             settings.duration = .milliseconds(Int64(seconds * 1000))

@@ -6,7 +6,7 @@ import WearablesKit
 
 /// Every message case, with non-default values.
 enum AllMessages {
-    static let configuration = try! StreamConfiguration(videoCodec: .hvc1, resolution: .low, frameRate: 24)
+    static let configuration = try! StreamConfiguration.validated(videoCodec: .hvc1, resolution: .low, frameRate: 24)
 
     static let host: [HostMessage] = [
         .hello(protocolVersion: linkProtocolVersion, pairingToken: nil),

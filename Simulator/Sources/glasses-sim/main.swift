@@ -308,7 +308,7 @@ if let listen = options.listen {
         }
     }
     let configuration: StreamConfiguration
-    do { configuration = try StreamConfiguration(videoCodec: codec, resolution: resolution, frameRate: fps) } catch {
+    do { configuration = try StreamConfiguration.validated(videoCodec: codec, resolution: resolution, frameRate: fps) } catch {
         fail(error.description)
     }
     let pair = InProcessLink(scheduler: scheduler, initialCredit: 64, liveness: .disabled)

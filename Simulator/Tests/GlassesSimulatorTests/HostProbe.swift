@@ -82,5 +82,5 @@ struct Rig {
 }
 
 func config(_ codec: VideoCodec = .raw, _ resolution: StreamingResolution = .low, _ fps: UInt = 15) -> StreamConfiguration {
-    try! StreamConfiguration(videoCodec: codec, resolution: resolution, frameRate: fps)
+    try! StreamConfiguration.validated(videoCodec: codec, resolution: resolution, frameRate: fps)
 }

@@ -54,6 +54,6 @@ public struct BridgeOptions: Sendable, Hashable {
     /// - Throws: ``StreamConfigurationError`` when ``frameRate`` is not one the glasses support (the parser never
     ///   lets such a value through).
     public func makeStreamConfiguration() throws(StreamConfigurationError) -> StreamConfiguration {
-        try StreamConfiguration(videoCodec: codec, resolution: resolution, frameRate: frameRate)
+        try StreamConfiguration.validated(videoCodec: codec, resolution: resolution, frameRate: frameRate)
     }
 }

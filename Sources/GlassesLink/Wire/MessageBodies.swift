@@ -12,8 +12,14 @@ enum WireCodes {
     static let thermal = WireEnum<ThermalLevel>(
         name: "thermal level",
         cases: [.unknown, .none, .light, .moderate, .severe, .critical, .emergency, .shutdown])
+    /// Code 4 was `simulated` before DeviceType followed DAT 1.0; it now reads as `rayBanMeta`, what simulated
+    /// glasses report (the first index of a value is its code, so `rayBanMeta` is still sent as 1).
     static let deviceType = WireEnum<DeviceType>(
-        name: "device type", cases: [.unknown, .rayBanMeta, .oakleyMetaHSTN, .metaRayBanDisplay, .simulated])
+        name: "device type",
+        cases: [
+            .unknown, .rayBanMeta, .oakleyMetaHSTN, .metaRayBanDisplay, .rayBanMeta, .oakleyMetaVanguard,
+            .rayBanMetaOptics, .metaGlasses,
+        ])
     static let permission = WireEnum<Permission>(name: "permission", cases: [.camera, .microphone])
     static let permissionStatus = WireEnum<PermissionStatus>(name: "permission status", cases: [.granted, .denied])
     static let photoFormat = WireEnum<PhotoCaptureFormat>(name: "photo format", cases: [.heic, .jpeg])
@@ -311,7 +317,7 @@ enum MessageBodies {
         let resolution = try WireCodes.resolution.read(from: &r)
         let rate = UInt(try r.u16("frame rate"))
         do {
-            return try StreamConfiguration(videoCodec: codec, resolution: resolution, frameRate: rate)
+            return try StreamConfiguration.validated(videoCodec: codec, resolution: resolution, frameRate: rate)
         } catch {
             throw BodyDecodingError(reason: error.description)
         }

@@ -107,7 +107,7 @@ struct SimulatedRun {
     ) throws {
         glasses = try SimulatedGlasses(profile: SubjectProfile(seed: 7), scheduler: scheduler)
         self.backend = backend
-        var settings = BridgeSettings(streamConfiguration: try StreamConfiguration(
+        var settings = BridgeSettings(streamConfiguration: try StreamConfiguration.validated(
             videoCodec: codec, resolution: resolution, frameRate: frameRate
         ))
         settings.duration = .milliseconds(Int64(seconds * 1000))

@@ -348,12 +348,12 @@ struct GlassesCore: Sendable {
             .sorted(by: >)
         var candidate = requested
         for resolution in resolutions[startIndex...] {
-            candidate = (try? StreamConfiguration(videoCodec: requested.videoCodec, resolution: resolution,
+            candidate = (try? StreamConfiguration.validated(videoCodec: requested.videoCodec, resolution: resolution,
                                                   frameRate: requested.frameRate)) ?? requested
             if bitrate(of: candidate) <= cap { return candidate }
         }
         for rate in rates {
-            candidate = (try? StreamConfiguration(videoCodec: requested.videoCodec, resolution: .low, frameRate: rate))
+            candidate = (try? StreamConfiguration.validated(videoCodec: requested.videoCodec, resolution: .low, frameRate: rate))
                 ?? candidate
             if bitrate(of: candidate) <= cap { return candidate }
         }
