@@ -15,8 +15,9 @@ enum ContainerStructure {
         defer { try? handle.close() }
         guard let end = try? handle.seekToEnd(), end <= UInt64(Int64.max) else { return nil }
         let reader = Reader(handle: handle, size: Int64(end))
-        guard let start = reader.read(at: 0, count: 8), start.count == 8 else { return nil }
+        guard let start = reader.read(at: 0, count: 8), start.count >= 4 else { return nil }
         if Array(start.prefix(4)) == [0x1A, 0x45, 0xDF, 0xA3] { return matroska(reader) }
+        guard start.count == 8 else { return nil }
         let type = String(decoding: start[4 ..< 8], as: UTF8.self)
         if ["ftyp", "moov", "mdat", "free", "skip", "wide"].contains(type) { return mp4(reader) }
         return nil

@@ -7,11 +7,13 @@ import Foundation
 ///
 /// Allowed: times that advance by at most ``VideoFileLimits/maximumFrameGapUs`` past the latest so far (a pause in
 /// a recording is a gap, and replays as one), and reordered times (B-frames in decoding order) up to
-/// ``VideoFileLimits/maximumReorderUs`` before the latest, as long as the latest advances at least once every
-/// ``VideoFileLimits/maximumFramesWithoutProgress`` frames.
+/// ``VideoFileLimits/maximumReorderUs`` before the latest, as long as the latest advances by at least
+/// ``VideoFileLimits/minimumProgressUs`` over every ``VideoFileLimits/maximumFramesWithoutProgress`` frames.
 struct TimestampChecker {
     private(set) var latestUs: Int64?
-    private var framesWithoutProgress = 0
+    /// The latest time after each of the last frames (a ring of ``VideoFileLimits/maximumFramesWithoutProgress``).
+    private var history: [Int64] = []
+    private var frames = 0
 
     /// Checks the time of frame `frame` (0-based) and takes it into account.
     mutating func check(_ timeUs: Int64, frame: Int, path: String, timeBase: AVRational? = nil) throws(VideoCodecError) {
@@ -28,6 +30,7 @@ struct TimestampChecker {
         }
         guard let latest = latestUs else {
             latestUs = timeUs
+            try noteProgress(timeUs, frame: frame, context: context, hint: hint, fix: fix)
             return
         }
         // Both times are within ±maximumTimestampUs, so differences cannot overflow.
@@ -41,7 +44,7 @@ struct TimestampChecker {
                 )
             }
             latestUs = timeUs
-            framesWithoutProgress = 0
+            try noteProgress(timeUs, frame: frame, context: context, hint: hint, fix: fix)
             return
         }
         guard latest - timeUs <= VideoFileLimits.maximumReorderUs else {
@@ -52,16 +55,33 @@ struct TimestampChecker {
                 context: context
             )
         }
-        framesWithoutProgress += 1
-        guard framesWithoutProgress < VideoFileLimits.maximumFramesWithoutProgress else {
+        try noteProgress(latest, frame: frame, context: context, hint: hint, fix: fix)
+    }
+
+    /// Records the latest time after this frame and checks the advance over the window.
+    private mutating func noteProgress(
+        _ latest: Int64, frame: Int, context: [String: String], hint: String, fix: String
+    ) throws(VideoCodecError) {
+        let window = VideoFileLimits.maximumFramesWithoutProgress
+        let slot = frames % window
+        frames += 1
+        if history.count < window {
+            history.append(latest)
+            return
+        }
+        let before = history[slot]
+        history[slot] = latest
+        guard latest - before >= VideoFileLimits.minimumProgressUs else {
             throw VideoCodecError(
                 code: .brokenTimestamps,
-                message: "\(path): its timestamps stop increasing at frame \(frame + 1) (\(framesWithoutProgress) frames "
-                    + "in a row not after \(Self.seconds(latest)) s)\(hint)\(fix)",
+                message: "\(path(context)): its timestamps stop increasing at frame \(frame + 1) (the last \(window) frames "
+                    + "span \(latest - before) µs, faster than \(2 * VideoFileLimits.maximumFrameRate) fps)\(hint)\(fix)",
                 context: context
             )
         }
     }
+
+    private func path(_ context: [String: String]) -> String { context["path"] ?? "the file" }
 
     private static func seconds(_ microseconds: Int64) -> String {
         let value = Double(microseconds) / 1_000_000

@@ -23,9 +23,13 @@ public enum VideoFileLimits {
     /// How far a frame's presentation time may lie before the latest one already read (B-frame reordering in
     /// decoding order): 2 s.
     public static let maximumReorderUs: Int64 = 2_000_000
-    /// How many frames in a row may come without the latest presentation time advancing (B-frame reordering
-    /// depth; libx265 uses at most 16 reference frames).
+    /// The window, in frames, over which the latest presentation time must advance by at least
+    /// ``minimumProgressUs`` (more than any B-frame reordering depth; libx265 and libx264 use at most 16).
     public static let maximumFramesWithoutProgress = 32
+    /// How far the latest presentation time must advance over ``maximumFramesWithoutProgress`` frames: half of what
+    /// ``maximumFrameRate`` takes (66.7 ms), so that all-zero timestamps, or a Matroska TimecodeScale that squeezes
+    /// a file into microseconds, are refused rather than played as a burst.
+    public static let minimumProgressUs = Int64(maximumFramesWithoutProgress) * 1_000_000 / Int64(2 * maximumFrameRate)
     /// The latest presentation time a file may hold: 100 hours.
     public static let maximumTimestampUs: Int64 = 100 * 3600 * 1_000_000
 

@@ -59,7 +59,6 @@ public final class VideoFileReader {
     private var configuration: HEVCCodecConfiguration
     private var frameIndex = 0
     private var packetsRead: Int64 = 0
-    private var indexedFrames: Int64 = 0
     private var lastTimeUs: Int64?
     private var frameDurationUs: Int64
     private var isAnnexB = false
@@ -137,7 +136,6 @@ public final class VideoFileReader {
         width = Int(parameters.width)
         height = Int(parameters.height)
         try VideoFileLimits.checkSize(width: width, height: height, path: path, what: "its video track")
-        indexedFrames = stream.pointee.nb_frames
         let containerName = context.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown"
         kind = .hevc(container: containerName)
         isAnnexB = containerName == "hevc" || containerName == "h264"
@@ -237,7 +235,8 @@ public final class VideoFileReader {
         while true {
             if !pendingImages.isEmpty {
                 let (pts, image) = pendingImages.removeFirst()
-                let time = try stamp(pts: pts, dts: FFmpegResult.noTimestamp)
+                // Annex B has no timestamps: pictures are stamped in presentation (output) order.
+                let time = isAnnexB ? try annexBTime() : try stamp(pts: pts, dts: FFmpegResult.noTimestamp)
                 frameIndex += 1
                 return VideoFrame(presentationTimeUs: time, content: .raw(image))
             }
@@ -260,9 +259,6 @@ public final class VideoFileReader {
             packetsRead += 1
             guard packet.pointer.pointee.size > 0 else { continue }
             if let h264 {
-                if isAnnexB, packet.pointer.pointee.pts == FFmpegResult.noTimestamp {
-                    packet.pointer.pointee.pts = try annexBTicks()
-                }
                 pendingImages += try h264.decode(packet.pointer, frameIndex: frameIndex)
                 continue
             }
@@ -275,6 +271,11 @@ public final class VideoFileReader {
                 units = HEVCNALUnits.splitAnnexB(bytes)
             } else {
                 guard let split = Self.splitLengthPrefixed(bytes, lengthSize: lengthSize) else {
+                    if let cut = ContainerStructure.truncation(ofFileAt: path) {
+                        throw VideoCodecError(code: .truncatedFile,
+                                              message: "\(path) is truncated after \(frameIndex) frames: \(cut)",
+                                              context: ["path": path, "frame": "\(frameIndex)"])
+                    }
                     throw VideoCodecError(code: .unsupportedFile, message: "\(path): packet \(frameIndex + 1) has broken NAL lengths",
                                           context: ["path": path, "frame": "\(frameIndex)"])
                 }
@@ -305,13 +306,6 @@ public final class VideoFileReader {
             return VideoCodecError(code: .truncatedFile,
                                    message: "\(path) is truncated after \(packetsRead) frames: \(cut)", context: context)
         }
-        if indexedFrames > 0, packetsRead < indexedFrames {
-            return VideoCodecError(
-                code: .truncatedFile,
-                message: "\(path) is truncated: it holds \(packetsRead) of the \(indexedFrames) frames its index lists",
-                context: context
-            )
-        }
         if result == FFmpegResult.endOfFile { return nil }
         if let io = input?.pointer.pointee.pb, avio_feof(io) != 0 {
             return VideoCodecError.ffmpeg(.truncatedFile, "\(path) is truncated: it ends inside frame \(packetsRead + 1)",
@@ -337,15 +331,6 @@ public final class VideoFileReader {
         guard !product.overflow else { throw timelineError(.brokenTimestamps, "has more frames than a timeline holds") }
         try timeline.check(product.partialValue, frame: frameIndex, path: path)
         return product.partialValue
-    }
-
-    /// An Annex B H.264 packet's stand-in timestamp, in the stream's time base.
-    private func annexBTicks() throws(VideoCodecError) -> Int64 {
-        let product = Int64(packetsRead - 1).multipliedReportingOverflow(by: frameDurationUs)
-        guard !product.overflow else { throw timelineError(.brokenTimestamps, "has more frames than a timeline holds") }
-        let ticks = Self.rescale(product.partialValue, from: AVRational(num: 1, den: 1_000_000), to: timeBase)
-        guard let ticks else { throw timelineError(.brokenTimestamps, "has more frames than a timeline holds") }
-        return ticks
     }
 
     private func timelineError(_ code: VideoCodecError.Code, _ text: String) -> VideoCodecError {
@@ -384,6 +369,11 @@ public final class VideoFileReader {
         let limit = 4.0e18
         guard estimate.isFinite, abs(estimate) <= limit else { return nil }
         return av_rescale_q(value, from, to)
+    }
+
+    /// `value` ticks of `numerator/denominator` s in microseconds, or nil when that does not fit (see ``rescale``).
+    static func microseconds(_ value: Int64, timeBaseNumerator: Int32, timeBaseDenominator: Int32) -> Int64? {
+        rescale(value, from: AVRational(num: timeBaseNumerator, den: timeBaseDenominator), to: AVRational(num: 1, den: 1_000_000))
     }
 
     private static func splitLengthPrefixed(_ data: Data, lengthSize: Int) -> [Data]? {
