@@ -322,6 +322,24 @@ struct HostileFileTests {
         #expect(error?.message.contains("ffmpeg -i \(path) -c:v libx265") == true, "\(String(describing: error))")
     }
 
+    @Test("containers outside MP4, Matroska, HEVC and H.264 are refused with the conversion command")
+    func otherContainerRefused() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let hevc = directory.appendingPathComponent("a.mp4").path
+        try Tool.makeClip(hevc, width: 64, height: 64, frames: 3, noise: false)
+        for name in ["a.ts", "a.avi"] {
+            let path = directory.appendingPathComponent(name).path
+            try Tool.ffmpeg(["-i", hevc, "-c", "copy", path])
+            let (_, error) = readAll(path)
+            #expect(error?.code == .unsupportedFile, "\(name): \(String(describing: error))")
+            #expect(error?.message.contains("-c:v libx265") == true)
+        }
+        let playlist = directory.appendingPathComponent("list.mp4")
+        try Data("#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\n\(hevc)\n#EXT-X-ENDLIST\n".utf8).write(to: playlist)
+        #expect(readAll(playlist.path).frames.isEmpty)
+    }
+
     // MARK: Messages
 
     @Test("messages carry FFmpeg's words and context, never a raw FFmpeg error number")

@@ -98,7 +98,7 @@ public final class VideoFileReader {
         }
         y4m = nil
         let opened: FormatInputHandle
-        do { opened = try FormatInputHandle(path: path, options: ["framerate": "\(rate)"]) } catch {
+        do { opened = try FormatInputHandle(path: path, options: Self.demuxerOptions(frameRate: rate)) } catch {
             throw Self.openError(error, path: path)
         }
         input = opened
@@ -171,6 +171,15 @@ public final class VideoFileReader {
         try updateSize()
     }
 
+    /// The demuxers a file may be read with (libavformat's names): MP4/MOV, Matroska/WebM, and raw HEVC or H.264.
+    /// Nothing else is probed, so a hostile file cannot pick a demuxer that opens other files (an HLS playlist)
+    /// or one this module was never tested with.
+    public static let containers = ["mov", "matroska", "hevc", "h264"]
+
+    private static func demuxerOptions(frameRate: Int) -> [String: String] {
+        ["framerate": "\(frameRate)", "format_whitelist": containers.joined(separator: ","), "protocol_whitelist": "file"]
+    }
+
     private static func isY4M(path: String) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
@@ -188,6 +197,15 @@ public final class VideoFileReader {
                                    ffmpegCode: error.ffmpegCode, ffmpegMessage: error.ffmpegMessage, context: context)
         }
         let reason = error.ffmpegMessage ?? "unexpected error"
+        if error.ffmpegCode == cffmpeg_averror(EINVAL) {
+            // What libavformat says for a container outside `containers`.
+            return VideoCodecError(
+                code: .unsupportedFile,
+                message: "\(path) is not an MP4, Matroska, HEVC, H.264 or Y4M file; convert it: "
+                    + "ffmpeg -i \(path) -c:v libx265 -pix_fmt yuv420p out.mp4",
+                ffmpegCode: error.ffmpegCode, ffmpegMessage: error.ffmpegMessage, context: context
+            )
+        }
         if error.ffmpegCode == FFmpegResult.invalidData {
             return VideoCodecError(code: .unsupportedFile, message: "\(path) is not a video file this can read (\(reason))",
                                    ffmpegCode: error.ffmpegCode, ffmpegMessage: error.ffmpegMessage, context: context)
