@@ -17,9 +17,10 @@ public enum VideoFileLimits {
     public static let maximumFrameRate = 240
     /// The largest numerator or denominator of a declared frame rate (`F30000:1001` is NTSC's 29.97 fps).
     public static let maximumFrameRateTerm = 1_000_000
-    /// The largest step between one frame's presentation time and the latest one before it: 10 minutes. A session
-    /// recorded with a pause replays with its pause; a gap longer than this is a broken timescale, not a pause.
-    public static let maximumFrameGapUs: Int64 = 600_000_000
+    /// The largest step between one frame's presentation time and the latest one before it: 1 hour. A session
+    /// recorded with a pause (glasses folded, then worn again) replays with its pause; a longer gap is taken for a
+    /// broken timescale (a track timescale of 1 puts 30 fps frames 9 hours apart), not a pause.
+    public static let maximumFrameGapUs: Int64 = 3_600_000_000
     /// How far a frame's presentation time may lie before the latest one already read (B-frame reordering in
     /// decoding order): 2 s.
     public static let maximumReorderUs: Int64 = 2_000_000
