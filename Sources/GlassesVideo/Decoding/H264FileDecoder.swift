@@ -36,6 +36,8 @@ final class H264FileDecoder {
         }
         context.pointer.pointee.pkt_timebase = timeBase
         context.pointer.pointee.thread_count = 1
+        // An in-band parameter set for a larger picture is refused by libavcodec before it allocates the picture.
+        context.pointer.pointee.max_pixels = Int64(VideoFileLimits.maximumPixels)
         let opened = avcodec_open2(context.pointer, codec, nil)
         guard opened >= 0 else {
             throw VideoCodecError.ffmpeg(.setupFailed, "cannot open the H.264 decoder for \(path)", opened,
