@@ -283,6 +283,19 @@ struct HostileFileTests {
                 #expect(ContainerStructure.truncation(ofFileAt: cut) != nil, "\(name) cut at \(keep)")
             }
         }
+        // An MP4 whose recording never finished: the muxer's placeholder mdat (size 0, "to the end") and no moov.
+        let mp4 = try Data(contentsOf: directory.appendingPathComponent("a.mp4"))
+        let mdat = try #require(boxOffset(mp4, "mdat")), moov = try #require(boxOffset(mp4, "moov"))
+        #expect(mdat < moov)
+        var unfinished = Data(mp4.prefix(moov))
+        setUInt32(&unfinished, at: mdat, 0)
+        let unfinishedPath = directory.appendingPathComponent("unfinished.mp4").path
+        try unfinished.write(to: URL(fileURLWithPath: unfinishedPath))
+        #expect(ContainerStructure.truncation(ofFileAt: unfinishedPath)?.contains("moov") == true)
+        let opened = readAll(unfinishedPath)
+        #expect(opened.error?.code == .truncatedFile, "\(String(describing: opened.error))")
+        #expect(opened.error?.message.contains("truncated") == true)
+
         let junk = directory.appendingPathComponent("junk.bin").path
         try Data((0 ..< 4000).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: URL(fileURLWithPath: junk))
         #expect(ContainerStructure.truncation(ofFileAt: junk) == nil)

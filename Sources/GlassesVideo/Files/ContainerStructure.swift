@@ -44,12 +44,15 @@ enum ContainerStructure {
         }
     }
 
-    /// ISO base media: each top-level box's size must fit in the file.
+    /// ISO base media: each top-level box's size must fit in the file, and there must be an index (`moov`): a
+    /// recording that was never finished has its samples (an `mdat` running to the end of the file) but no index.
     private static func mp4(_ file: Reader) -> String? {
         var offset: Int64 = 0
+        var sawIndex = false
+        let unfinished = "it has no 'moov' index box (a recording that was not finished)"
         for _ in 0 ..< maximumElements {
             let remaining = file.size - offset
-            if remaining == 0 { return nil }
+            if remaining == 0 { return sawIndex ? nil : unfinished }
             guard remaining >= 8 else { return "it ends inside an MP4 box header at byte \(offset)" }
             guard let header = file.read(at: offset, count: 16), header.count >= 8 else { return nil }
             let type = header[4 ..< 8]
@@ -62,11 +65,14 @@ enum ContainerStructure {
                 guard large <= UInt64(Int64.max) else { return nil }
                 size = Int64(large)
                 headerLength = 16
-            } else if size == 0 {
-                return nil  // The box runs to the end of the file, whatever its length.
+            }
+            let name = String(decoding: type, as: UTF8.self)
+            if name == "moov" { sawIndex = true }
+            if size == 0 {
+                // The box runs to the end of the file, whatever its length.
+                return sawIndex || name == "moov" ? nil : unfinished
             }
             guard size >= headerLength else { return nil }
-            let name = String(decoding: type, as: UTF8.self)
             guard size <= remaining else {
                 return "its MP4 '\(name)' box at byte \(offset) needs \(size) bytes, the file has \(remaining) from there"
             }
