@@ -6,12 +6,12 @@ import WearablesKit
 
 @Suite("Y4M and container files")
 struct FileTests {
-    @Test("NV12 (video and full range) and BGRA buffers round-trip through Y4M byte for byte")
+    @Test("NV12 (video and full range) buffers round-trip through Y4M byte for byte (BGRA is refused: HostileFileTests)")
     func y4mRoundTrip() throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let (configuration, samples) = try encodeSegment(width: 360, height: 640, start: 0, count: 3)
-        for format in [PixelFormat.nv12VideoRange, .nv12FullRange, .bgra32] {
+        for format in [PixelFormat.nv12VideoRange, .nv12FullRange] {
             let decoder = try VideoFrameDecoder(outputFormat: format)
             let buffers = try samples.flatMap { try decoder.decode(videoFrame($0, configuration)) }.map(\.pixelBuffer)
             let path = directory.appendingPathComponent("\(format).y4m").path
@@ -25,17 +25,11 @@ struct FileTests {
             #expect(back.count == buffers.count)
             for (original, copy) in zip(buffers, back) {
                 #expect(copy.format == original.format)
-                if format == .bgra32 {
-                    #expect(tightBGRA(copy) == tightBGRA(original))
-                } else {
-                    #expect(ChromaRepacking.i420Data(from: copy) == ChromaRepacking.i420Data(from: original))
-                }
+                #expect(ChromaRepacking.i420Data(from: copy) == ChromaRepacking.i420Data(from: original))
             }
-            if format.isNV12 {
-                // Other tools read it too: ffmpeg sees the same pictures.
-                let ours = try ourFrameMD5s(buffers, directory: directory)
-                #expect(try Tool.frameMD5s(path) == ours)
-            }
+            // Other tools read it too: ffmpeg sees the same pictures.
+            let ours = try ourFrameMD5s(buffers, directory: directory)
+            #expect(try Tool.frameMD5s(path) == ours)
         }
     }
 

@@ -27,6 +27,15 @@ public struct VideoCodecError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let fileError = Code("fileError")
         /// A file's content is not a format this module reads (or is malformed).
         public static let unsupportedFile = Code("unsupportedFile")
+        /// A file ends before its own structure says it should (a cut-off download or a recording that was not
+        /// finished): the data read so far was good, but the file is incomplete. The message says "truncated".
+        public static let truncatedFile = Code("truncatedFile")
+        /// A number in a file (picture size, frame rate, timestamp, frame count) is outside the limits this module
+        /// documents (see ``VideoFileLimits``); nothing was allocated or computed from it.
+        public static let fileLimitExceeded = Code("fileLimitExceeded")
+        /// A file's timestamps cannot be played: they go backwards, stop increasing, or jump by more than
+        /// ``VideoFileLimits/maximumFrameGapUs`` (typically a track whose timescale is 0 or 1).
+        public static let brokenTimestamps = Code("brokenTimestamps")
 
         /// The code's name.
         public var description: String { rawValue }
@@ -40,27 +49,36 @@ public struct VideoCodecError: Error, Sendable, Hashable, CustomStringConvertibl
     public var ffmpegCode: Int32?
     /// FFmpeg's text for ``ffmpegCode`` (from `av_strerror`), if any.
     public var ffmpegMessage: String?
+    /// Where it happened, for logs and tools: for file errors `path`, and where known `frame` (0-based index of the
+    /// frame in file order), `offset` (byte offset) or `limit` (the limit that was exceeded).
+    public var context: [String: String]
 
     /// Creates an error.
-    public init(code: Code, message: String, ffmpegCode: Int32? = nil, ffmpegMessage: String? = nil) {
+    public init(
+        code: Code, message: String, ffmpegCode: Int32? = nil, ffmpegMessage: String? = nil,
+        context: [String: String] = [:]
+    ) {
         self.code = code
         self.message = message
         self.ffmpegCode = ffmpegCode
         self.ffmpegMessage = ffmpegMessage
+        self.context = context
     }
 
-    /// One line: code, message and the FFmpeg text.
+    /// One line: code, message and FFmpeg's words for its error (never the raw error number, which stays in
+    /// ``ffmpegCode`` for programs).
     public var description: String {
         var text = "\(code): \(message)"
-        if let ffmpegCode {
-            text += " (FFmpeg \(ffmpegCode): \(ffmpegMessage ?? "unknown"))"
+        if ffmpegCode != nil, let ffmpegMessage, !ffmpegMessage.isEmpty, !message.contains(ffmpegMessage) {
+            text += " (\(ffmpegMessage.prefix(1).lowercased() + ffmpegMessage.dropFirst()))"
         }
         return text
     }
 
     /// Builds an error from an FFmpeg return code.
-    static func ffmpeg(_ code: Code, _ message: String, _ result: Int32) -> VideoCodecError {
-        VideoCodecError(code: code, message: message, ffmpegCode: result, ffmpegMessage: FFmpegResult.text(result))
+    static func ffmpeg(_ code: Code, _ message: String, _ result: Int32, context: [String: String] = [:]) -> VideoCodecError {
+        VideoCodecError(code: code, message: message, ffmpegCode: result, ffmpegMessage: FFmpegResult.text(result),
+                        context: context)
     }
 }
 
@@ -69,11 +87,18 @@ enum FFmpegResult {
     static let again: Int32 = cffmpeg_averror_eagain()
     static let endOfFile: Int32 = cffmpeg_averror_eof()
     static let noTimestamp: Int64 = cffmpeg_nopts_value()
+    /// AVERROR_INVALIDDATA, `FFERRTAG('I','N','D','A')` (a macro Swift does not import).
+    static let invalidData: Int32 = -Int32(0x41_44_4E_49)
 
-    /// FFmpeg's text for an error code.
+    /// FFmpeg's text for an error code, in words: `av_strerror`'s text, or "unexpected error" when FFmpeg has
+    /// none (its fallback text is the bare number, which means nothing to a person).
     static func text(_ code: Int32) -> String {
         var buffer = [CChar](repeating: 0, count: 128)
         buffer.withUnsafeMutableBufferPointer { cffmpeg_strerror(code, $0.baseAddress, $0.count) }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if text.isEmpty || text.contains("Error number") || text.allSatisfy({ $0.isNumber || $0 == "-" }) {
+            return "unexpected error"
+        }
+        return text
     }
 }
