@@ -47,6 +47,8 @@ public struct LinkFrameDecoder: Sendable {
     public private(set) var hasFailed = false
 
     private var buffer: [UInt8] = []
+    /// Bytes fed through CRC-32 so far: the decoder's work, for tests that bound it.
+    private(set) var checksummedByteCount: UInt64 = 0
     private var consecutiveGarbage = 0
     private var inGarbageRun = false
 
@@ -119,6 +121,7 @@ public struct LinkFrameDecoder: Sendable {
                     computedHeaderCRC: CRC32.checksum(UnsafeRawBufferPointer(rebasing: bytes[position..<position + 12]))
                 )
             }
+            checksummedByteCount += 12
             guard header.headerCRC == header.computedHeaderCRC else {
                 statistics.checksumFailures += 1
                 skipGarbage(1, outputs: &outputs)
@@ -151,6 +154,7 @@ public struct LinkFrameDecoder: Sendable {
                 crc.update(UnsafeRawBufferPointer(rebasing: bytes[(position + headerSize)..<frameEnd]))
                 return crc.value
             }
+            checksummedByteCount += UInt64(16 + header.length)
             guard computed == header.frameCRC else {
                 statistics.checksumFailures += 1
                 skipGarbage(1, outputs: &outputs)
