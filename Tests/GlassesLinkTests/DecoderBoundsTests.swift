@@ -135,8 +135,8 @@ struct DecoderBoundsTests {
             #expect(decoded == [.device(configuration)])
             let a = first.withUnsafeBytes { Int(bitPattern: $0.baseAddress) }
             let b = second.withUnsafeBytes { Int(bitPattern: $0.baseAddress) }
-            // The SPS follows the VPS and its 4-byte length in the same buffer.
-            #expect(b - a == 1004, "chunk \(chunk)")
+            // The SPS follows the VPS, the SPS array's 2-byte count and its own 4-byte length, in the same buffer.
+            #expect(b - a == 1006, "chunk \(chunk)")
             #expect(first.startIndex == 0 && second.startIndex == 0)
         }
     }
@@ -164,5 +164,70 @@ struct DecoderBoundsTests {
         let again = frames(decoder.decode(bytes))
         #expect(again == [.device(message)])
         #expect(got.sequenceParameterSets.first == Data(repeating: 2, count: 300))
+    }
+
+    @Test("every type is held to its own limit: the limit itself is accepted, one byte more is rejected at the header")
+    func perTypeLimits() {
+        for type in LinkMessageType.allCases {
+            let limit = LinkWireFormat.maxBodySize(of: type)
+            switch type {
+            case .videoSample, .photo: #expect(limit == LinkWireFormat.maxPayloadSize)
+            case .codecConfiguration: #expect(limit == LinkWireFormat.maxCodecConfigurationBodySize)
+            default: #expect(limit == LinkWireFormat.maxControlBodySize)
+            }
+            var atLimit = LinkFrameDecoder()
+            #expect(atLimit.decode(Self.header(type: type.rawValue, length: UInt32(limit))).isEmpty, "\(type)")
+            var beyond = LinkFrameDecoder()
+            let outputs = beyond.decode(Self.header(type: type.rawValue, length: UInt32(limit + 1)))
+            #expect(failures(outputs).map(\.code) == [.protocolViolation], "\(type)")
+            #expect(beyond.bufferedByteCount == 0)
+        }
+        // A smaller link limit lowers every type's limit with it.
+        #expect(LinkWireFormat.maxBodySize(of: .deviceState, maxPayloadSize: 100) == 100)
+        // Unknown types may be as large as the link allows; their bodies are checksummed, not kept.
+        var unknown = LinkFrameDecoder()
+        #expect(unknown.decode(Self.header(type: 0x55, length: UInt32(LinkWireFormat.maxPayloadSize))).isEmpty)
+        _ = unknown.decode([UInt8](repeating: 0, count: 1 << 20))
+        #expect(unknown.bufferedByteCount == 0)
+        #expect(unknown.statistics.peakBufferedBytes <= LinkWireFormat.headerSize)
+    }
+
+    @Test("the encoder refuses a control message beyond its type's limit, so the peer never has to")
+    func encoderPerTypeLimit() {
+        let long = String(repeating: "x", count: LinkWireFormat.maxControlBodySize)
+        #expect(throws: LinkError.self) { try LinkFrameEncoder().encode(.device(.fault(.internalError, message: long))) }
+        #expect(throws: Never.self) {
+            try LinkFrameEncoder().encode(.device(.fault(.internalError, message: String(long.dropFirst(100)))))
+        }
+    }
+
+    @Test("corrupt frames in a row beyond the limit close the link; a valid frame between them resets the count")
+    func consecutiveCorruptFrames() throws {
+        var corrupt = try encoder.encode(.device(.heartbeat(sequence: 1, droppedFrames: 0)))
+        corrupt[corrupt.count - 1] ^= 1
+        let good = try encoder.encode(.device(.heartbeat(sequence: 2, droppedFrames: 0)))
+        var tolerant = LinkFrameDecoder(maxConsecutiveCorruptFrames: 3)
+        let mixed = Array([[UInt8]](repeating: corrupt + corrupt + corrupt + good, count: 10).joined())
+        let out = tolerant.decode(mixed)
+        #expect(failures(out).isEmpty)
+        #expect(frames(out).count == 10)
+        #expect(tolerant.statistics.corruptFramesSkipped == 30)
+        var strict = LinkFrameDecoder(maxConsecutiveCorruptFrames: 3)
+        let failed = strict.decode(Array([[UInt8]](repeating: corrupt, count: 4).joined()) + good)
+        #expect(failures(failed).map(\.code) == [.protocolViolation])
+        #expect(frames(failed).isEmpty)
+    }
+
+    @Test("a decoder copied mid-frame and fed differently keeps each copy's frame its own")
+    func copiedMidFrame() throws {
+        let a = try encoder.encode(.device(.videoSample(Fixtures.sample(1, size: 4000))))
+        var original = LinkFrameDecoder()
+        #expect(original.decode(Array(a.prefix(2000))).isEmpty)
+        var copy = original
+        var tampered = Array(a.dropFirst(2000))
+        tampered[100] ^= 0xFF
+        #expect(frames(copy.decode(tampered)).isEmpty)
+        #expect(copy.statistics.corruptFramesSkipped == 1)
+        #expect(frames(original.decode(Array(a.dropFirst(2000)))) == [.device(.videoSample(Fixtures.sample(1, size: 4000)))])
     }
 }
