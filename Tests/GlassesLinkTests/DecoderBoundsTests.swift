@@ -230,4 +230,47 @@ struct DecoderBoundsTests {
         #expect(copy.statistics.corruptFramesSkipped == 1)
         #expect(frames(original.decode(Array(a.dropFirst(2000)))) == [.device(.videoSample(Fixtures.sample(1, size: 4000)))])
     }
+
+    @Test("an NV12 sample whose dimensions or strides exceed its payload is malformed at the link, not a trap later")
+    func absurdStrides() throws {
+        let absurd: [VideoSampleFormat] = [
+            .nv12(width: 2, height: 0xFFFF_FFFE, lumaBytesPerRow: 0xFFFF_FFFF, chromaBytesPerRow: 0xFFFF_FFFF),
+            .nv12(width: 4, height: 4, lumaBytesPerRow: 1 << 31, chromaBytesPerRow: 4),
+            .nv12(width: 100, height: 100, lumaBytesPerRow: 100, chromaBytesPerRow: 100),
+        ]
+        for format in absurd {
+            let sample = VideoSample(presentationTimeUs: 0, isKeyframe: true, format: format, payload: Data(count: 64))
+            var decoder = LinkFrameDecoder()
+            let next = LinkFrame.device(.heartbeat(sequence: 1, droppedFrames: 0))
+            let out = frames(decoder.decode(try encoder.encode(.device(.videoSample(sample))) + encoder.encode(next)))
+            #expect(out == [next], "\(format)")
+            #expect(decoder.statistics.malformedFramesSkipped == 1)
+            #expect(decoder.lastMalformedReason?.contains("cannot fit") == true)
+        }
+        // Geometry inside the payload still passes; whether the planes fit is the camera's check.
+        let fits = VideoSample(
+            presentationTimeUs: 0, isKeyframe: true, format: .nv12(width: 4, height: 4, lumaBytesPerRow: 8, chromaBytesPerRow: 8),
+            payload: Data(count: 48))
+        var decoder = LinkFrameDecoder()
+        #expect(frames(decoder.decode(try encoder.encode(.device(.videoSample(fits))))) == [.device(.videoSample(fits))])
+    }
+
+    @Test("the committed fuzz seed corpus replays cleanly through the decoder")
+    func fuzzCorpusReplays() throws {
+        let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fuzz/LinkDecoder/corpus")
+        let files = try FileManager.default.contentsOfDirectory(at: corpus, includingPropertiesForKeys: nil)
+        #expect(files.count >= 20)
+        var decodedFrames = 0
+        for file in files {
+            let bytes = [UInt8](try Data(contentsOf: file))
+            guard bytes.count >= 2, bytes[0] & 1 == 0 else { continue }
+            var decoder = LinkFrameDecoder()
+            let outputs = Self.feed(&decoder, Array(bytes.dropFirst(2)), chunk: 1 + Int(bytes[1]))
+            #expect(failures(outputs).count <= 1, "\(file.lastPathComponent)")
+            #expect(decoder.statistics.peakBufferedBytes <= decoder.maximumBufferSize)
+            decodedFrames += frames(outputs).count
+        }
+        #expect(decodedFrames > 20)
+    }
 }

@@ -262,6 +262,23 @@ struct HostilePeerTests {
         harness.expectBounded(corrupt.count)
     }
 
+    @Test("absurd NV12 strides: the sample is skipped at the link and counted; the stream goes on", arguments: HostileTransport.allCases)
+    func absurdStrides(transport: HostileTransport) throws {
+        let harness = try HostileHarness(transport)
+        defer { harness.tearDown() }
+        harness.open()
+        let absurd = DeviceMessage.videoSample(
+            VideoSample(
+                presentationTimeUs: 0, isKeyframe: true,
+                format: .nv12(width: 2, height: 0xFFFF_FFFE, lumaBytesPerRow: 0xFFFF_FFFF, chromaBytesPerRow: 0xFFFF_FFFF),
+                payload: Data(count: 6)))
+        harness.peer.send(Self.hello, absurd, Self.marker)
+        #expect(harness.sawMessage(Self.marker))
+        #expect(harness.events.all.compactMap(\.message) == [Self.hello, Self.marker])
+        #expect(harness.decoder?.malformedFramesSkipped == 1)
+        #expect(!harness.isClosed)
+    }
+
     @Test("a flood beyond credit: samples past the credit are discarded and counted, and the stream goes on", arguments: HostileTransport.allCases)
     func floodBeyondCredit(transport: HostileTransport) throws {
         let harness = try HostileHarness(transport, initialCredit: 2)
