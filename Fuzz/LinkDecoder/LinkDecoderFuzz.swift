@@ -11,7 +11,8 @@ import WearablesKit
 
 /// One fuzz input. The first byte picks what is fuzzed:
 /// - even: the bytes after the first two form a stream fed to a ``LinkFrameDecoder`` in chunks whose sizes follow
-///   from the second byte; a small decoder limit (odd second byte) reaches the limits quickly;
+///   from the second byte; a small decoder limit (odd second byte) reaches the limits quickly; with bit 1 of the first
+///   byte set, the CRCs of every header-shaped run are repaired first, so that mutated bodies get past the checksums;
 /// - odd: the bytes after the first two are the body of a frame of the type in the second byte, read by
 ///   ``MessageBodies`` from a plain buffer and from frame storage (the two must agree).
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -20,7 +21,13 @@ public func linkDecoderFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) 
     guard input.count >= 2 else { return 0 }
     let rest = UnsafeRawBufferPointer(rebasing: input[2...])
     if input[0] & 1 == 0 {
-        LinkDecoderFuzz.stream(rest, control: input[1])
+        if input[0] & 2 == 0 {
+            LinkDecoderFuzz.stream(rest, control: input[1])
+        } else {
+            var repaired = Array(rest)
+            LinkDecoderFuzz.repairCRCs(&repaired)
+            repaired.withUnsafeBytes { LinkDecoderFuzz.stream($0, control: input[1]) }
+        }
     } else {
         LinkDecoderFuzz.body(rest, typeCode: input[1])
     }
@@ -102,6 +109,7 @@ enum LinkDecoderFuzz {
         // Whatever decoded re-encodes and decodes to itself.
         let encoder = LinkFrameEncoder(maxPayloadSize: decoder.maxPayloadSize)
         for frame in frames {
+            checkRawGeometry(frame)
             let encoded: [UInt8]
             do throws(LinkError) {
                 encoded = try encoder.encode(frame)
@@ -115,6 +123,38 @@ enum LinkDecoderFuzz {
         }
     }
 
+    /// Gives every run that starts with the magic and holds a whole header valid CRCs (the frame CRC over as much of
+    /// the announced body as there is).
+    static func repairCRCs(_ bytes: inout [UInt8]) {
+        let headerSize = LinkWireFormat.headerSize
+        var index = 0
+        while index + headerSize <= bytes.count {
+            guard Array(bytes[index..<index + 4]) == LinkWireFormat.magic else {
+                index += 1
+                continue
+            }
+            let length = Int(bytes[index + 8]) << 24 | Int(bytes[index + 9]) << 16 | Int(bytes[index + 10]) << 8
+                | Int(bytes[index + 11])
+            let header = CRC32.checksum(bytes[index..<index + 12])
+            withUnsafeBytes(of: header.bigEndian) { bytes.replaceSubrange(index + 12..<index + 16, with: $0) }
+            let bodyEnd = index + headerSize + min(length, bytes.count - index - headerSize)
+            var frame = CRC32()
+            frame.update(bytes[index..<index + 16])
+            frame.update(bytes[(index + headerSize)..<bodyEnd])
+            withUnsafeBytes(of: frame.value.bigEndian) { bytes.replaceSubrange(index + 16..<index + 20, with: $0) }
+            index = bodyEnd
+        }
+    }
+
+    /// What the camera does next with a decoded raw sample must not trap either (a link-edge limit guards it).
+    static func checkRawGeometry(_ frame: LinkFrame) {
+        guard case .device(.videoSample(let sample)) = frame,
+            case .nv12(let width, let height, let luma, let chroma) = sample.format
+        else { return }
+        _ = RawVideoImage(width: width, height: height, lumaBytesPerRow: luma, chromaBytesPerRow: chroma, data: sample.payload)
+        check(max(width, height, luma, chroma) <= sample.payload.count, "NV12 geometry beyond its payload")
+    }
+
     static func body(_ bytes: UnsafeRawBufferPointer, typeCode: UInt8) {
         guard let type = LinkMessageType(rawValue: typeCode) else { return }
         var plain = ByteReader(bytes)
@@ -126,6 +166,7 @@ enum LinkDecoderFuzz {
         switch (fromPlain, fromStorage) {
         case (.success(let a), .success(let b)):
             check(a == b, "plain and shared readers disagree")
+            checkRawGeometry(a)
             check(plain.offset == shared.offset && plain.offset <= bytes.count, "offsets")
         case (.failure(let a), .failure(let b)):
             check(a.reason == b.reason, "different reasons")
@@ -175,6 +216,7 @@ enum LinkDecoderFuzz {
             try write([1, frame[5]] + Array(frame.dropFirst(LinkWireFormat.headerSize)), "body-\(index)", to: directory)
         }
         try write([0, 14] + all, "stream-all", to: directory)
+        try write([2, 0] + all, "stream-all-repaired", to: directory)
         var corrupt = try encoder.encode(messages[16])
         corrupt[corrupt.count - 1] ^= 1
         try write([0, 9] + corrupt + all.prefix(200), "stream-corrupt-frame", to: directory)
