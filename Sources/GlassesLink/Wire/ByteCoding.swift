@@ -44,12 +44,23 @@ struct BodyDecodingError: Error {
 }
 
 /// Reads big-endian fields from a frame body, never past its end.
+///
+/// With an `owner` (the storage `bytes` lies at the start of), blobs are views of that storage rather than copies.
 struct ByteReader {
     private let bytes: UnsafeRawBufferPointer
+    private let owner: FrameStorage?
     private(set) var offset = 0
 
+    /// Reads `bytes`; blobs are copied out of them.
     init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
+        self.owner = nil
+    }
+
+    /// Reads the first bytes of `owner` (`bytes` must be `owner.bytes(count:)`); blobs share its storage.
+    init(_ bytes: UnsafeRawBufferPointer, owner: FrameStorage) {
+        self.bytes = bytes
+        self.owner = owner
     }
 
     var remaining: Int { bytes.count - offset }
@@ -93,6 +104,7 @@ struct ByteReader {
     mutating func blob(_ what: String) throws(BodyDecodingError) -> Data {
         let count = Int(try u32("\(what) length"))
         let start = try take(count, what)
+        if let owner { return owner.data(start..<start + count) }
         return Data(UnsafeRawBufferPointer(rebasing: bytes[start..<start + count]))
     }
 

@@ -12,7 +12,8 @@ public struct LinkFrameEncoder: Sendable {
     }
 
     /// The wire bytes of one frame.
-    /// - Throws: ``LinkError`` `.protocolViolation` when the body exceeds ``maxPayloadSize``.
+    /// - Throws: ``LinkError`` `.protocolViolation` when the body exceeds the limit of its type
+    ///   (``LinkWireFormat/maxBodySize(of:maxPayloadSize:)`` with ``maxPayloadSize``).
     public func encode(_ frame: LinkFrame) throws(LinkError) -> [UInt8] {
         var writer = ByteWriter(capacity: LinkWireFormat.headerSize + Self.estimatedBodySize(frame))
         writer.bytes.append(contentsOf: LinkWireFormat.magic)
@@ -24,15 +25,17 @@ public struct LinkFrameEncoder: Sendable {
         writer.u32(0)  // frame CRC
         let type = MessageBodies.encode(frame, into: &writer)
         let length = writer.bytes.count - LinkWireFormat.headerSize
-        guard length <= maxPayloadSize else {
+        // The same limit the decoder on the other end applies to this type.
+        let limit = LinkWireFormat.maxBodySize(of: type, maxPayloadSize: maxPayloadSize)
+        guard length <= limit, let wireLength = UInt32(exactly: length) else {
             throw LinkError(
                 .protocolViolation,
-                "a \(type) message of \(length) bytes exceeds the link's limit of \(maxPayloadSize) bytes"
+                "a \(type) message of \(length) bytes exceeds the link's limit of \(limit) bytes for that type"
             )
         }
         writer.bytes.withUnsafeMutableBytes { bytes in
             bytes[5] = type.rawValue
-            bytes.storeBytes(of: UInt32(length).bigEndian, toByteOffset: 8, as: UInt32.self)
+            bytes.storeBytes(of: wireLength.bigEndian, toByteOffset: 8, as: UInt32.self)
             var header = CRC32()
             header.update(UnsafeRawBufferPointer(rebasing: bytes[0..<12]))
             bytes.storeBytes(of: header.value.bigEndian, toByteOffset: 12, as: UInt32.self)

@@ -10,6 +10,26 @@ public enum LinkWireFormat {
     public static let maxPayloadSize = 8 << 20
     /// Garbage bytes tolerated in a row (between valid frames) before the link is closed as a protocol violation.
     public static let maxConsecutiveGarbage = 256 << 10
+    /// Frames with a valid header but a bad body CRC tolerated in a row (no valid frame between them) before the link
+    /// is closed as a protocol violation; each one alone is skipped and counted.
+    public static let maxConsecutiveCorruptFrames = 32
+    /// The largest body of a control message (everything but video samples, photos and codec configurations).
+    public static let maxControlBodySize = 64 << 10
+    /// The largest body of a codec configuration (HEVC parameter sets are a few hundred bytes).
+    public static let maxCodecConfigurationBodySize = 256 << 10
+
+    /// The largest body a frame of `type` may announce, given the link's overall limit `maxPayloadSize`: video samples
+    /// and photos up to `maxPayloadSize`, codec configurations up to ``maxCodecConfigurationBodySize``, every other
+    /// known type up to ``maxControlBodySize`` (never more than `maxPayloadSize`). A type this version does not know
+    /// (nil) may carry up to `maxPayloadSize`: it is skipped, and its body is not kept.
+    public static func maxBodySize(of type: LinkMessageType?, maxPayloadSize: Int = maxPayloadSize) -> Int {
+        let overall = max(0, maxPayloadSize)
+        switch type {
+        case .videoSample, .photo, nil: return overall
+        case .codecConfiguration: return min(overall, maxCodecConfigurationBodySize)
+        default: return min(overall, maxControlBodySize)
+        }
+    }
 }
 
 /// The message type byte of a frame header.

@@ -292,6 +292,16 @@ enum MessageBodies {
             case let other: throw BodyDecodingError(reason: "unknown sample format \(other)")
             }
             let payload = try r.blob("sample payload")
+            if case .nv12(let width, let height, let luma, let chroma) = format {
+                // No dimension or stride can exceed the payload's byte count in a frame that fits it; rejecting those
+                // here keeps every later plane-size product far from overflow (each factor is at most 8 MiB).
+                guard max(width, height, luma, chroma) <= payload.count else {
+                    throw BodyDecodingError(
+                        reason:
+                            "NV12 sample \(width)x\(height) (strides \(luma)/\(chroma)) cannot fit its \(payload.count)-byte payload"
+                    )
+                }
+            }
             return .device(
                 .videoSample(
                     VideoSample(
