@@ -2,7 +2,7 @@
 // Built by Fuzz/VideoFiles/build.sh with `swiftc -sanitize=fuzzer,address`; see README.md.
 import Foundation
 import GlassesVideo
-import WearablesKit
+import GlassesMedia
 
 /// One file per process: libFuzzer runs inputs one after another on one thread.
 nonisolated(unsafe) private var inputPath: String = {
