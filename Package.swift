@@ -50,7 +50,7 @@ let package = Package(
         // MARK: Internal building blocks
         .target(
             name: "GlassesLink",
-            dependencies: ["WearablesKit", "CBlueZ"],
+            dependencies: ["WearablesKit", "GlassesMedia", "CBlueZ"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -100,7 +100,10 @@ let package = Package(
         // MARK: Benchmarks (run by Scripts/bench*, never by the tests)
         .executableTarget(
             name: "Benchmarks",
-            dependencies: ["GlassesVideo", "GlassesSimulator", "VitalsEngine", "SmartSpectraInput", "WearablesKit"],
+            dependencies: [
+                "GlassesVideo", "GlassesSimulator", "VitalsEngine", "SmartSpectraInput", "WearablesKit", "GlassesBridge",
+                "GlassesLink", "GlassesMedia",
+            ],
             swiftSettings: strictSettings
         ),
 

@@ -5,9 +5,11 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "decode":
     runDecodeBenchmark(Array(arguments.dropFirst()))
+case "copies":
+    runCopyBenchmark(Array(arguments.dropFirst()))
 case "vitals":
     runVitalsBenchmark(Array(arguments.dropFirst()))
 default:
-    FileHandle.standardError.write(Data("usage: Benchmarks decode|vitals [options]\n".utf8))
+    FileHandle.standardError.write(Data("usage: Benchmarks decode|copies|vitals [options]\n".utf8))
     exit(64)
 }

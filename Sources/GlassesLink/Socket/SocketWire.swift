@@ -1,4 +1,5 @@
 import Foundation
+import GlassesMedia
 import Synchronization
 import WearablesKit
 
@@ -77,6 +78,7 @@ final class SocketWire: LinkWire {
                 currentEndpoint?.wireFailed(LinkError(.connectionLost, "the \(peerName) closed the connection"))
                 return
             case .success(let count):
+                FrameCopyCounter.record(.socketRead, bytes: count)
                 let outputs = decoder.decode(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
                 statistics.withLock { [decoder] in $0 = decoder.statistics }
                 for output in outputs {

@@ -1,4 +1,5 @@
 import Foundation
+import GlassesMedia
 import WearablesKit
 
 /// Turns a byte stream back into ``LinkFrame``s, incrementally and with bounded memory and work.
@@ -257,6 +258,8 @@ public struct LinkFrameDecoder: Sendable {
         let result: Result<LinkFrame, BodyDecodingError> = Self.decodeBody(type, body, length: frame.length)
         switch result {
         case .success(let decoded):
+            // The body was gathered into its own storage as it arrived: one copy, counted here once it is whole.
+            FrameCopyCounter.record(.linkBody, bytes: Int(frame.length))
             outputs.append(.frame(decoded))
         case .failure(let error):
             statistics.malformedFramesSkipped += 1

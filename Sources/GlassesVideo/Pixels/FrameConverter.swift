@@ -31,6 +31,12 @@ final class FrameConverter {
 
     /// Converts a decoded picture into a new pooled buffer of `format`.
     func convert(_ frame: UnsafeMutablePointer<AVFrame>, to format: PixelFormat) throws(VideoCodecError) -> PixelBuffer {
+        let buffer = try convertPicture(frame, to: format)
+        FrameCopyCounter.record(.conversion, bytes: buffer.byteCount)
+        return buffer
+    }
+
+    private func convertPicture(_ frame: UnsafeMutablePointer<AVFrame>, to format: PixelFormat) throws(VideoCodecError) -> PixelBuffer {
         let width = Int(frame.pointee.width), height = Int(frame.pointee.height)
         let sourceFormat = AVPixelFormat(rawValue: frame.pointee.format)
         let sourceFullRange = frame.pointee.color_range == AVCOL_RANGE_JPEG || sourceFormat == AV_PIX_FMT_YUVJ420P
@@ -70,10 +76,16 @@ final class FrameConverter {
     /// Converts a raw NV12 video-range image into `format`: for `420v`, a view that shares the image's bytes (no
     /// copy; the glasses already sent what custom input takes); otherwise a new pooled buffer.
     func convert(_ image: RawVideoImage, to format: PixelFormat) throws(VideoCodecError) -> PixelBuffer {
-        let width = image.width, height = image.height
         if format == .nv12VideoRange {
             return image.pixelBufferView()
         }
+        let buffer = try convertRaw(image, to: format)
+        FrameCopyCounter.record(.conversion, bytes: buffer.byteCount)
+        return buffer
+    }
+
+    private func convertRaw(_ image: RawVideoImage, to format: PixelFormat) throws(VideoCodecError) -> PixelBuffer {
+        let width = image.width, height = image.height
         let buffer: PixelBuffer
         let destination: AVPixelFormat
         switch format {

@@ -285,6 +285,7 @@ public final class SmartSpectraSDK: Observable, Sendable {
         case .failure(let failure): return reject(failure)
         }
         let copy = transform.transformedCopy(of: buffer, layout: layout, allocate: pool.makeBuffer)
+        FrameCopyCounter.record(.customInputCopy, bytes: copy.byteCount)
         let (failure, effects) = core.withLock {
             $0.commit(generation: generation, runID: runID, frame: QueuedFrame(frame: copy, timestampUs: timestampUs))
         }
