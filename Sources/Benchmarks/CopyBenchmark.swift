@@ -8,8 +8,9 @@ import WearablesKit
 /// Counts the copies of frame bytes between a socket and the engine, for raw and hvc1 (`Scripts/bench`).
 ///
 /// Simulated glasses serve a Unix socket in real time; the bridge's own pipeline reads them for a few seconds.
-/// ``FrameCopyCounter`` is read before and after; copies per frame are the counted copies (or, for socket reads,
-/// the bytes read over the bytes of the link frames) divided by the frames custom input accepted.
+/// ``FrameCopyCounter`` is read before and after; copies per frame are the counted copies divided by the frames
+/// custom input accepted, and for socket reads the bytes read over the bytes of the video samples' link bodies
+/// (control traffic included, so slightly above 1).
 func runCopyBenchmark(_ arguments: [String]) {
     let seconds = arguments.first.flatMap(Double.init) ?? 4
     print("copies of frame bytes per frame, socket → engine (\(Int(seconds)) s each, 360x640 at 15 fps, counted):")
@@ -58,7 +59,6 @@ private func measureCopies(codec: VideoCodec, seconds: Double) throws -> String 
     }
     let link = delta(.linkBody)
     let socketCopies = link.bytes > 0 ? Double(delta(.socketRead).bytes) / Double(link.bytes) : 0
-    // Link frames include the control traffic; per accepted video frame the body copies are near one.
     let linkCopies = Double(link.copies) / frames
     let conversion = Double(delta(.conversion).copies) / frames
     let input = Double(delta(.customInputCopy).copies) / frames

@@ -258,8 +258,9 @@ public struct LinkFrameDecoder: Sendable {
         let result: Result<LinkFrame, BodyDecodingError> = Self.decodeBody(type, body, length: frame.length)
         switch result {
         case .success(let decoded):
-            // The body was gathered into its own storage as it arrived: one copy, counted here once it is whole.
-            FrameCopyCounter.record(.linkBody, bytes: Int(frame.length))
+            // A video sample's body was gathered into its own storage as it arrived: one copy of the frame's
+            // bytes, counted here once it is whole (control messages are not frame bytes).
+            if type == .videoSample { FrameCopyCounter.record(.linkBody, bytes: Int(frame.length)) }
             outputs.append(.frame(decoded))
         case .failure(let error):
             statistics.malformedFramesSkipped += 1
