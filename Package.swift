@@ -33,12 +33,14 @@ let package = Package(
 
         // MARK: Shared media types (the leaf every layer builds on: frames, pixel buffers, HEVC framing, time)
         .target(name: "GlassesMedia", swiftSettings: strictSettings),
+        // MARK: JSON (the leaf both readers of JSON build on: one value type with its writer, one parser with positions)
+        .target(name: "GlassesJSON", swiftSettings: strictSettings),
 
         // MARK: Public contracts
         .target(name: "WearablesKit", dependencies: ["GlassesMedia"], swiftSettings: strictSettings),
         // The SmartSpectra contract without an engine, the embedded backend beside the engine, and the module apps
         // import (both together, so `SmartSpectraSDK.shared` works out of the box).
-        .target(name: "SmartSpectraCore", dependencies: ["GlassesMedia"], swiftSettings: strictSettings),
+        .target(name: "SmartSpectraCore", dependencies: ["GlassesMedia", "GlassesJSON"], swiftSettings: strictSettings),
         .target(
             name: "EmbeddedVitals", dependencies: ["SmartSpectraCore", "VitalsEngine", "GlassesMedia"],
             swiftSettings: strictSettings
@@ -86,7 +88,7 @@ let package = Package(
         // MARK: The simulated glasses
         .target(
             name: "GlassesSimulator",
-            dependencies: ["WearablesKit", "GlassesLink", "GlassesVideo", "GlassesMedia"],
+            dependencies: ["WearablesKit", "GlassesLink", "GlassesVideo", "GlassesMedia", "GlassesJSON"],
             path: "Simulator/Sources/GlassesSimulator",
             swiftSettings: strictSettings
         ),
@@ -112,6 +114,7 @@ let package = Package(
         .testTarget(name: "GlassesLinkTests", dependencies: ["GlassesLink", "WearablesKit"]),
         .testTarget(name: "GlassesVideoTests", dependencies: ["GlassesVideo", "SmartSpectraInput", "WearablesKit"]),
         .testTarget(name: "GlassesMediaTests", dependencies: ["GlassesMedia"]),
+        .testTarget(name: "GlassesJSONTests", dependencies: ["GlassesJSON"]),
         .testTarget(name: "SmartSpectraCoreTests", dependencies: ["SmartSpectraCore", "GlassesMedia"]),
         .testTarget(name: "SmartSpectraInputTests", dependencies: ["SmartSpectraInput", "GlassesMedia"]),
         .testTarget(

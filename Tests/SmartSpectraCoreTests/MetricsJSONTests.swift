@@ -116,6 +116,20 @@ struct MetricsJSONTests {
         #expect(error?.code == row.code)
     }
 
+    @Test("malformed and too deep documents name their byte offset")
+    func malformedOffsets() throws {
+        let trailing = try #require(#expect(throws: MetricsJSONError.self) { _ = try Metrics(jsonString: #"{"cardio":{}} x"#) })
+        #expect(trailing.code == .malformedJSON && trailing.path == "byte 14", "\(trailing)")
+        let deep = try #require(#expect(throws: MetricsJSONError.self) {
+            _ = try Metrics(jsonString: String(repeating: "[", count: 500))
+        })
+        #expect(deep.code == .tooDeep && deep.path == "byte 72", "\(deep)")
+        let utf8 = try #require(#expect(throws: MetricsJSONError.self) {
+            _ = try Metrics(jsonUTF8Data: Data([0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D]))
+        })
+        #expect(utf8.code == .malformedJSON && utf8.path == "byte 1", "\(utf8)")
+    }
+
     @Test("unknown fields can be ignored")
     func ignoreUnknown() throws {
         var options = JSONDecodingOptions()

@@ -1,4 +1,5 @@
 import Foundation
+import GlassesJSON
 
 // Metrics in protobuf's canonical JSON mapping: lowerCamelCase field names, int64 as strings, enums by name,
 // fields with default values (0, false, empty, unset) omitted, fields written in schema (field-number) order.

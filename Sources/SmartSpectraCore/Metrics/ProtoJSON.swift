@@ -1,5 +1,7 @@
-// A small JSON reader and writer for protobuf's canonical JSON mapping (no Foundation JSON: it loses int64 precision
-// and confuses booleans with numbers).
+import GlassesJSON
+
+// Protobuf's canonical JSON mapping: a writer, and a reader over GlassesJSON's parsed values (no Foundation JSON: it
+// loses int64 precision and confuses booleans with numbers).
 
 /// Options for writing metrics as JSON, named as in swift-protobuf.
 public struct JSONEncodingOptions: Sendable, Hashable {
@@ -54,171 +56,15 @@ public struct MetricsJSONError: Error, Sendable, Hashable, CustomStringConvertib
 }
 
 extension JSONValue {
-    /// Parses a complete JSON document.
+    /// Parses a complete JSON document with GlassesJSON's parser; its errors become `malformedJSON` or `tooDeep`
+    /// at `byte N`.
     static func parse(_ bytes: [UInt8], depthLimit: Int) throws(MetricsJSONError) -> JSONValue {
-        var parser = JSONParser(bytes: bytes, depthLimit: depthLimit)
-        parser.skipWhitespace()
-        let value = try parser.parseValue(depth: 0)
-        parser.skipWhitespace()
-        guard parser.index == bytes.count else { throw parser.failure("trailing characters after the JSON value") }
-        return value
-    }
-}
-
-/// A recursive-descent parser over UTF-8 bytes (RFC 8259).
-private struct JSONParser {
-    let bytes: [UInt8]
-    let depthLimit: Int
-    var index = 0
-
-    init(bytes: [UInt8], depthLimit: Int) {
-        self.bytes = bytes
-        self.depthLimit = depthLimit
-    }
-
-    func failure(_ message: String) -> MetricsJSONError {
-        MetricsJSONError(code: .malformedJSON, message: message, path: "byte \(index)")
-    }
-
-    mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
-    }
-
-    mutating func expect(_ literal: String) throws(MetricsJSONError) {
-        for byte in literal.utf8 {
-            guard index < bytes.count, bytes[index] == byte else { throw failure("expected \(literal)") }
-            index += 1
+        do throws(JSONParseError) {
+            return JSONValue(try JSONNode.parse(bytes, depthLimit: depthLimit))
+        } catch {
+            let code: MetricsJSONError.Code = error.kind == .tooDeep ? .tooDeep : .malformedJSON
+            throw MetricsJSONError(code: code, message: error.message, path: "byte \(error.offset)")
         }
-    }
-
-    mutating func parseValue(depth: Int) throws(MetricsJSONError) -> JSONValue {
-        guard depth <= depthLimit else {
-            throw MetricsJSONError(code: .tooDeep, message: "nesting deeper than \(depthLimit)", path: "byte \(index)")
-        }
-        guard index < bytes.count else { throw failure("unexpected end of input") }
-        switch bytes[index] {
-        case UInt8(ascii: "n"): try expect("null"); return .null
-        case UInt8(ascii: "t"): try expect("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expect("false"); return .bool(false)
-        case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "["):
-            index += 1
-            var items: [JSONValue] = []
-            skipWhitespace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
-            while true {
-                skipWhitespace()
-                items.append(try parseValue(depth: depth + 1))
-                skipWhitespace()
-                guard index < bytes.count else { throw failure("unterminated array") }
-                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
-                throw failure("expected , or ] in array")
-            }
-        case UInt8(ascii: "{"):
-            index += 1
-            var members: [(String, JSONValue)] = []
-            skipWhitespace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
-            while true {
-                skipWhitespace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a member name") }
-                let key = try parseString()
-                skipWhitespace()
-                try expect(":")
-                skipWhitespace()
-                members.append((key, try parseValue(depth: depth + 1)))
-                skipWhitespace()
-                guard index < bytes.count else { throw failure("unterminated object") }
-                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
-                throw failure("expected , or } in object")
-            }
-        default:
-            return .number(try parseNumber())
-        }
-    }
-
-    mutating func parseNumber() throws(MetricsJSONError) -> String {
-        let start = index
-        func digits(_ parser: inout JSONParser) -> Int {
-            let from = parser.index
-            while parser.index < parser.bytes.count, (0x30 ... 0x39).contains(parser.bytes[parser.index]) { parser.index += 1 }
-            return parser.index - from
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
-        let intStart = index
-        let intDigits = digits(&self)
-        guard intDigits > 0 else { throw failure("invalid value") }
-        if intDigits > 1, bytes[intStart] == UInt8(ascii: "0") { throw failure("leading zero in number") }
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            index += 1
-            guard digits(&self) > 0 else { throw failure("digits expected after the decimal point") }
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
-            index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-            guard digits(&self) > 0 else { throw failure("digits expected in the exponent") }
-        }
-        return String(decoding: bytes[start ..< index], as: UTF8.self)
-    }
-
-    mutating func parseString() throws(MetricsJSONError) -> String {
-        index += 1  // opening quote
-        var scalars = String.UnicodeScalarView()
-        var run: [UInt8] = []
-        func flush(_ run: inout [UInt8], into scalars: inout String.UnicodeScalarView) {
-            if run.isEmpty { return }
-            scalars.append(contentsOf: String(decoding: run, as: UTF8.self).unicodeScalars)
-            run.removeAll(keepingCapacity: true)
-        }
-        while true {
-            guard index < bytes.count else { throw failure("unterminated string") }
-            let byte = bytes[index]
-            index += 1
-            if byte == UInt8(ascii: "\"") {
-                flush(&run, into: &scalars)
-                return String(scalars)
-            }
-            if byte < 0x20 { throw failure("control character in string") }
-            guard byte == UInt8(ascii: "\\") else { run.append(byte); continue }
-            flush(&run, into: &scalars)
-            guard index < bytes.count else { throw failure("unterminated escape") }
-            let escape = bytes[index]
-            index += 1
-            switch escape {
-            case UInt8(ascii: "\""): scalars.append("\"")
-            case UInt8(ascii: "\\"): scalars.append("\\")
-            case UInt8(ascii: "/"): scalars.append("/")
-            case UInt8(ascii: "b"): scalars.append("\u{08}")
-            case UInt8(ascii: "f"): scalars.append("\u{0C}")
-            case UInt8(ascii: "n"): scalars.append("\n")
-            case UInt8(ascii: "r"): scalars.append("\r")
-            case UInt8(ascii: "t"): scalars.append("\t")
-            case UInt8(ascii: "u"):
-                var code = try parseHex4()
-                if (0xD800 ..< 0xDC00).contains(code) {
-                    try expect("\\u")
-                    let low = try parseHex4()
-                    guard (0xDC00 ..< 0xE000).contains(low) else { throw failure("unpaired surrogate") }
-                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
-                } else if (0xDC00 ..< 0xE000).contains(code) {
-                    throw failure("unpaired surrogate")
-                }
-                guard let scalar = Unicode.Scalar(code) else { throw failure("invalid \\u escape") }
-                scalars.append(scalar)
-            default:
-                throw failure("invalid escape")
-            }
-        }
-    }
-
-    mutating func parseHex4() throws(MetricsJSONError) -> UInt32 {
-        guard index + 4 <= bytes.count,
-              let value = UInt32(String(decoding: bytes[index ..< index + 4], as: UTF8.self), radix: 16)
-        else { throw failure("invalid \\u escape") }
-        index += 4
-        return value
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+@_exported import GlassesJSON
 @_exported import GlassesMedia
 import Observation
 import Synchronization

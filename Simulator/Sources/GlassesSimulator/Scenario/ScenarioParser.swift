@@ -1,4 +1,5 @@
 import Foundation
+import GlassesJSON
 import WearablesKit
 
 extension Scenario {
@@ -60,7 +61,7 @@ extension Scenario {
 private struct ScenarioParser {
     let bytes: UnsafeRawBufferPointer
 
-    func position(_ offset: Int) -> TextPosition { TextPosition.of(offset: offset, in: bytes) }
+    func position(_ offset: Int) -> TextPosition { TextPosition(offset: offset, in: bytes) }
 
     /// An `invalidScenario` error at `node`, naming a field, its value and the allowed range when given.
     func error(_ message: String, at offset: Int, event: Int? = nil, field: String? = nil, value: String? = nil,
@@ -79,8 +80,8 @@ private struct ScenarioParser {
     }
 
     func scenario() throws(SimulatorError) -> Scenario {
-        let root: ScenarioJSON
-        do { root = try ScenarioJSON.parse(bytes) } catch {
+        let root: JSONNode
+        do { root = try JSONNode.parse(bytes, rejectsDuplicateKeys: true, skipsByteOrderMark: true) } catch {
             throw self.error("not valid JSON: \(error.message)", at: error.offset)
         }
         guard case .object(let members) = root.value else {
@@ -111,7 +112,7 @@ private struct ScenarioParser {
             }
         }
         if let node = root["seed"] {
-            guard case .number(let text, _) = node.value, let seed = UInt64(text) else {
+            guard case .number(let text) = node.value, let seed = UInt64(text) else {
                 throw self.error("'seed' must be a whole number 0...\(UInt64.max)", at: node.offset, field: "seed",
                                  value: Self.literal(node, in: bytes), allowed: "0...\(UInt64.max)")
             }
@@ -123,7 +124,7 @@ private struct ScenarioParser {
         }
         var duration: Double?
         if let node = root["duration"] {
-            guard case .number(_, let seconds) = node.value, seconds.isFinite, seconds > 0, seconds <= 86_400 else {
+            guard let seconds = node.numberValue, seconds.isFinite, seconds > 0, seconds <= 86_400 else {
                 throw self.error("'duration' must be a number of seconds in (0, 86400], found \(Self.literal(node, in: bytes))",
                                  at: node.offset, field: "duration", value: Self.literal(node, in: bytes),
                                  allowed: "(0, 86400]")
@@ -149,7 +150,7 @@ private struct ScenarioParser {
     }
 
     /// The literal text of a value (numbers as written), shortened for messages.
-    static func literal(_ node: ScenarioJSON, in bytes: UnsafeRawBufferPointer) -> String {
+    static func literal(_ node: JSONNode, in bytes: UnsafeRawBufferPointer) -> String {
         let end = min(node.end, node.offset + 40)
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[node.offset..<end]), as: UTF8.self)
         return end < node.end ? text + "…" : text
@@ -175,17 +176,17 @@ private struct ScenarioParser {
 /// Reads one event object, failing with the event's index and the position of the offending value.
 private struct EventReader {
     let parser: ScenarioParser
-    let node: ScenarioJSON
+    let node: JSONNode
     let index: Int
     var action = ""
 
-    init(parser: ScenarioParser, node: ScenarioJSON, index: Int) {
+    init(parser: ScenarioParser, node: JSONNode, index: Int) {
         self.parser = parser
         self.node = node
         self.index = index
     }
 
-    func fail(_ message: String, at target: ScenarioJSON? = nil, field: String? = nil, allowed: String? = nil)
+    func fail(_ message: String, at target: JSONNode? = nil, field: String? = nil, allowed: String? = nil)
         -> SimulatorError
     {
         let value = target.map { ScenarioParser.literal($0, in: parser.bytes) }
@@ -198,7 +199,7 @@ private struct EventReader {
     func number(_ key: String, in range: ClosedRange<Double>, unit: String = "") throws(SimulatorError) -> Double {
         let allowed = "\(Self.format(range.lowerBound))...\(Self.format(range.upperBound))\(unit)"
         guard let value = node[key] else { throw fail("needs a number '\(key)' in \(allowed)", field: key, allowed: allowed) }
-        guard case .number(_, let n) = value.value else {
+        guard let n = value.numberValue else {
             throw fail("'\(key)' must be a number in \(allowed), found \(value.typeName)", at: value, field: key, allowed: allowed)
         }
         guard n.isFinite, range.contains(n) else {

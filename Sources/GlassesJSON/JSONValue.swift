@@ -3,8 +3,9 @@ import Foundation
 /// A JSON value, the one type for reading and writing JSON in GlassesBridge: object keys keep their order, numbers
 /// keep their text (so 64-bit integers stay exact), and already-encoded JSON can be embedded as is.
 ///
-/// SmartSpectraCore parses protobuf JSON into it; the bridge writes its NDJSON events with it (no Codable
-/// reflection, stable key order).
+/// ``JSONNode/parse(_:depthLimit:duplicateKeys:byteOrderMark:)`` reads text into a tree that remembers where each
+/// value stands and converts to it (``init(_:)``); SmartSpectraCore reads protobuf JSON that way, and the bridge
+/// writes its NDJSON events with it (no Codable reflection, stable key order).
 public indirect enum JSONValue: Sendable, Hashable {
     /// `null`.
     case null

@@ -1,80 +1,78 @@
 import Foundation
 
-/// A place in a text: 1-based line and column (columns count characters, not bytes).
-public struct TextPosition: Sendable, Hashable, CustomStringConvertible {
-    /// The line, from 1.
-    public var line: Int
-    /// The column, from 1.
-    public var column: Int
-
-    /// Creates a position.
-    public init(line: Int, column: Int) {
-        self.line = line
-        self.column = column
-    }
-
-    /// `line L, column C`.
-    public var description: String { "line \(line), column \(column)" }
-
-    /// The position of byte `offset` in UTF-8 `bytes` (one pass up to the offset, for error messages only).
-    static func of(offset: Int, in bytes: UnsafeRawBufferPointer) -> TextPosition {
-        var line = 1
-        var column = 1
-        for index in 0..<min(offset, bytes.count) {
-            let byte = bytes[index]
-            if byte == 0x0A {
-                line += 1
-                column = 1
-            } else if byte & 0xC0 != 0x80 {
-                column += 1  // continuation bytes do not start a character
-            }
-        }
-        return TextPosition(line: line, column: column)
-    }
-}
-
-/// A JSON value that remembers where it starts in the text, so that scenario errors can name a line and column.
+/// A JSON value that remembers where it stands in the text, so that callers can name a line and column.
 ///
-/// Foundation's `JSONSerialization` gives no positions; this small reader does (RFC 8259, UTF-8, nesting at most
-/// ``ScenarioJSON/maxDepth`` deep). Positions are kept as byte offsets and turned into lines and columns only for
-/// an error message.
-struct ScenarioJSON: Sendable {
+/// The one JSON reader of GlassesBridge (RFC 8259 over UTF-8 bytes; no Foundation JSON, which gives no positions,
+/// loses int64 precision and confuses booleans with numbers). ``parse(_:depthLimit:rejectsDuplicateKeys:skipsByteOrderMark:)``
+/// reads a whole document: nesting is limited, text after the value is refused, and a syntax error names its byte
+/// offset. Positions are kept as byte offsets; ``TextPosition`` turns one into a line and column when a message
+/// needs it. ``JSONValue/init(_:)`` drops the positions.
+public struct JSONNode: Sendable {
     /// What the value is.
-    enum Value: Sendable {
+    public enum Value: Sendable {
+        /// An object; members keep their order.
         case object([Member])
-        case array([ScenarioJSON])
+        /// An array.
+        case array([JSONNode])
+        /// A string.
         case string(String)
-        /// The literal as written (for exact integers) and its value as a Double (infinite when out of range).
-        case number(text: String, value: Double)
+        /// A number, as written (so 64-bit integers stay exact); ``JSONNode/numberValue`` reads it as a Double.
+        case number(String)
+        /// `true` or `false`.
         case bool(Bool)
+        /// `null`.
         case null
     }
 
-    /// One `"key": value` of an object, in file order.
-    struct Member: Sendable {
-        var key: String
-        var keyOffset: Int
-        var value: ScenarioJSON
+    /// One `"key": value` of an object, in text order.
+    public struct Member: Sendable {
+        /// The key.
+        public var key: String
+        /// Byte offset of the key's opening quote.
+        public var keyOffset: Int
+        /// The value.
+        public var value: JSONNode
+
+        /// Creates a member.
+        public init(key: String, keyOffset: Int, value: JSONNode) {
+            self.key = key
+            self.keyOffset = keyOffset
+            self.value = value
+        }
     }
 
     /// The value.
-    var value: Value
+    public var value: Value
     /// Byte offset of its first character.
-    var offset: Int
+    public var offset: Int
     /// Byte offset just past its last character.
-    var end: Int
+    public var end: Int
 
-    /// The deepest nesting of arrays and objects accepted.
-    static let maxDepth = 64
+    /// Creates a node.
+    public init(value: Value, offset: Int, end: Int) {
+        self.value = value
+        self.offset = offset
+        self.end = end
+    }
 
-    /// The member named `key`, if any.
-    subscript(key: String) -> ScenarioJSON? {
+    /// The deepest nesting of arrays and objects accepted unless a caller says otherwise.
+    public static let defaultDepthLimit = 64
+
+    /// The member named `key`, if any (the first, where keys repeat).
+    public subscript(key: String) -> JSONNode? {
         guard case .object(let members) = value else { return nil }
         return members.first { $0.key == key }?.value
     }
 
-    /// A short name of the value's type, for messages.
-    var typeName: String {
+    /// The number as a Double (infinite when out of range); nil when the value is not a number.
+    public var numberValue: Double? {
+        guard case .number(let text) = value else { return nil }
+        // Double(text) is nil only for text that is not a number, which the parser never produces.
+        return Double(text) ?? .nan
+    }
+
+    /// A short name of the value's type, for messages: "an object", "a number", "null"...
+    public var typeName: String {
         switch value {
         case .object: "an object"
         case .array: "an array"
@@ -85,31 +83,54 @@ struct ScenarioJSON: Sendable {
         }
     }
 
-    /// A syntax error: what was expected, at which byte.
-    struct SyntaxError: Error, Sendable {
-        var message: String
-        var offset: Int
-    }
-
-    /// Parses a whole document (one value, surrounded only by whitespace; a UTF-8 byte order mark is skipped).
-    static func parse(_ bytes: UnsafeRawBufferPointer) throws(SyntaxError) -> ScenarioJSON {
-        var reader = Reader(bytes: bytes)
-        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { reader.index = 3 }
+    /// Parses a whole document: one value, surrounded only by whitespace.
+    /// - Parameters:
+    ///   - depthLimit: the most arrays and objects open inside one another; one more is ``JSONParseError/Kind/tooDeep``.
+    ///   - rejectsDuplicateKeys: a key that appears twice in one object is an error (otherwise both are kept).
+    ///   - skipsByteOrderMark: a leading UTF-8 byte order mark is skipped (offsets still count it).
+    /// - Throws: ``JSONParseError`` naming the byte offset of the problem.
+    public static func parse(
+        _ bytes: UnsafeRawBufferPointer, depthLimit: Int = defaultDepthLimit, rejectsDuplicateKeys: Bool = false,
+        skipsByteOrderMark: Bool = false
+    ) throws(JSONParseError) -> JSONNode {
+        var reader = Reader(bytes: bytes, depthLimit: depthLimit, rejectsDuplicateKeys: rejectsDuplicateKeys)
+        if skipsByteOrderMark, bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { reader.index = 3 }
         reader.skipWhitespace()
         let value = try reader.value(depth: 0)
         reader.skipWhitespace()
         guard reader.index == bytes.count else {
-            throw SyntaxError(message: "unexpected text after the end of the JSON value", offset: reader.index)
+            throw reader.fail("unexpected text after the end of the JSON value")
         }
         return value
     }
 
+    /// Parses a whole document held in an array (see ``parse(_:depthLimit:rejectsDuplicateKeys:skipsByteOrderMark:)``).
+    public static func parse(
+        _ bytes: [UInt8], depthLimit: Int = defaultDepthLimit, rejectsDuplicateKeys: Bool = false,
+        skipsByteOrderMark: Bool = false
+    ) throws(JSONParseError) -> JSONNode {
+        let result: Result<JSONNode, JSONParseError> = bytes.withUnsafeBytes { raw in
+            do throws(JSONParseError) {
+                return .success(try parse(raw, depthLimit: depthLimit, rejectsDuplicateKeys: rejectsDuplicateKeys,
+                                          skipsByteOrderMark: skipsByteOrderMark))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// A recursive-descent reader over UTF-8 bytes.
     private struct Reader {
         let bytes: UnsafeRawBufferPointer
+        let depthLimit: Int
+        let rejectsDuplicateKeys: Bool
         var index = 0
 
-        init(bytes: UnsafeRawBufferPointer) {
+        init(bytes: UnsafeRawBufferPointer, depthLimit: Int, rejectsDuplicateKeys: Bool) {
             self.bytes = bytes
+            self.depthLimit = depthLimit
+            self.rejectsDuplicateKeys = rejectsDuplicateKeys
         }
 
         var atEnd: Bool { index >= bytes.count }
@@ -119,8 +140,8 @@ struct ScenarioJSON: Sendable {
             while !atEnd, current == 0x20 || current == 0x0A || current == 0x0D || current == 0x09 { index += 1 }
         }
 
-        func fail(_ message: String, at offset: Int? = nil) -> SyntaxError {
-            SyntaxError(message: message, offset: offset ?? index)
+        func fail(_ message: String, at offset: Int? = nil) -> JSONParseError {
+            JSONParseError(.syntax, message, offset: offset ?? index)
         }
 
         func describeCurrent() -> String {
@@ -129,28 +150,28 @@ struct ScenarioJSON: Sendable {
             return byte >= 0x20 && byte < 0x7F ? "'\(Character(UnicodeScalar(byte)))'" : String(format: "byte 0x%02X", byte)
         }
 
-        mutating func value(depth: Int) throws(SyntaxError) -> ScenarioJSON {
+        mutating func value(depth: Int) throws(JSONParseError) -> JSONNode {
             guard !atEnd else { throw fail("expected a value, found the end of the text") }
             let start = index
             switch current {
-            case UInt8(ascii: "{"):
-                guard depth < ScenarioJSON.maxDepth else { throw fail("nested more than \(ScenarioJSON.maxDepth) deep") }
-                return try object(start: start, depth: depth + 1)
-            case UInt8(ascii: "["):
-                guard depth < ScenarioJSON.maxDepth else { throw fail("nested more than \(ScenarioJSON.maxDepth) deep") }
-                return try array(start: start, depth: depth + 1)
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                guard depth < depthLimit else {
+                    throw JSONParseError(.tooDeep, "nested more than \(depthLimit) deep", offset: index)
+                }
+                let isObject = current == UInt8(ascii: "{")
+                return try isObject ? object(start: start, depth: depth + 1) : array(start: start, depth: depth + 1)
             case UInt8(ascii: "\""):
                 let text = try string()
-                return ScenarioJSON(value: .string(text), offset: start, end: index)
+                return JSONNode(value: .string(text), offset: start, end: index)
             case UInt8(ascii: "t"):
                 try literal("true")
-                return ScenarioJSON(value: .bool(true), offset: start, end: index)
+                return JSONNode(value: .bool(true), offset: start, end: index)
             case UInt8(ascii: "f"):
                 try literal("false")
-                return ScenarioJSON(value: .bool(false), offset: start, end: index)
+                return JSONNode(value: .bool(false), offset: start, end: index)
             case UInt8(ascii: "n"):
                 try literal("null")
-                return ScenarioJSON(value: .null, offset: start, end: index)
+                return JSONNode(value: .null, offset: start, end: index)
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 return try number(start: start)
             default:
@@ -158,7 +179,7 @@ struct ScenarioJSON: Sendable {
             }
         }
 
-        mutating func literal(_ word: StaticString) throws(SyntaxError) {
+        mutating func literal(_ word: StaticString) throws(JSONParseError) {
             let start = index
             let count = word.utf8CodeUnitCount
             guard bytes.count - index >= count else { throw fail("expected '\(word)'", at: start) }
@@ -168,21 +189,23 @@ struct ScenarioJSON: Sendable {
             index += count
         }
 
-        mutating func object(start: Int, depth: Int) throws(SyntaxError) -> ScenarioJSON {
+        mutating func object(start: Int, depth: Int) throws(JSONParseError) -> JSONNode {
             index += 1
             var members: [Member] = []
             var seen = Set<String>()
             skipWhitespace()
             if !atEnd, current == UInt8(ascii: "}") {
                 index += 1
-                return ScenarioJSON(value: .object(members), offset: start, end: index)
+                return JSONNode(value: .object(members), offset: start, end: index)
             }
             while true {
                 skipWhitespace()
                 guard !atEnd, current == UInt8(ascii: "\"") else { throw fail("expected a key in quotes, found \(describeCurrent())") }
                 let keyOffset = index
                 let key = try string()
-                guard seen.insert(key).inserted else { throw fail("the key '\(key)' appears twice in this object", at: keyOffset) }
+                if rejectsDuplicateKeys, !seen.insert(key).inserted {
+                    throw fail("the key '\(key)' appears twice in this object", at: keyOffset)
+                }
                 skipWhitespace()
                 guard !atEnd, current == UInt8(ascii: ":") else { throw fail("expected ':' after the key '\(key)', found \(describeCurrent())") }
                 index += 1
@@ -197,17 +220,17 @@ struct ScenarioJSON: Sendable {
                 }
                 guard current == UInt8(ascii: "}") else { throw fail("expected ',' or '}', found \(describeCurrent())") }
                 index += 1
-                return ScenarioJSON(value: .object(members), offset: start, end: index)
+                return JSONNode(value: .object(members), offset: start, end: index)
             }
         }
 
-        mutating func array(start: Int, depth: Int) throws(SyntaxError) -> ScenarioJSON {
+        mutating func array(start: Int, depth: Int) throws(JSONParseError) -> JSONNode {
             index += 1
-            var elements: [ScenarioJSON] = []
+            var elements: [JSONNode] = []
             skipWhitespace()
             if !atEnd, current == UInt8(ascii: "]") {
                 index += 1
-                return ScenarioJSON(value: .array(elements), offset: start, end: index)
+                return JSONNode(value: .array(elements), offset: start, end: index)
             }
             while true {
                 skipWhitespace()
@@ -220,11 +243,11 @@ struct ScenarioJSON: Sendable {
                 }
                 guard current == UInt8(ascii: "]") else { throw fail("expected ',' or ']', found \(describeCurrent())") }
                 index += 1
-                return ScenarioJSON(value: .array(elements), offset: start, end: index)
+                return JSONNode(value: .array(elements), offset: start, end: index)
             }
         }
 
-        mutating func string() throws(SyntaxError) -> String {
+        mutating func string() throws(JSONParseError) -> String {
             let start = index
             index += 1
             var scalars = String.UnicodeScalarView()
@@ -286,7 +309,7 @@ struct ScenarioJSON: Sendable {
             }
         }
 
-        mutating func hex4() throws(SyntaxError) -> UInt32 {
+        mutating func hex4() throws(JSONParseError) -> UInt32 {
             guard bytes.count - index >= 4 else { throw fail("a \\u escape needs four hex digits") }
             var value: UInt32 = 0
             for _ in 0..<4 {
@@ -304,7 +327,7 @@ struct ScenarioJSON: Sendable {
             return value
         }
 
-        mutating func number(start: Int) throws(SyntaxError) -> ScenarioJSON {
+        mutating func number(start: Int) throws(JSONParseError) -> JSONNode {
             func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
             if current == UInt8(ascii: "-") { index += 1 }
             guard !atEnd, isDigit(current) else { throw fail("a number needs a digit here") }
@@ -327,9 +350,81 @@ struct ScenarioJSON: Sendable {
             }
             // The literal is ASCII by construction.
             let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-            // Double(text) is nil only for text that is not a number; a huge literal becomes infinity.
-            let value = Double(text) ?? .nan
-            return ScenarioJSON(value: .number(text: text, value: value), offset: start, end: index)
+            return JSONNode(value: .number(text), offset: start, end: index)
+        }
+    }
+}
+
+/// Why a JSON document could not be read, and at which byte.
+public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of failure.
+    public enum Kind: Sendable, Hashable {
+        /// The text is not JSON (including text after the value).
+        case syntax
+        /// Arrays and objects nested deeper than the parser's depth limit.
+        case tooDeep
+    }
+
+    /// The kind of failure.
+    public var kind: Kind
+    /// What was expected or wrong, for a person.
+    public var message: String
+    /// Byte offset of the problem in the text (``TextPosition`` turns it into a line and column).
+    public var offset: Int
+
+    /// Creates an error.
+    public init(_ kind: Kind, _ message: String, offset: Int) {
+        self.kind = kind
+        self.message = message
+        self.offset = offset
+    }
+
+    /// `byte N: message`.
+    public var description: String { "byte \(offset): \(message)" }
+}
+
+/// A place in a text: 1-based line and column (columns count characters, not bytes).
+public struct TextPosition: Sendable, Hashable, CustomStringConvertible {
+    /// The line, from 1.
+    public var line: Int
+    /// The column, from 1.
+    public var column: Int
+
+    /// Creates a position.
+    public init(line: Int, column: Int) {
+        self.line = line
+        self.column = column
+    }
+
+    /// The position of byte `offset` in UTF-8 `bytes` (one pass up to the offset: meant for error messages).
+    public init(offset: Int, in bytes: some Collection<UInt8>) {
+        var line = 1
+        var column = 1
+        for byte in bytes.prefix(max(0, offset)) {
+            if byte == 0x0A {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {
+                column += 1  // continuation bytes do not start a character
+            }
+        }
+        self.init(line: line, column: column)
+    }
+
+    /// `line L, column C`.
+    public var description: String { "line \(line), column \(column)" }
+}
+
+extension JSONValue {
+    /// The value of a parsed node, without its positions.
+    public init(_ node: JSONNode) {
+        switch node.value {
+        case .null: self = .null
+        case .bool(let flag): self = .bool(flag)
+        case .number(let text): self = .number(text)
+        case .string(let text): self = .string(text)
+        case .array(let elements): self = .array(elements.map(JSONValue.init))
+        case .object(let members): self = .object(members.map { ($0.key, JSONValue($0.value)) })
         }
     }
 }
