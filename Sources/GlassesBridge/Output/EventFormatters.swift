@@ -117,7 +117,7 @@ public struct NDJSONEventFormatter: BridgeEventFormatter {
             if let detail { members.append(("detail", .string(detail))) }
             return .object(members)
         case .notice(let message):
-            return .object([("type", .string("notice")), time, ("message", .string(message))])
+            return .object([("type", .string("notice")), time, ("message", .string(NoticeWording.sentence(message)))])
         case .warning(let message):
             return .object([("type", .string("warning")), time, ("message", .string(message))])
         case .error(let code, let message):
@@ -239,7 +239,7 @@ public struct TextEventFormatter: BridgeEventFormatter {
             return message("\(newPhase.rawValue)\(detail.map { ": \($0)" } ?? "")", at: seconds)
         case .notice(let text):
             guard verbosity == .verbose else { return "" }
-            return message(text, at: seconds)
+            return message(NoticeWording.sentence(text), at: seconds)
         case .warning(let text):
             guard verbosity != .quiet else { return "" }
             return message("warning: \(text)", at: seconds)

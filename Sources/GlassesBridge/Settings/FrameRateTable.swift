@@ -53,9 +53,9 @@ public enum FrameRateTable {
         FrameRateCapability(frameRate: 15, pulse: .measured, hrv: .measured, breathing: .measured,
                             reason: "measured: pulse and breathing as accurate as at 30 fps, HRV coarser"),
         FrameRateCapability(frameRate: 7, pulse: .unverified, hrv: .unverified, breathing: .unverified,
-                            reason: "not measured: pulse and breathing are shown but never stable; HRV needs beat timing finer than 143 ms"),
+                            reason: "not measured at 7 fps, and beats timed to 143 ms are too coarse for HRV"),
         FrameRateCapability(frameRate: 2, pulse: .impossible, hrv: .impossible, breathing: .unverified,
-                            reason: "2 fps samples the pulse too slowly (a 72 bpm pulse reads as 48 bpm): breathing only, never stable"),
+                            reason: "2 fps samples the pulse too slowly (a 72 bpm pulse reads as 48 bpm); breathing is not measured at 2 fps"),
     ]
 
     /// The slowest rate at which every vital is `measured`.
@@ -72,7 +72,7 @@ public enum FrameRateTable {
         let impossible = MetricSelection.singles.filter { metrics.contains($0.metric) && row.trust(of: $0.metric) == .impossible }
         guard !impossible.isEmpty else { return nil }
         let possible = MetricSelection.bundles.filter { bundle in
-            bundle.metrics.allSatisfy { row.trust(of: $0) != .impossible }
+            bundle.metrics.allSatisfy { row.trust(of: $0).map { $0 != .impossible } ?? false }
         }.map(\.name)
         return BridgeUsageError(
             "--fps \(frameRate) cannot measure \(impossible.map(\.name).joined(separator: ", ")): \(row.reason). "
@@ -89,8 +89,8 @@ public enum FrameRateTable {
         ]
         let unverified = vitals.filter { $0.1 == .unverified && $0.2.contains(where: metrics.contains) }.map(\.0)
         guard !unverified.isEmpty else { return nil }
-        return "--fps \(frameRate) is not measured for \(unverified.joined(separator: ", ")) (\(row.reason)); "
-            + "values are shown but never marked stable. Stream at \(lowestMeasuredRate) fps or more for trustworthy vitals."
+        return "--fps \(frameRate) gives no trustworthy \(unverified.joined(separator: ", ")): \(row.reason). "
+            + "Values are shown but never marked stable. Stream at \(lowestMeasuredRate) fps or more for trustworthy vitals."
     }
 
     /// The hint for a `frameRateTooLow` verdict, in the table's terms (the engine's own hint names 24–30 fps,

@@ -175,27 +175,51 @@ public enum BridgeCommandLine {
 
 /// What `glasses-bridge devices` lists.
 enum DeviceDiscovery {
+    /// One entry of the listing: the same entries in text and NDJSON.
+    struct Entry {
+        /// `device` (something `--device` takes), `bluetooth` (the adapter status) or `sockets` (how to reach them).
+        var type: String
+        /// The `--device` value, where there is one.
+        var device: String?
+        var name: String
+        var available: Bool
+        var message: String
+    }
+
+    /// What this machine can reach: the simulator, Bluetooth (and its paired devices), sockets.
+    static func entries() -> [Entry] {
+        let bluetooth = bluetoothStatus()
+        var entries = [
+            Entry(type: "device", device: "sim", name: "built-in simulator", available: true,
+                  message: "built-in simulated glasses (always available)   --device sim"),
+            Entry(type: "bluetooth", device: nil, name: "bluetooth", available: bluetooth.available, message: bluetooth.message),
+        ]
+        for paired in bluetooth.available ? pairedDevices() : [] {
+            entries.append(Entry(type: "device", device: "bt:\(paired.address)", name: paired.name, available: true,
+                                 message: "paired Bluetooth device \(paired.name)   --device bt:\(paired.address)"))
+        }
+        entries.append(Entry(type: "sockets", device: nil, name: "sockets", available: true,
+                             message: "a glasses-sim or relay: --device unix:PATH or --device tcp:HOST:PORT"))
+        return entries
+    }
+
     /// The listing in the requested format.
     static func listing(format: OutputFormat) -> String {
-        let bluetooth = bluetoothStatus()
+        let entries = entries()
         switch format {
         case .ndjson:
-            var lines = [JSONValue.object([
-                ("type", .string("device")), ("device", .string("sim")), ("name", .string("built-in simulator")),
-                ("available", .bool(true)),
-            ]).serialized]
-            lines.append(JSONValue.object([
-                ("type", .string("bluetooth")), ("available", .bool(bluetooth.available)),
-                ("message", .string(bluetooth.message)),
-            ]).serialized)
-            return lines.joined(separator: "\n") + "\n"
+            return entries.map { entry in
+                var members: [(String, JSONValue)] = [("type", .string(entry.type))]
+                if let device = entry.device { members.append(("device", .string(device))) }
+                members += [("name", .string(entry.name)), ("available", .bool(entry.available)),
+                            ("message", .string(entry.message))]
+                return JSONValue.object(members).serialized + "\n"
+            }.joined()
         default:
-            return """
-            sim                 built-in simulated glasses (always available)   --device sim
-            bluetooth           \(bluetooth.message)
-            sockets             a glasses-sim or relay: --device unix:PATH or --device tcp:HOST:PORT
-
-            """
+            return entries.map { entry in
+                let label = entry.device ?? entry.name
+                return label.padding(toLength: max(20, label.count + 2), withPad: " ", startingAt: 0) + entry.message + "\n"
+            }.joined() + "\n"
         }
     }
 
