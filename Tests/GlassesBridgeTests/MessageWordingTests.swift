@@ -6,9 +6,16 @@ import Testing
 @Suite("Message wording")
 struct MessageWordingTests {
     @Test func theRetryLinesOfTheLifecyclePolicyReadAsSentences() {
+        // A link that was up, lost, then refused on the first reconnect attempt: the policy's own schedule.
         var policy = LifecyclePolicy(configuration: LifecyclePolicy.Configuration())
         _ = policy.start(now: .zero)
-        let actions = policy.connectFailed("connection refused", now: .zero)
+        _ = policy.linkConnected(now: .zero)
+        for action in policy.linkLost("link closed", now: .seconds(1)) {
+            if case .schedule(let timer, _, let generation) = action, timer == .reconnect {
+                _ = policy.timerFired(timer, generation: generation, now: .seconds(3))
+            }
+        }
+        let actions = policy.connectFailed("connection refused", now: .seconds(3))
         let notices = actions.compactMap { action -> String? in
             if case .notice(let text) = action { return text }
             return nil
@@ -16,11 +23,11 @@ struct MessageWordingTests {
         #expect(notices.count == 1)
         let notice = notices.first
         let line = NoticeWording.sentence(notice ?? "")
-        #expect(line == "Reconnect failed (connection refused); trying again in 2 s.", "\(line)")
+        #expect(line == "Reconnect failed (connection refused); trying again in 4 s.", "\(line)")
         var context = OutputContext()
         context.verbosity = .verbose
         var formatter = TextEventFormatter(context: context)
-        #expect(formatter.format(.notice(notice ?? ""), at: 1).hasSuffix("Reconnect failed (connection refused); trying again in 2 s.\n"))
+        #expect(formatter.format(.notice(notice ?? ""), at: 1).hasSuffix("Reconnect failed (connection refused); trying again in 4 s.\n"))
         #expect(NoticeWording.sentence("session ended by device (fold); starting a new one in 4 s")
                     == "Session ended by device (fold); starting a new one in 4 s.")
         #expect(NoticeWording.sentence("source: sim") == "source: sim")

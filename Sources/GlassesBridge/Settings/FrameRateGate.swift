@@ -54,27 +54,49 @@ public struct FrameRateGate: Sendable {
         }
     }
 
-    /// Marks unsupported vitals of a payload not stable; true when something changed.
+    /// Marks unsupported vitals of a payload (their rates and traces) not stable; true when something changed.
     static func clamp(_ metrics: inout Metrics, _ capability: FrameRateCapability) -> Bool {
         var changed = false
-        if capability.pulse != .measured, metrics.hasCardio {
-            for index in metrics.cardio.pulseRate.indices where metrics.cardio.pulseRate[index].stable {
-                metrics.cardio.pulseRate[index].stable = false
-                changed = true
+        if metrics.hasCardio, capability.pulse != .measured || capability.hrv != .measured {
+            var cardio = metrics.cardio
+            if capability.pulse != .measured {
+                changed = unstable(&cardio.pulseRate) || changed
+                changed = unstable(&cardio.arterialPressureTrace) || changed
             }
+            if capability.hrv != .measured { changed = unstable(&cardio.hrv) || changed }
+            metrics.cardio = cardio
         }
-        if capability.hrv != .measured, metrics.hasCardio {
-            for index in metrics.cardio.hrv.indices where metrics.cardio.hrv[index].stable {
-                metrics.cardio.hrv[index].stable = false
-                changed = true
-            }
+        if metrics.hasBreathing, capability.breathing != .measured {
+            var breathing = metrics.breathing
+            changed = unstable(&breathing.rate) || changed
+            changed = unstable(&breathing.upperTrace) || changed
+            changed = unstable(&breathing.lowerTrace) || changed
+            changed = unstable(&breathing.amplitude) || changed
+            changed = unstable(&breathing.apnea) || changed
+            changed = unstable(&breathing.respiratoryLineLength) || changed
+            changed = unstable(&breathing.baseline) || changed
+            changed = unstable(&breathing.inhaleExhaleRatio) || changed
+            metrics.breathing = breathing
         }
-        if capability.breathing != .measured, metrics.hasBreathing {
-            for index in metrics.breathing.rate.indices where metrics.breathing.rate[index].stable {
-                metrics.breathing.rate[index].stable = false
-                changed = true
-            }
+        return changed
+    }
+
+    private static func unstable<Sample: StableFlagged>(_ samples: inout [Sample]) -> Bool {
+        var changed = false
+        for index in samples.indices where samples[index].stable {
+            samples[index].stable = false
+            changed = true
         }
         return changed
     }
 }
+
+/// A metrics sample with a `stable` flag.
+protocol StableFlagged {
+    var stable: Bool { get set }
+}
+
+extension Measurement: StableFlagged {}
+extension MeasurementWithConfidence: StableFlagged {}
+extension DetectionStatus: StableFlagged {}
+extension Hrv: StableFlagged {}

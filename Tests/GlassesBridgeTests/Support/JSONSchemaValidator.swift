@@ -235,7 +235,7 @@ struct JSONSchemaValidator {
 }
 
 /// The repository's `docs/` folder, found from this file's place in the checkout.
-func docsDirectory(file: String = #filePath) -> URL {
-    URL(fileURLWithPath: file).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+func docsDirectory() -> URL {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("docs")
 }
