@@ -52,8 +52,10 @@ struct CommandParsingTests {
             "--device=sim", "--fps", "30", "--resolution", "low", "--codec", "hvc1", "--pixel-format", "bgra",
             "--transform", "rotate90cw", "--metrics", "cardio,eda,pulse-rate", "--duration", "12.5", "--no-realtime",
             "--sim-pulse", "81", "--sim-breathing", "12", "--sim-seed", "7",
-            "--format", "ndjson", "--output", "out.ndjson", "--record", "rec.mkv", "--video-out", "sub.y4m",
+            "--format", "ndjson", "--output", "out.ndjson", "--record", "rec.mkv",
         ])
+        // --video-out is Y4M, which cannot hold BGRA (refused with it): read beside NV12.
+        #expect(try options(["--video-out", "sub.y4m"]).videoOutPath == "sub.y4m")
         #expect(parsed.frameRate == 30)
         #expect(parsed.resolution == .low)
         #expect(parsed.codec == .hvc1)
@@ -70,7 +72,7 @@ struct CommandParsingTests {
         #expect(parsed.format == .ndjson)
         #expect(parsed.outputPath == "out.ndjson")
         #expect(parsed.recordPath == "rec.mkv")
-        #expect(parsed.videoOutPath == "sub.y4m")
+        
     }
 
     @Test(arguments: [

@@ -74,7 +74,9 @@ struct OutputFormatterTests {
         let metrics = try parse(formatter.format(events[4], at: 2))
         #expect((metrics["metrics"] as? [String: Any])?["cardio"] != nil)
         let validation = try parse(formatter.format(events[3], at: 2))
-        #expect(validation["code"] as? Int == 3)
+        // `code` is a string in every event kind; the number is beside it.
+        #expect(validation["code"] as? String == ValidationCode(rawValue: 3)?.description)
+        #expect(validation["number"] as? Int == 3)
     }
 
     @Test func trackerKeepsLastStableValues() {
@@ -111,7 +113,8 @@ struct OutputFormatterTests {
             || plain.format(.state(.streaming, detail: nil), at: 3.25) == "[     3.3s] streaming\n")
         let line = TextEventFormatter.statusLine(
             phase: .streaming, stats: BridgeStats(), vitals: VitalsSnapshot(pulseRate: 71.6),
-            truth: VitalsSnapshot(pulseRate: 72, breathingRate: 15, hrvRmssd: nil), hint: "Center the face in the frame."
+            truth: VitalsSnapshot(pulseRate: 72, breathingRate: 15, hrvRmssd: nil), hint: "Center the face in the frame.",
+            stability: VitalsStability(pulseRate: true)
         )
         #expect(line.contains("pulse 72 (truth 72) bpm"))
         #expect(line.contains("breathing -- (truth 15) /min"))

@@ -50,6 +50,9 @@ public enum BridgeEvent: Sendable {
     case state(LifecyclePolicy.Phase, detail: String?)
     /// A notable event (restart, reconnect, input restarted for a fresh timeline).
     case notice(String)
+    /// Something the person should know before trusting the run (an unmeasured frame rate); shown even without
+    /// `--verbose`.
+    case warning(String)
     /// An error: a code name and a message a person can act on.
     case error(code: String, message: String)
     /// The engine's validation verdict changed.

@@ -14,25 +14,98 @@ extension BridgeEventFormatter {
     public var preamble: String { "" }
 }
 
+/// How much the text format prints: the value of `--quiet` / `--verbose`.
+public enum Verbosity: String, Sendable, Hashable, CaseIterable {
+    /// Only errors and the summary.
+    case quiet
+    /// States, validation, warnings, errors, the live line (or a stats line every 5 s) and the summary.
+    case normal
+    /// Everything: notices (restarts, reconnects, retries, the source) and more stats lines.
+    case verbose
+}
+
+/// What a formatter knows of the run before it starts.
+public struct OutputContext: Sendable {
+    /// Whether the output is a terminal that gets a live line.
+    public var liveTerminal = false
+    /// The terminal's width in columns (the live line never exceeds it).
+    public var width = 80
+    /// How much text output prints.
+    public var verbosity = Verbosity.normal
+    /// The stream's frame rate (the frame-rate table marks what it cannot support as not stable).
+    public var frameRate: UInt?
+    /// Whether the source is the simulator (NDJSON `stats` then always carry `truth`).
+    public var simulated = false
+    /// For a file source, its duration in seconds when known (the live line shows position / duration).
+    public var fileDuration: Double?
+    /// Whether the source is a file (the live line shows position and speed).
+    public var isFile = false
+    /// A monotonic wall clock in seconds, for the speed shown beside a file's position.
+    public var wallClock: @Sendable () -> Double = { monotonicSeconds() }
+
+    /// Creates a context with the defaults: not a terminal, 80 columns, normal verbosity.
+    public init() {}
+}
+
+/// Seconds of a monotonic clock.
+public func monotonicSeconds() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+}
+
 /// Makes the formatter for an output format.
 public func makeEventFormatter(_ format: OutputFormat, liveTerminal: Bool) -> any BridgeEventFormatter {
+    var context = OutputContext()
+    context.liveTerminal = liveTerminal
+    return makeEventFormatter(format, context: context)
+}
+
+/// Makes the formatter for an output format, knowing the run.
+public func makeEventFormatter(_ format: OutputFormat, context: OutputContext) -> any BridgeEventFormatter {
     switch format {
-    case .text: TextEventFormatter(live: liveTerminal)
-    case .ndjson: NDJSONEventFormatter()
-    case .csv: CSVEventFormatter()
+    case .text: TextEventFormatter(context: context)
+    case .ndjson: NDJSONEventFormatter(simulated: context.simulated)
+    case .csv: CSVEventFormatter(frameRate: context.frameRate)
     }
 }
 
 // MARK: - NDJSON
 
-/// One JSON object per line per event; the last line is `{"type":"summary",…}`.
+/// One JSON object per line per event: first `{"type":"start","schemaVersion":…}`, last `{"type":"summary",…}`.
+///
+/// Every field has one JSON type across event kinds (`code` is always a string, the code's name); the schemas are
+/// in `docs/schema/`.
 public struct NDJSONEventFormatter: BridgeEventFormatter {
+    /// The version of the event schema (`docs/schema/`), in the first object; raised when a field changes meaning
+    /// or type.
+    public static let schemaVersion = 1
+
+    /// Whether the source is simulated: every `stats` line then has `truth` (its values null until known).
+    public let simulated: Bool
+
     /// Creates the formatter.
-    public init() {}
+    public init(simulated: Bool = false) { self.simulated = simulated }
+
+    /// The first line: `{"type":"start","t":0.0,"schemaVersion":1,"simulated":…}`.
+    public var preamble: String {
+        JSONValue.object([
+            ("type", .string("start")), ("t", .double(0)), ("schemaVersion", .int(Int64(Self.schemaVersion))),
+            ("simulated", .bool(simulated)),
+        ]).serialized + "\n"
+    }
 
     /// One line of JSON for the event.
     public mutating func format(_ event: BridgeEvent, at seconds: Double) -> String {
-        Self.json(for: event, at: seconds).serialized + "\n"
+        var event = event
+        if simulated, case .stats(let stats, let vitals, nil) = event {
+            event = .stats(stats, vitals: vitals, truth: VitalsSnapshot())
+        }
+        if simulated, case .summary(var summary) = event, summary.truth == nil {
+            summary.truth = VitalsSnapshot()
+            event = .summary(summary)
+        }
+        return Self.json(for: event, at: seconds).serialized + "\n"
     }
 
     /// The JSON object for an event.
@@ -44,13 +117,15 @@ public struct NDJSONEventFormatter: BridgeEventFormatter {
             if let detail { members.append(("detail", .string(detail))) }
             return .object(members)
         case .notice(let message):
-            return .object([("type", .string("notice")), time, ("message", .string(message))])
+            return .object([("type", .string("notice")), time, ("message", .string(NoticeWording.sentence(message)))])
+        case .warning(let message):
+            return .object([("type", .string("warning")), time, ("message", .string(message))])
         case .error(let code, let message):
             return .object([("type", .string("error")), time, ("code", .string(code)), ("message", .string(message))])
         case .validation(let status):
             return .object([
-                ("type", .string("validation")), time, ("code", .int(Int64(status.code.rawValue))),
-                ("name", .string(status.code.description)), ("hint", .string(status.hint)),
+                ("type", .string("validation")), time, ("code", .string(status.code.description)),
+                ("number", .int(Int64(status.code.rawValue))), ("hint", .string(status.hint)),
             ])
         case .metrics(_, let json):
             return .object([("type", .string("metrics")), time, ("metrics", .raw(json))])
@@ -119,48 +194,94 @@ private func round1(_ value: Double) -> Double { (value * 10).rounded() / 10 }
 // MARK: - Text
 
 /// For people: on a terminal one live status line redrawn in place; otherwise plain timestamped lines.
+///
+/// The live line fits the terminal's width (it drops the least useful fields first, then cuts), never holds a
+/// newline, and so never scrolls; messages print above it. A value followed by `?` is not stable yet (the CSV's
+/// `stable` column is false for it); `--` means no value yet.
 public struct TextEventFormatter: BridgeEventFormatter {
     /// Whether the output is a terminal that gets a live line.
     public let live: Bool
-    /// Seconds between stats lines in plain mode.
-    public var plainStatsInterval: Double = 5
+    /// What the formatter knows of the run.
+    public let context: OutputContext
+    /// Seconds between stats lines in plain mode (and above the live line with `--verbose`).
+    public var plainStatsInterval: Double
 
     private var phase: LifecyclePolicy.Phase = .idle
     private var hint: String?
     private var lastLine = ""
     private var lastPlainStats = -Double.infinity
+    private var tracker: VitalsTracker
+    private var startedWall: Double?
 
     /// Creates the formatter.
-    public init(live: Bool) { self.live = live }
+    public init(live: Bool) {
+        var context = OutputContext()
+        context.liveTerminal = live
+        self.init(context: context)
+    }
+
+    /// Creates the formatter for a run.
+    public init(context: OutputContext) {
+        self.context = context
+        live = context.liveTerminal
+        plainStatsInterval = context.verbosity == .verbose ? 1 : 5
+        tracker = context.frameRate.map { VitalsTracker(frameRate: $0) } ?? VitalsTracker()
+    }
 
     /// The text for an event.
     public mutating func format(_ event: BridgeEvent, at seconds: Double) -> String {
+        if startedWall == nil { startedWall = context.wallClock() }
+        let verbosity = context.verbosity
         switch event {
         case .state(let newPhase, let detail):
             phase = newPhase
+            guard verbosity != .quiet else { return "" }
             return message("\(newPhase.rawValue)\(detail.map { ": \($0)" } ?? "")", at: seconds)
         case .notice(let text):
-            return message(text, at: seconds)
-        case .error(let code, let text):
-            return message("error \(code): \(text)", at: seconds)
+            guard verbosity == .verbose else { return "" }
+            return message(NoticeWording.sentence(text), at: seconds)
+        case .warning(let text):
+            guard verbosity != .quiet else { return "" }
+            return message("warning: \(text)", at: seconds)
+        case .error(_, let text):
+            return message("error: \(text)", at: seconds)
         case .validation(let status):
             hint = status.code == .ok ? nil : status.hint
+            guard verbosity != .quiet else { return "" }
             return message("validation: \(status.hint)", at: seconds)
-        case .metrics:
+        case .metrics(let metrics, _):
+            tracker.ingest(metrics)
             return ""
         case .stats(let stats, let vitals, let truth):
-            let line = Self.statusLine(phase: phase, stats: stats, vitals: vitals, truth: truth, hint: hint)
+            guard verbosity != .quiet else { return "" }
+            let status = LiveStatus(
+                phase: phase, seconds: seconds, stats: stats, vitals: vitals, stability: tracker.latestIsStable,
+                truth: truth, hint: hint, fileDuration: context.isFile ? context.fileDuration : nil,
+                speed: context.isFile ? speed(at: seconds) : nil, isFile: context.isFile
+            )
+            let dueForLine = seconds - lastPlainStats >= plainStatsInterval
             if live {
-                lastLine = line
-                return "\r\u{1B}[2K" + line
+                lastLine = status.line(width: context.width)
+                var text = "\r\u{1B}[2K"
+                if verbosity == .verbose, dueForLine {
+                    lastPlainStats = seconds
+                    text += Self.stamp(seconds) + status.line(width: Int.max) + "\n"
+                }
+                return text + lastLine
             }
-            guard seconds - lastPlainStats >= plainStatsInterval else { return "" }
+            guard dueForLine else { return "" }
             lastPlainStats = seconds
-            return Self.stamp(seconds) + line + "\n"
+            return Self.stamp(seconds) + status.line(width: Int.max) + "\n"
         case .summary(let summary):
             let text = Self.summaryText(summary)
             return live ? "\r\u{1B}[2K" + text : Self.stamp(seconds) + text
         }
+    }
+
+    private func speed(at seconds: Double) -> Double? {
+        guard let startedWall else { return nil }
+        let wall = context.wallClock() - startedWall
+        return wall > 0.05 ? seconds / wall : nil
     }
 
     private mutating func message(_ text: String, at seconds: Double) -> String {
@@ -178,27 +299,13 @@ public struct TextEventFormatter: BridgeEventFormatter {
         return String(format: "%.\(decimals)f", value)
     }
 
-    /// The live status line: state, rates in and out, drops, vitals (with truth when simulated), hint.
+    /// The status line at full length (no width limit), as plain mode prints it.
     static func statusLine(
         phase: LifecyclePolicy.Phase, stats: BridgeStats, vitals: VitalsSnapshot, truth: VitalsSnapshot?,
-        hint: String?
+        hint: String?, stability: VitalsStability = VitalsStability(), seconds: Double = 0
     ) -> String {
-        func withTruth(_ value: Double?, _ truthValue: Double?, decimals: Int = 0) -> String {
-            var text = vital(value, decimals: decimals)
-            if truth != nil { text += " (truth \(vital(truthValue, decimals: decimals)))" }
-            return text
-        }
-        var parts = [
-            phase.rawValue,
-            String(format: "in %.1f fps", stats.framesPerSecondIn),
-            String(format: "out %.1f fps", stats.framesPerSecondOut),
-            "dropped \(stats.accounting.dropped)",
-            "pulse \(withTruth(vitals.pulseRate, truth?.pulseRate)) bpm",
-            "breathing \(withTruth(vitals.breathingRate, truth?.breathingRate)) /min",
-            "HRV \(withTruth(vitals.hrvRmssd, truth?.hrvRmssd)) ms",
-        ]
-        if let hint { parts.append(hint) }
-        return parts.joined(separator: " | ")
+        LiveStatus(phase: phase, seconds: seconds, stats: stats, vitals: vitals, stability: stability, truth: truth,
+                   hint: hint, fileDuration: nil, speed: nil, isFile: false).line(width: Int.max)
     }
 
     /// The summary as a few lines of text.
@@ -227,14 +334,108 @@ public struct TextEventFormatter: BridgeEventFormatter {
     }
 }
 
+/// What the live line shows at one instant, and how it fits a width.
+public struct LiveStatus: Sendable {
+    /// The lifecycle phase.
+    public var phase: LifecyclePolicy.Phase
+    /// Seconds since the run began (for a file: the position in it).
+    public var seconds: Double
+    /// The counters.
+    public var stats: BridgeStats
+    /// The latest vitals.
+    public var vitals: VitalsSnapshot
+    /// Which of them are stable.
+    public var stability: VitalsStability
+    /// The simulator's truth, when simulated.
+    public var truth: VitalsSnapshot?
+    /// The validation hint while the verdict is not `ok`.
+    public var hint: String?
+    /// A file's duration in seconds, when known.
+    public var fileDuration: Double?
+    /// Playback speed relative to real time, for a file.
+    public var speed: Double?
+    /// Whether the source is a file.
+    public var isFile: Bool
+
+    /// Creates the status.
+    public init(
+        phase: LifecyclePolicy.Phase, seconds: Double, stats: BridgeStats, vitals: VitalsSnapshot,
+        stability: VitalsStability, truth: VitalsSnapshot?, hint: String?, fileDuration: Double?, speed: Double?,
+        isFile: Bool
+    ) {
+        self.phase = phase
+        self.seconds = seconds
+        self.stats = stats
+        self.vitals = vitals
+        self.stability = stability
+        self.truth = truth
+        self.hint = hint
+        self.fileDuration = fileDuration
+        self.speed = speed
+        self.isFile = isFile
+    }
+
+    /// `12:05` under an hour, `1:02:05` above.
+    static func clock(_ seconds: Double) -> String {
+        let total = Int(max(0, seconds).rounded(.down))
+        let (h, m, s) = (total / 3600, total / 60 % 60, total % 60)
+        return h > 0 ? String(format: "%d:%02d:%02d", h, m, s) : String(format: "%d:%02d", m, s)
+    }
+
+    private func value(_ value: Double?, stable: Bool, decimals: Int = 0) -> String {
+        guard let value else { return "--" }
+        return String(format: "%.\(decimals)f", value) + (stable ? "" : "?")
+    }
+
+    /// The line, at most `width - 1` columns (the last column is left free so the terminal never wraps).
+    public func line(width: Int) -> String {
+        let limit = width == Int.max ? Int.max : max(1, width - 1)
+        var time = isFile ? "time=\(Self.clock(seconds))" : "\(Self.clock(seconds))"
+        if isFile, let fileDuration { time += "/\(Self.clock(fileDuration))" }
+        if let speed { time += String(format: " speed=%.1fx", speed) }
+        func vitals(truth withTruth: Bool) -> [String] {
+            func part(_ name: String, _ v: Double?, _ stable: Bool, _ t: Double?, _ unit: String) -> String {
+                var text = "\(name) \(value(v, stable: stable))"
+                if withTruth, truth != nil { text += " (truth \(value(t, stable: true)))" }
+                return text + unit
+            }
+            return [
+                part("pulse", self.vitals.pulseRate, stability.pulseRate, truth?.pulseRate, " bpm"),
+                part("breathing", self.vitals.breathingRate, stability.breathingRate, truth?.breathingRate, " /min"),
+                part("HRV", self.vitals.hrvRmssd, stability.hrvRmssd, truth?.hrvRmssd, " ms"),
+            ]
+        }
+        let rates = [
+            String(format: "in %.1f fps", stats.framesPerSecondIn), String(format: "out %.1f fps", stats.framesPerSecondOut),
+            "dropped \(stats.accounting.dropped)",
+        ]
+        let head = [phase.rawValue, time]
+        // From the fullest to the barest; the first that fits is shown.
+        var candidates: [[String]] = []
+        if let hint { candidates.append(head + rates + vitals(truth: true) + [hint]) }
+        candidates.append(head + rates + vitals(truth: true))
+        candidates.append(head + rates + vitals(truth: false))
+        candidates.append(head + [rates[0]] + vitals(truth: false))
+        candidates.append(head + vitals(truth: false))
+        for parts in candidates {
+            let text = parts.joined(separator: " | ")
+            if text.count <= limit { return text }
+        }
+        let bare = candidates[candidates.count - 1].joined(separator: " | ")
+        return String(bare.prefix(limit))
+    }
+}
+
 // MARK: - CSV
 
 /// The vitals time series: `time_s,metric,value,confidence,stable`, one row per rate sample.
 public struct CSVEventFormatter: BridgeEventFormatter {
-    private var tracker = VitalsTracker()
+    private var tracker: VitalsTracker
 
-    /// Creates the formatter.
-    public init() {}
+    /// Creates the formatter; with a frame rate, vitals the rate cannot support are never `stable`.
+    public init(frameRate: UInt? = nil) {
+        tracker = frameRate.map { VitalsTracker(frameRate: $0) } ?? VitalsTracker()
+    }
 
     /// The header line.
     public var preamble: String { "time_s,metric,value,confidence,stable\n" }

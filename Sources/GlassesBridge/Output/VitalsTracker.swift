@@ -17,6 +17,23 @@ public struct VitalsSnapshot: Sendable, Hashable {
     }
 }
 
+/// Whether each of the three headline vitals' latest value is stable (as the CSV's `stable` column says).
+public struct VitalsStability: Sendable, Hashable {
+    /// The latest pulse rate is stable.
+    public var pulseRate = false
+    /// The latest breathing rate is stable.
+    public var breathingRate = false
+    /// The latest HRV is stable.
+    public var hrvRmssd = false
+
+    /// Creates flags, all false by default.
+    public init(pulseRate: Bool = false, breathingRate: Bool = false, hrvRmssd: Bool = false) {
+        self.pulseRate = pulseRate
+        self.breathingRate = breathingRate
+        self.hrvRmssd = hrvRmssd
+    }
+}
+
 /// One value of the vitals time series (a CSV row).
 public struct VitalsSample: Sendable, Hashable {
     /// The metric's name, e.g. `pulseRate`.
@@ -40,20 +57,31 @@ public struct VitalsTracker: Sendable, Hashable {
     public private(set) var latest = VitalsSnapshot()
     /// The latest stable values.
     public private(set) var lastStable = VitalsSnapshot()
+    /// Whether each latest value is stable.
+    public private(set) var latestIsStable = VitalsStability()
     /// How many metrics payloads were seen.
     public private(set) var payloads = 0
+    /// The frame-rate table's row the stream runs at; a vital it does not mark `measured` is never stable.
+    public let capability: FrameRateCapability?
 
-    /// Creates an empty tracker.
-    public init() {}
+    /// Creates an empty tracker that trusts the engine's `stable` flags.
+    public init() { capability = nil }
+
+    /// Creates an empty tracker for a stream at `frameRate`: vitals the rate cannot support (``FrameRateTable``) are
+    /// never stable, whatever the engine says.
+    public init(frameRate: UInt) { capability = FrameRateTable.capability(at: frameRate) }
 
     /// Takes in a payload and returns its rate samples as time-series rows.
     @discardableResult
     public mutating func ingest(_ metrics: Metrics) -> [VitalsSample] {
         payloads += 1
+        var metrics = metrics
+        if let capability { _ = FrameRateGate.clamp(&metrics, capability) }
         var rows: [VitalsSample] = []
         if metrics.hasCardio {
             for sample in metrics.cardio.pulseRate {
                 latest.pulseRate = Double(sample.value)
+                latestIsStable.pulseRate = sample.stable
                 if sample.stable { lastStable.pulseRate = Double(sample.value) }
                 rows.append(VitalsSample(
                     metric: "pulseRate", timeSeconds: Double(sample.timestamp) / 1e6, value: Double(sample.value),
@@ -62,6 +90,7 @@ public struct VitalsTracker: Sendable, Hashable {
             }
             for sample in metrics.cardio.hrv {
                 latest.hrvRmssd = sample.rmssd
+                latestIsStable.hrvRmssd = sample.stable
                 if sample.stable { lastStable.hrvRmssd = sample.rmssd }
                 rows.append(VitalsSample(
                     metric: "hrvRmssd", timeSeconds: Double(sample.timestamp) / 1e6, value: sample.rmssd,
@@ -72,6 +101,7 @@ public struct VitalsTracker: Sendable, Hashable {
         if metrics.hasBreathing {
             for sample in metrics.breathing.rate {
                 latest.breathingRate = Double(sample.value)
+                latestIsStable.breathingRate = sample.stable
                 if sample.stable { lastStable.breathingRate = Double(sample.value) }
                 rows.append(VitalsSample(
                     metric: "breathingRate", timeSeconds: Double(sample.timestamp) / 1e6, value: Double(sample.value),

@@ -59,13 +59,14 @@ public enum BridgeCommand: Sendable, Hashable {
     static let runOptionNames = [
         "--device", "--fps", "--resolution", "--codec", "--pixel-format", "--transform", "--metrics", "--duration",
         "--realtime", "--no-realtime", "--sim-pulse", "--sim-breathing", "--sim-seed", "--sim-scenario", "--format",
-        "--output", "--record", "--video-out", "--help", "--version",
+        "--output", "--record", "--video-out", "--quiet", "--verbose", "--help", "--version",
     ]
 
     private static func parseRun(_ parser: inout ArgumentCursor) throws(BridgeUsageError) -> BridgeCommand {
         var options = BridgeOptions()
         var simulatorOptionsGiven: [String] = []
         var codecGiven = false
+        var verbosityGiven: [String] = []
         while let (name, inline) = try parser.nextOption() {
             switch name {
             case "--help", "-h":
@@ -161,6 +162,14 @@ public enum BridgeCommand: Sendable, Hashable {
             case "--output", "-o":
                 let path = try parser.path(for: name, inline: inline)
                 options.outputPath = path == "-" ? nil : path
+            case "--quiet", "-q":
+                try parser.noValue(for: name, inline: inline)
+                options.verbosity = .quiet
+                verbosityGiven.append(name)
+            case "--verbose", "-v":
+                try parser.noValue(for: name, inline: inline)
+                options.verbosity = .verbose
+                verbosityGiven.append(name)
             case "--record":
                 options.recordPath = try parser.path(for: name, inline: inline)
             case "--video-out":
@@ -171,6 +180,9 @@ public enum BridgeCommand: Sendable, Hashable {
         }
         if let positional = parser.strayPositional {
             throw BridgeUsageError("unexpected argument '\(positional)'. Options start with --; see --help.")
+        }
+        if Set(verbosityGiven.map { $0.count == 2 ? ($0 == "-q" ? "--quiet" : "--verbose") : $0 }).count > 1 {
+            throw BridgeUsageError("--quiet and --verbose contradict each other: give one.")
         }
         try validate(options, simulatorOptionsGiven: simulatorOptionsGiven, codecGiven: codecGiven)
         return .run(options)
@@ -192,6 +204,17 @@ public enum BridgeCommand: Sendable, Hashable {
         }
         if let path = options.videoOutPath, !path.lowercased().hasSuffix(".y4m") {
             throw BridgeUsageError("--video-out writes YUV4MPEG2: give a path ending in .y4m (got '\(path)').")
+        }
+        if options.videoOutPath != nil, options.pixelFormat == .bgra, !BridgeSettings.videoOutCanHold(.bgra) {
+            throw BridgeUsageError(
+                "--video-out cannot keep BGRA frames: YUV4MPEG2 has no RGB layout, so other tools would show wrong "
+                    + "colours. Submit NV12 (--pixel-format nv12) to write --video-out, or leave --video-out out."
+            )
+        }
+        if case .file = options.device {
+            // A file's own rate is used; the table applies to what the glasses are asked for.
+        } else if let refusal = FrameRateTable.refusal(frameRate: options.frameRate, metrics: options.metrics) {
+            throw refusal
         }
         if let path = options.recordPath {
             let lower = path.lowercased()

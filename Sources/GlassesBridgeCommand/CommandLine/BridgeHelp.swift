@@ -29,7 +29,9 @@ public enum BridgeHelp {
                               tcp:HOST:PORT          a glasses-sim or relay over TCP
                               bt:ADDRESS[@CHANNEL]   glasses over Bluetooth RFCOMM (Linux with Bluetooth)
                               file:PATH              a recording (.y4m, .mp4, .mkv), e.g. one made with --record
-      --fps N               frames per second: 2, 7, 15, 24 or 30 (default: 24)
+      --fps N               frames per second: 2, 7, 15, 24 or 30 (default: 24); vitals are measured
+                            at 15, 24 and 30; 7 runs with a warning and is never stable; 2 carries
+                            no pulse or HRV (refused unless --metrics asks for breathing only)
       --resolution R        high (720x1280), medium (504x896) or low (360x640) (default: medium)
       --codec C             raw (decoded NV12) or hvc1 (compressed HEVC, decoded here) (default: raw)
       --realtime            pace the simulator and file playback like a clock (default)
@@ -56,13 +58,19 @@ public enum BridgeHelp {
 
     OUTPUT
       --format F            text (default), ndjson or csv
-                              text:   one live status line on a terminal, timestamped lines otherwise
-                              ndjson: one JSON object per event (state, error, validation, metrics,
-                                      stats), ending with {"type":"summary",...}
+                              text:   one live status line on a terminal (fits its width; a value
+                                      followed by ? is not stable yet), timestamped lines otherwise
+                              ndjson: one JSON object per event, starting with {"type":"start",
+                                      "schemaVersion":1,...} and ending with {"type":"summary",...};
+                                      schemas in docs/schema/
                               csv:    the vitals time series: time_s,metric,value,confidence,stable
       --output PATH, -o     write there instead of standard output ('-' is standard output)
-      --record PATH         keep what the glasses sent: raw -> .y4m, hvc1 -> .mp4 or .mkv (passthrough)
-      --video-out PATH.y4m  write the frames exactly as submitted to custom input
+      --quiet, -q           text: print only errors and the summary
+      --verbose, -v         text: also notices (restarts, retries, the source) and more stats lines
+      --record PATH         keep what the glasses sent: raw -> .y4m, hvc1 -> .mp4 (tagged hvc1) or .mkv
+                            (passthrough); Y4M has no timestamps, so a raw recording ends the run
+                            (exit 73) at the first pause or dropped frame: use hvc1 for those
+      --video-out PATH.y4m  write the frames exactly as submitted to custom input (NV12 only)
 
     EXAMPLES
       glasses-bridge --fps 24 --resolution medium
@@ -81,9 +89,11 @@ public enum BridgeHelp {
     EXIT CODES
       0   the run ended normally: --duration reached, end of file, Ctrl-C (SIGINT) or SIGTERM
       64  usage error: a bad option or value; nothing was started
-      69  device unavailable: cannot connect, no Bluetooth, or the glasses stopped the stream for a
-          reason a person must fix (too hot, battery low, camera permission denied, repeated stalls)
+      65  bad input data: a recording that is malformed or truncated
+      69  device unavailable: cannot connect, no Bluetooth, no frame arrived, or the glasses stopped the
+          stream for a reason a person must fix (too hot, battery low, permission denied, repeated stalls)
       70  internal error
+      73  an output (--output, --record, --video-out) cannot be written or completed
     """
 
     /// The help text of `glasses-bridge devices`.
@@ -91,7 +101,8 @@ public enum BridgeHelp {
     glasses-bridge devices: list the devices that can be reached from this machine.
 
     It always lists the built-in simulator (--device sim). Where the machine has Bluetooth it lists the
-    paired and nearby devices (--device bt:ADDRESS); where it has none it says so in one line.
+    paired devices (--device bt:ADDRESS); where it has none it says so in one line. It ends with how to
+    reach socket-served glasses. --format ndjson prints the same entries, one JSON object each.
 
     USAGE
       glasses-bridge devices [--format text|ndjson]

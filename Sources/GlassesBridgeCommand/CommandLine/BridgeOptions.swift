@@ -38,6 +38,8 @@ public struct BridgeOptions: Sendable, Hashable {
     public var realtime: Bool = true
     /// Simulator settings (`--sim-*`).
     public var simulator = SimulatorOptions()
+    /// How much text output prints (`--quiet`, `--verbose`).
+    public var verbosity: Verbosity = .normal
     /// The output format (`--format`).
     public var format: OutputFormat = .text
     /// Where output goes (`--output`); nil is standard output.

@@ -4,6 +4,7 @@ import GlassesBridge
 import GlassesLink
 import GlassesSimulator
 import SmartSpectraInput
+import Synchronization
 import WearablesKit
 
 /// The `glasses-bridge` program: parse, then run the command; returns the process exit status.
@@ -43,20 +44,42 @@ public enum BridgeCommandLine {
                 return .cannotWriteOutput
             }
         }
+        var context = OutputContext()
+        context.verbosity = options.verbosity
+        context.simulated = options.device.isSimulator
+        if case .file(let path) = options.device {
+            context.isFile = true
+            context.fileDuration = SourceFileInfo.durationSeconds(path: path)
+        } else {
+            context.frameRate = options.frameRate
+        }
         let sink: OutputSink
         do {
-            sink = try OutputSink(format: options.format, path: options.outputPath)
+            sink = try OutputSink(format: options.format, path: options.outputPath, context: context)
         } catch {
             printError("glasses-bridge: error: \(error.message)")
             return .cannotWriteOutput
         }
         defer { sink.close() }
+        let stopper = Mutex<BridgePipeline?>(nil)
+        let filter = RunEventFilter(options: options) {
+            stopper.withLock { $0 }?.requestStop(reason: BridgeFailure.Kind.outputFailed.rawValue)
+        }
         let pipeline: BridgePipeline
         do {
-            pipeline = try makePipeline(options) { event, seconds in sink.write(event, at: seconds) }
+            pipeline = try makePipeline(options) { event, seconds in
+                for shown in filter.process(event, at: seconds) { sink.write(shown, at: seconds) }
+            }
         } catch {
             printError("glasses-bridge: \(error.message)")
             return error.exitCode
+        }
+        stopper.withLock { $0 = pipeline }
+        if case .file = options.device {} else if let warning = FrameRateTable.warning(frameRate: options.frameRate, metrics: options.metrics) {
+            sink.write(.warning(warning), at: 0)
+            if options.format != .text || options.outputPath != nil {
+                printError("glasses-bridge: warning: \(warning)")
+            }
         }
         let trap = SignalTrap { [weak pipeline] name in
             pipeline?.requestStop(reason: "signal")
@@ -64,14 +87,16 @@ public enum BridgeCommandLine {
         }
         defer { trap.cancel() }
         let result = await pipeline.run()
-        if let failure = result.summary.failure {
+        stopper.withLock { $0 = nil }
+        let failure = result.summary.failure ?? filter.recordFailure
+        if let failure {
             printError("glasses-bridge: \(failure.message)")
         }
         if let problem = sink.writeFailure {
             printError("glasses-bridge: error: the output stopped: \(problem).")
-            return result.exitCode == .success ? .cannotWriteOutput : result.exitCode
+            return failure?.exitCode ?? .cannotWriteOutput
         }
-        return result.exitCode
+        return failure?.exitCode ?? result.exitCode
     }
 
     /// Builds the pipeline the options describe.
@@ -94,13 +119,13 @@ public enum BridgeCommandLine {
                 do {
                     scenario = try Scenario(contentsOf: URL(fileURLWithPath: path))
                 } catch {
-                    throw BridgeFailure(.invalidInput, "--sim-scenario: \(error)")
+                    throw BridgeFailure(.invalidInput, "--sim-scenario: \(Self.words(error))")
                 }
                 let glasses: SimulatedGlasses
                 do {
                     glasses = try SimulatedGlasses(profile: scenario.subject, scheduler: clock.scheduler)
                 } catch {
-                    throw BridgeFailure(.invalidInput, "--sim-scenario \(path): \(error)")
+                    throw BridgeFailure(.invalidInput, "--sim-scenario \(path): \(Self.words(error))")
                 }
                 do {
                     _ = try glasses.start(scenario)
@@ -122,7 +147,7 @@ public enum BridgeCommandLine {
                 do {
                     return try LinkConnector.connect(to: address, options: LinkConnectionOptions(scheduler: scheduler))
                 } catch {
-                    throw BridgeFailure(.deviceUnavailable, "Cannot reach the glasses at \(options.device): \((error as? LinkError)?.message ?? "\(error)")")
+                    throw BridgeFailure(.deviceUnavailable, "Cannot reach the glasses at \(options.device): \(Self.words(error))")
                 }
             }
         case .file(let path):
@@ -135,6 +160,14 @@ public enum BridgeCommandLine {
         return BridgePipeline(settings: settings, source: source, clock: clock, emit: emit)
     }
 
+    /// A typed error in the user's terms: its `message` (or `LocalizedError` description), never its type name.
+    static func words(_ error: any Error) -> String {
+        if let error = error as? LinkError { return error.message }
+        if let error = error as? SimulatorError { return error.message }
+        if let error = error as? any LocalizedError, let text = error.errorDescription { return text }
+        return error.localizedDescription
+    }
+
     static func printError(_ message: String) {
         FileHandle.standardError.write(Data((message + "\n").utf8))
     }
@@ -142,27 +175,51 @@ public enum BridgeCommandLine {
 
 /// What `glasses-bridge devices` lists.
 enum DeviceDiscovery {
+    /// One entry of the listing: the same entries in text and NDJSON.
+    struct Entry {
+        /// `device` (something `--device` takes), `bluetooth` (the adapter status) or `sockets` (how to reach them).
+        var type: String
+        /// The `--device` value, where there is one.
+        var device: String?
+        var name: String
+        var available: Bool
+        var message: String
+    }
+
+    /// What this machine can reach: the simulator, Bluetooth (and its paired devices), sockets.
+    static func entries() -> [Entry] {
+        let bluetooth = bluetoothStatus()
+        var entries = [
+            Entry(type: "device", device: "sim", name: "built-in simulator", available: true,
+                  message: "built-in simulated glasses (always available)   --device sim"),
+            Entry(type: "bluetooth", device: nil, name: "bluetooth", available: bluetooth.available, message: bluetooth.message),
+        ]
+        for paired in bluetooth.available ? pairedDevices() : [] {
+            entries.append(Entry(type: "device", device: "bt:\(paired.address)", name: paired.name, available: true,
+                                 message: "paired Bluetooth device \(paired.name)   --device bt:\(paired.address)"))
+        }
+        entries.append(Entry(type: "sockets", device: nil, name: "sockets", available: true,
+                             message: "a glasses-sim or relay: --device unix:PATH or --device tcp:HOST:PORT"))
+        return entries
+    }
+
     /// The listing in the requested format.
     static func listing(format: OutputFormat) -> String {
-        let bluetooth = bluetoothStatus()
+        let entries = entries()
         switch format {
         case .ndjson:
-            var lines = [JSONValue.object([
-                ("type", .string("device")), ("device", .string("sim")), ("name", .string("built-in simulator")),
-                ("available", .bool(true)),
-            ]).serialized]
-            lines.append(JSONValue.object([
-                ("type", .string("bluetooth")), ("available", .bool(bluetooth.available)),
-                ("message", .string(bluetooth.message)),
-            ]).serialized)
-            return lines.joined(separator: "\n") + "\n"
+            return entries.map { entry in
+                var members: [(String, JSONValue)] = [("type", .string(entry.type))]
+                if let device = entry.device { members.append(("device", .string(device))) }
+                members += [("name", .string(entry.name)), ("available", .bool(entry.available)),
+                            ("message", .string(entry.message))]
+                return JSONValue.object(members).serialized + "\n"
+            }.joined()
         default:
-            return """
-            sim                 built-in simulated glasses (always available)   --device sim
-            bluetooth           \(bluetooth.message)
-            sockets             a glasses-sim or relay: --device unix:PATH or --device tcp:HOST:PORT
-
-            """
+            return entries.map { entry in
+                let label = entry.device ?? entry.name
+                return label.padding(toLength: max(20, label.count + 2), withPad: " ", startingAt: 0) + entry.message + "\n"
+            }.joined() + "\n"
         }
     }
 

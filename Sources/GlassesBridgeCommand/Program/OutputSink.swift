@@ -18,8 +18,9 @@ public final class OutputSink: Sendable {
     public let isTerminal: Bool
 
     /// Opens the output: standard output when `path` is nil, else the file (created or truncated).
+    /// - Parameter context: what the formatter knows of the run (its terminal fields are filled in here).
     /// - Throws: ``BridgeUsageError`` when the file cannot be created.
-    public init(format: OutputFormat, path: String?) throws(BridgeUsageError) {
+    public init(format: OutputFormat, path: String?, context: OutputContext = OutputContext()) throws(BridgeUsageError) {
         if let path {
             guard FileManager.default.createFile(atPath: path, contents: nil),
                   let file = FileHandle(forWritingAtPath: path)
@@ -35,7 +36,10 @@ public final class OutputSink: Sendable {
             closesHandle = false
             isTerminal = isatty(STDOUT_FILENO) != 0
         }
-        let formatter = makeEventFormatter(format, liveTerminal: isTerminal)
+        var context = context
+        context.liveTerminal = isTerminal
+        if isTerminal { context.width = Self.terminalWidth() }
+        let formatter = makeEventFormatter(format, context: context)
         let preamble = formatter.preamble
         state = Mutex(State(formatter: formatter))
         if !preamble.isEmpty { state.withLock { Self.append(preamble, to: handle, state: &$0) } }
@@ -49,8 +53,27 @@ public final class OutputSink: Sendable {
         do {
             try handle.write(contentsOf: Data(text.utf8))
         } catch {
-            state.writeFailure = "\(error.localizedDescription)"
+            state.writeFailure = Self.describe(error)
         }
+    }
+
+    /// The terminal's width in columns: `COLUMNS` when set to a number, else the ioctl `TIOCGWINSZ` answer for
+    /// standard output, else 80.
+    public static func terminalWidth(environment: [String: String] = ProcessInfo.processInfo.environment) -> Int {
+        if let text = environment["COLUMNS"], let columns = Int(text), columns > 0 { return columns }
+        var size = winsize()
+        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        return 80
+    }
+
+    /// A write error in words (the POSIX reason, not Foundation's type and number).
+    static func describe(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code))).lowercased()
+        }
+        if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))).lowercased() }
+        return "the write failed"
     }
 
     /// Formats and writes one event.

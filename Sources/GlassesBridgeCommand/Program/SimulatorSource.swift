@@ -43,7 +43,7 @@ extension SimulatorOptions {
         do {
             return try SimulatedGlasses(profile: profile, scheduler: scheduler)
         } catch {
-            throw BridgeFailure(.internalError, "The simulator could not start: \(error).")
+            throw BridgeFailure(.internalError, "The simulator could not start: \(error.message).")
         }
     }
 }

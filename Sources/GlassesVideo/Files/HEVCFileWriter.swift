@@ -40,6 +40,15 @@ public final class HEVCFileWriter {
     private let packet: PacketHandle
     private var finished = false
     private var lastTimeUs: Int64?
+    /// The packet waiting for the next one's time, which gives its duration (so the file's duration includes the
+    /// last frame).
+    private var held: (bytes: Data, timeUs: Int64, isKeyframe: Bool)?
+    private var lastDurationUs: Int64?
+    /// The duration given to the last frame when the file holds only one (a 30 fps frame).
+    static let defaultFrameDurationUs: Int64 = 33_333
+    /// `hvc1` as a little-endian FourCC (`MKTAG('h','v','c','1')`).
+    static let hvc1Tag: UInt32 = UInt32(UInt8(ascii: "h")) | UInt32(UInt8(ascii: "v")) << 8
+        | UInt32(UInt8(ascii: "c")) << 16 | UInt32(UInt8(ascii: "1")) << 24
 
     /// Creates the file.
     /// - Parameters:
@@ -71,7 +80,9 @@ public final class HEVCFileWriter {
             let parameters = stream.pointee.codecpar!
             parameters.pointee.codec_type = AVMEDIA_TYPE_VIDEO
             parameters.pointee.codec_id = AV_CODEC_ID_HEVC
-            parameters.pointee.codec_tag = 0
+            // MP4 tags the track `hvc1` (parameter sets in the sample entry), which Apple's players require; they
+            // refuse libavformat's default `hev1`. Matroska has no such tag.
+            parameters.pointee.codec_tag = self.container == .mp4 ? Self.hvc1Tag : 0
             parameters.pointee.width = Int32(codecConfiguration.width)
             parameters.pointee.height = Int32(codecConfiguration.height)
             let header = HEVCNALUnits.annexB(HEVCNALUnits.parameterSets(of: codecConfiguration))
@@ -109,24 +120,17 @@ public final class HEVCFileWriter {
             do { try annexBHandle.write(contentsOf: bytes) } catch {
                 throw VideoCodecError(code: .fileError, message: "cannot write \(path): \(error)")
             }
-        } else if let output {
+        } else if output != nil {
             if let lastTimeUs, presentationTimeUs <= lastTimeUs {
                 throw VideoCodecError(code: .invalidArgument, message: "sample time \(presentationTimeUs) µs is not after \(lastTimeUs) µs")
             }
-            let allocated = av_new_packet(packet.pointer, Int32(bytes.count))
-            guard allocated >= 0 else { throw VideoCodecError.ffmpeg(.fileError, "cannot allocate a packet", allocated) }
-            bytes.withUnsafeBytes {
-                UnsafeMutableRawPointer(packet.pointer.pointee.data).copyMemory(from: $0.baseAddress!, byteCount: $0.count)
+            if let held {
+                let interval = presentationTimeUs - held.timeUs
+                try writePacket(held, durationUs: interval)
+                // The shortest interval is the frame interval (a longer one is a pause): the last frame's duration.
+                lastDurationUs = min(lastDurationUs ?? interval, interval)
             }
-            let stream = output.pointer.pointee.streams[0]!
-            let time = av_rescale_q(presentationTimeUs, AVRational(num: 1, den: 1_000_000), stream.pointee.time_base)
-            packet.pointer.pointee.pts = time
-            packet.pointer.pointee.dts = time
-            packet.pointer.pointee.stream_index = 0
-            packet.pointer.pointee.flags = sample.isKeyframe ? AV_PKT_FLAG_KEY : 0
-            let written = av_write_frame(output.pointer, packet.pointer)
-            av_packet_unref(packet.pointer)
-            guard written >= 0 else { throw VideoCodecError.ffmpeg(.fileError, "cannot write a packet to \(path)", written) }
+            held = (bytes, presentationTimeUs, sample.isKeyframe)
         }
         lastTimeUs = presentationTimeUs
         samplesWritten += 1
@@ -136,6 +140,27 @@ public final class HEVCFileWriter {
     public func write(_ sample: EncodedHEVCSample, codecConfiguration: HEVCCodecConfiguration) throws(VideoCodecError) {
         try write(HEVCSample(data: sample.data, isKeyframe: sample.isKeyframe, codecConfiguration: codecConfiguration),
                   presentationTimeUs: sample.presentationTimeUs)
+    }
+
+    /// Writes one packet to the muxer with its duration (MP4 and Matroska only).
+    private func writePacket(_ held: (bytes: Data, timeUs: Int64, isKeyframe: Bool), durationUs: Int64) throws(VideoCodecError) {
+        guard let output else { return }
+        let allocated = av_new_packet(packet.pointer, Int32(held.bytes.count))
+        guard allocated >= 0 else { throw VideoCodecError.ffmpeg(.fileError, "cannot allocate a packet", allocated) }
+        held.bytes.withUnsafeBytes {
+            UnsafeMutableRawPointer(packet.pointer.pointee.data).copyMemory(from: $0.baseAddress!, byteCount: $0.count)
+        }
+        let stream = output.pointer.pointee.streams[0]!
+        let microseconds = AVRational(num: 1, den: 1_000_000)
+        let time = av_rescale_q(held.timeUs, microseconds, stream.pointee.time_base)
+        packet.pointer.pointee.pts = time
+        packet.pointer.pointee.dts = time
+        packet.pointer.pointee.duration = av_rescale_q(max(1, durationUs), microseconds, stream.pointee.time_base)
+        packet.pointer.pointee.stream_index = 0
+        packet.pointer.pointee.flags = held.isKeyframe ? AV_PKT_FLAG_KEY : 0
+        let written = av_write_frame(output.pointer, packet.pointer)
+        av_packet_unref(packet.pointer)
+        guard written >= 0 else { throw VideoCodecError.ffmpeg(.fileError, "cannot write a packet to \(path)", written) }
     }
 
     /// Completes and closes the file. Further writes fail.
@@ -148,6 +173,10 @@ public final class HEVCFileWriter {
             }
         }
         if let output {
+            if let held {
+                self.held = nil
+                try writePacket(held, durationUs: lastDurationUs ?? Self.defaultFrameDurationUs)
+            }
             let trailer = av_write_trailer(output.pointer)
             avio_closep(&output.pointer.pointee.pb)
             guard trailer >= 0 else { throw VideoCodecError.ffmpeg(.fileError, "cannot finish \(path)", trailer) }

@@ -179,9 +179,21 @@ public final class Y4MReader {
             )
         }
         header = try Y4MHeader.parse(String(decoding: line.bytes, as: UTF8.self), path: path)
+        let headerBytes = Int64(line.bytes.count + 1)
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
+        let perFrame = Int64(6 + header.frameByteCount)
+        frameCount = size.map { Int(max(0, $0 - headerBytes) / perFrame) }
     }
 
     deinit { try? handle.close() }
+
+    /// How many whole frames the file holds, from its size (nil when the size cannot be read): Y4M has no index.
+    public let frameCount: Int?
+
+    /// The playing time of the whole file in seconds, from ``frameCount`` and the header's frame rate.
+    public var durationSeconds: Double? {
+        frameCount.map { Double(presentationTimeUs(ofFrame: $0)) / 1e6 }
+    }
 
     /// Reads up to a newline (not included) or ``maximumLineLength`` bytes; nil at the end of the file. `complete`
     /// is false when the line had no newline.

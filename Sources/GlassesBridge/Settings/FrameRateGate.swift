@@ -1,0 +1,102 @@
+import SmartSpectraInput
+
+/// Applies the frame-rate table (``FrameRateTable``) to a run's events before they are printed: a vital the
+/// stream's rate does not support is never `stable` (not in metrics payloads, not in the summary), and the engine's
+/// `frameRateTooLow` verdict is judged by the table rather than by the engine's own threshold.
+///
+/// The engine calls anything under 22 fps too low and hints at 24–30 fps; the benchmark measures 15 fps as accurate
+/// as 30. So when frames arrive at the table's lowest measured rate or faster (with a fifth of slack for a camera
+/// that varies), `frameRateTooLow` passes as `ok`; slower, it passes with a hint in the table's terms.
+public struct FrameRateGate: Sendable {
+    /// The rate asked of the glasses.
+    public let askedRate: UInt
+    /// The table's row for that rate.
+    public let capability: FrameRateCapability
+    private var arrivingRate: Double?
+    private var lastShown: ValidationCode?
+
+    /// Creates the gate for a stream asked at `askedRate` frames per second.
+    public init(askedRate: UInt) {
+        self.askedRate = askedRate
+        capability = FrameRateTable.capability(at: askedRate)
+    }
+
+    /// The event as it should be printed, or nil to leave it out (a verdict that repeats the last one shown).
+    public mutating func adjust(_ event: BridgeEvent) -> BridgeEvent? {
+        switch event {
+        case .stats(let stats, _, _):
+            if stats.framesPerSecondIn > 0 { arrivingRate = stats.framesPerSecondIn }
+            return event
+        case .validation(let status):
+            var shown = status
+            if status.code == .frameRateTooLow {
+                let arriving = arrivingRate ?? Double(askedRate)
+                if askedRate >= FrameRateTable.lowestMeasuredRate, arriving >= 0.8 * Double(FrameRateTable.lowestMeasuredRate) {
+                    shown = ValidationStatus(code: .ok, hint: "Measuring: hold still and breathe normally.")
+                } else {
+                    shown = ValidationStatus(code: .frameRateTooLow, hint: FrameRateTable.lowFrameRateHint(
+                        askedRate: askedRate, arrivingRate: arriving))
+                }
+            }
+            guard shown.code != lastShown else { return nil }
+            lastShown = shown.code
+            return .validation(shown)
+        case .metrics(var metrics, _):
+            guard Self.clamp(&metrics, capability) else { return event }
+            return .metrics(metrics, json: metrics.jsonString())
+        case .summary(var summary):
+            if capability.pulse != .measured { summary.vitals.pulseRate = nil }
+            if capability.hrv != .measured { summary.vitals.hrvRmssd = nil }
+            if capability.breathing != .measured { summary.vitals.breathingRate = nil }
+            return .summary(summary)
+        default:
+            return event
+        }
+    }
+
+    /// Marks unsupported vitals of a payload (their rates and traces) not stable; true when something changed.
+    static func clamp(_ metrics: inout Metrics, _ capability: FrameRateCapability) -> Bool {
+        var changed = false
+        if metrics.hasCardio, capability.pulse != .measured || capability.hrv != .measured {
+            var cardio = metrics.cardio
+            if capability.pulse != .measured {
+                changed = unstable(&cardio.pulseRate) || changed
+                changed = unstable(&cardio.arterialPressureTrace) || changed
+            }
+            if capability.hrv != .measured { changed = unstable(&cardio.hrv) || changed }
+            metrics.cardio = cardio
+        }
+        if metrics.hasBreathing, capability.breathing != .measured {
+            var breathing = metrics.breathing
+            changed = unstable(&breathing.rate) || changed
+            changed = unstable(&breathing.upperTrace) || changed
+            changed = unstable(&breathing.lowerTrace) || changed
+            changed = unstable(&breathing.amplitude) || changed
+            changed = unstable(&breathing.apnea) || changed
+            changed = unstable(&breathing.respiratoryLineLength) || changed
+            changed = unstable(&breathing.baseline) || changed
+            changed = unstable(&breathing.inhaleExhaleRatio) || changed
+            metrics.breathing = breathing
+        }
+        return changed
+    }
+
+    private static func unstable<Sample: StableFlagged>(_ samples: inout [Sample]) -> Bool {
+        var changed = false
+        for index in samples.indices where samples[index].stable {
+            samples[index].stable = false
+            changed = true
+        }
+        return changed
+    }
+}
+
+/// A metrics sample with a `stable` flag.
+protocol StableFlagged {
+    var stable: Bool { get set }
+}
+
+extension Measurement: StableFlagged {}
+extension MeasurementWithConfidence: StableFlagged {}
+extension DetectionStatus: StableFlagged {}
+extension Hrv: StableFlagged {}

@@ -1,0 +1,21 @@
+import Foundation
+import GlassesMedia
+import GlassesVideo
+
+/// What the live line needs to know of a file source before it plays.
+public enum SourceFileInfo {
+    /// The file's playing time in seconds, where it can be told without reading it through: Y4M files (from their
+    /// size and frame rate). Nil for other containers and for unreadable files.
+    public static func durationSeconds(path: String) -> Double? {
+        guard path.lowercased().hasSuffix(".y4m"), let reader = try? Y4MReader(path: path) else { return nil }
+        return reader.durationSeconds
+    }
+}
+
+extension BridgeSettings {
+    /// Whether `--video-out` (YUV4MPEG2) can hold frames submitted as `format`: NV12 yes, BGRA no (Y4M has no RGB
+    /// layout). Checked before a run so that it is refused up front.
+    public static func videoOutCanHold(_ format: SubmitPixelFormat) -> Bool {
+        Y4MWriter.canWrite(format == .bgra ? .bgra32 : .nv12VideoRange)
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+@testable import GlassesBridge
+import SmartSpectraInput
+import Testing
+
+/// The frame-rate table: what each DAT rate gives, what is refused, and that nothing below a rate's reach is stable.
+@Suite("Frame-rate rule", .serialized)
+struct FrameRateRuleTests {
+    static func pulsePayload(_ bpm: Float, stable: Bool) -> Metrics {
+        var metrics = Metrics()
+        var cardio = Cardio()
+        cardio.pulseRate = [MeasurementWithConfidence(value: bpm, stable: stable, confidence: 90, timestamp: 20_000_000)]
+        metrics.cardio = cardio
+        return metrics
+    }
+
+    @Test func everyDATRateHasOneRowAndTheMeasuredOnesAreTheBenchmarksRates() {
+        #expect(FrameRateTable.rows.map(\.frameRate) == [30, 24, 15, 7, 2])
+        for rate: UInt in [15, 24, 30] {
+            let row = FrameRateTable.capability(at: rate)
+            #expect(row.pulse == .measured && row.hrv == .measured && row.breathing == .measured)
+        }
+        #expect(FrameRateTable.capability(at: 2).pulse == .impossible)
+        #expect(FrameRateTable.capability(at: 7).pulse == .unverified)
+    }
+
+    @Test func twoFramesPerSecondIsRefusedForPulseButNotForBreathingAlone() throws {
+        let refusal = try #require(FrameRateTable.refusal(frameRate: 2, metrics: .default))
+        #expect(refusal.message.contains("pulse-rate") && refusal.message.contains("--metrics breathing"))
+        #expect(FrameRateTable.refusal(frameRate: 2, metrics: try MetricSelection(parsing: "breathing")) == nil)
+        #expect(FrameRateTable.refusal(frameRate: 7, metrics: .default) == nil)
+        #expect(FrameRateTable.refusal(frameRate: 15, metrics: .default) == nil)
+    }
+
+    @Test func aValueBelowWhatTheRateSupportsIsNeverStable() {
+        var slow = VitalsTracker(frameRate: 7)
+        let rows = slow.ingest(Self.pulsePayload(48.6, stable: true))
+        #expect(rows.allSatisfy { !$0.stable })
+        #expect(slow.lastStable.pulseRate == nil)
+        #expect(abs((slow.latest.pulseRate ?? 0) - 48.6) < 0.01)
+        var fast = VitalsTracker(frameRate: 15)
+        fast.ingest(Self.pulsePayload(72, stable: true))
+        #expect(fast.lastStable.pulseRate == 72)
+
+        var gate = FrameRateGate(askedRate: 7)
+        guard case .metrics(let clamped, let json)? = gate.adjust(.metrics(Self.pulsePayload(48.6, stable: true), json: "{}"))
+        else { Issue.record("metrics left out"); return }
+        #expect(clamped.cardio.pulseRate.allSatisfy { !$0.stable })
+        #expect(!json.contains("\"stable\":true"))
+        var summary = BridgeSummary()
+        summary.vitals = VitalsSnapshot(pulseRate: 48.6, breathingRate: 15, hrvRmssd: 40)
+        guard case .summary(let shown)? = gate.adjust(.summary(summary)) else { Issue.record("summary left out"); return }
+        #expect(shown.vitals == VitalsSnapshot())
+    }
+
+    @Test func theLowFrameRateHintAgreesWithTheTable() {
+        // At 15 fps the engine's own threshold (22) calls the rate too low; the table measures 15 fps as accurate.
+        var gate = FrameRateGate(askedRate: 15)
+        _ = gate.adjust(.stats({ var s = BridgeStats(); s.framesPerSecondIn = 15; return s }(), vitals: .init(), truth: nil))
+        guard case .validation(let status)? = gate.adjust(.validation(ValidationStatus(
+            code: .frameRateTooLow, hint: "Frame rate too low: stream at 24–30 fps"))) else {
+            Issue.record("verdict left out"); return
+        }
+        #expect(status.code == .ok)
+        // Frames that really arrive slowly are told the table's floor, not 24–30.
+        var starved = FrameRateGate(askedRate: 24)
+        _ = starved.adjust(.stats({ var s = BridgeStats(); s.framesPerSecondIn = 6; return s }(), vitals: .init(), truth: nil))
+        guard case .validation(let slow)? = starved.adjust(.validation(ValidationStatus(code: .frameRateTooLow))) else {
+            Issue.record("verdict left out"); return
+        }
+        #expect(slow.code == .frameRateTooLow)
+        #expect(slow.hint.contains("15 fps") && !slow.hint.contains("24–30") && !slow.hint.contains("24 or 30 fps"))
+        let seven = FrameRateTable.lowFrameRateHint(askedRate: 7, arrivingRate: 7)
+        #expect(seven.contains("15 fps") && !seven.contains("24–30"))
+    }
+
+    @Test func theBinaryRefusesTwoFramesPerSecondForPulseWithAUsageError() throws {
+        let result = try BinaryRunner.run(["--fps", "2", "--no-realtime", "--duration", "30", "--format", "ndjson"])
+        #expect(result.status == 64, "stdout: \(result.stdout.suffix(300))")
+        #expect(result.stderr.contains("--fps 2 cannot measure pulse-rate"))
+    }
+
+    @Test func atSevenFramesPerSecondTheRunWarnsAndNothingIsStable() throws {
+        let result = try BinaryRunner.run([
+            "--fps", "7", "--no-realtime", "--duration", "30", "--format", "ndjson", "--resolution", "low",
+        ])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let objects = try result.lines.map { try #require(TestJSON.parse($0)) }
+        #expect(objects.contains { $0["type"]?.string == "warning" })
+        #expect(!result.stdout.contains("\"stable\":true"))
+        let summary = try #require(objects.last)
+        #expect(summary["pulseRate"] == .null && summary["hrvRmssd"] == .null && summary["breathingRate"] == .null)
+        #expect(!result.stdout.contains("24–30"))
+    }
+
+    @Test func atFifteenFramesPerSecondTheRunIsNotToldToStreamFaster() throws {
+        let result = try BinaryRunner.run([
+            "--fps", "15", "--no-realtime", "--duration", "12", "--format", "ndjson", "--resolution", "low",
+        ])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(!result.stdout.contains("frameRateTooLow"), "\(result.stdout.split(separator: "\n").filter { $0.contains("validation") })")
+        #expect(!result.stdout.contains("\"type\":\"warning\""))
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+@testable import GlassesBridge
+import Testing
+
+/// Messages in the user's terms: retry lines as sentences, no type names or raw numbers.
+@Suite("Message wording")
+struct MessageWordingTests {
+    @Test func theRetryLinesOfTheLifecyclePolicyReadAsSentences() {
+        // A link that was up, lost, then refused on the first reconnect attempt: the policy's own schedule.
+        var policy = LifecyclePolicy(configuration: LifecyclePolicy.Configuration())
+        _ = policy.start(now: .zero)
+        _ = policy.linkConnected(now: .zero)
+        for action in policy.linkLost("link closed", now: .seconds(1)) {
+            if case .schedule(let timer, _, let generation) = action, timer == .reconnect {
+                _ = policy.timerFired(timer, generation: generation, now: .seconds(3))
+            }
+        }
+        let actions = policy.connectFailed("connection refused", now: .seconds(3))
+        let notices = actions.compactMap { action -> String? in
+            if case .notice(let text) = action { return text }
+            return nil
+        }
+        #expect(notices.count == 1)
+        let notice = notices.first
+        let line = NoticeWording.sentence(notice ?? "")
+        #expect(line == "Reconnect failed (connection refused); trying again in 4 s.", "\(line)")
+        var context = OutputContext()
+        context.verbosity = .verbose
+        var formatter = TextEventFormatter(context: context)
+        #expect(formatter.format(.notice(notice ?? ""), at: 1).hasSuffix("Reconnect failed (connection refused); trying again in 4 s.\n"))
+        #expect(NoticeWording.sentence("session ended by device (fold); starting a new one in 4 s")
+                    == "Session ended by device (fold); starting a new one in 4 s.")
+        #expect(NoticeWording.sentence("source: sim") == "source: sim")
+    }
+
+    @Test func theTextFormatPrintsErrorsWithoutTheirCodeName() {
+        var formatter = TextEventFormatter(live: false)
+        let line = formatter.format(.error(code: "outputFailed", message: "Cannot write --record x.mp4."), at: 0)
+        #expect(!line.contains("outputFailed"))
+        #expect(line.contains("error: Cannot write --record x.mp4."))
+    }
+
+    @Test func noCommandOrFormatterInterpolatesATypedErrorWhole() throws {
+        // `\(error)` of a typed error prints its type and fields; what is printed must be its message.
+        let root = docsDirectory().deletingLastPathComponent()
+        let files = ["Sources/GlassesBridgeCommand/Program/BridgeCommandLine.swift",
+                     "Sources/GlassesBridgeCommand/Program/SimulatorSource.swift",
+                     "Sources/GlassesBridgeCommand/Program/OutputSink.swift",
+                     "Sources/GlassesBridge/Output/EventFormatters.swift"]
+        for file in files {
+            let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+            #expect(!text.contains("\\(error)"), "\(file) interpolates \\(error)")
+            #expect(!text.contains("localizedDescription)\""), "\(file)")
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+@testable import GlassesBridge
+import SmartSpectraInput
+import Testing
+
+/// NDJSON output against the JSON Schemas in `docs/schema/`, one per event kind.
+@Suite("NDJSON schema (docs/schema)", .serialized)
+struct NDJSONSchemaTests {
+    static func schema(_ kind: String) throws -> TestJSON {
+        let url = docsDirectory().appendingPathComponent("schema/\(kind).json")
+        let text = try String(contentsOf: url, encoding: .utf8)
+        return try #require(TestJSON.parse(text), "\(url.path) is not JSON")
+    }
+
+    @Test func theValidatorRejectsWhatTheSchemasForbid() throws {
+        let error = try Self.schema("error")
+        #expect(JSONSchemaValidator.problems(try #require(TestJSON.parse(
+            #"{"type":"error","t":1.5,"code":"noFrames","message":"m"}"#)), against: error).isEmpty)
+        // A numeric code (as validation had it) and an unknown member are both caught.
+        let bad = try #require(TestJSON.parse(#"{"type":"error","t":1,"code":11,"message":"m","extra":true}"#))
+        let problems = JSONSchemaValidator.problems(bad, against: error)
+        #expect(problems.contains { $0.contains("$.code") })
+        #expect(problems.contains { $0.contains("unexpected member extra") })
+        #expect(!JSONSchemaValidator.problems(try #require(TestJSON.parse(#"{"type":"error","code":"x","message":"m"}"#)),
+                                              against: error).isEmpty)
+    }
+
+    @Test func aSimulatedRunMatchesTheSchemaOfEveryEventKind() throws {
+        let result = try BinaryRunner.run([
+            "--format", "ndjson", "--no-realtime", "--duration", "6", "--resolution", "low", "--fps", "15", "--verbose",
+        ])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let objects = try result.lines.map { line in try #require(TestJSON.parse(line), "not JSON: \(line)") }
+        #expect(objects.first?["type"]?.string == "start")
+        #expect(objects.first?["schemaVersion"] == .integer(1))
+        #expect(objects.last?["type"]?.string == "summary")
+        var kinds = Set<String>()
+        for (index, object) in objects.enumerated() {
+            let kind = try #require(object["type"]?.string, "line \(index + 1) has no type")
+            kinds.insert(kind)
+            let problems = JSONSchemaValidator.problems(object, against: try Self.schema(kind))
+            #expect(problems.isEmpty, "line \(index + 1) (\(kind)): \(problems)")
+            if kind == "stats" { #expect(object["truth"] != nil, "a simulated stats line without truth: line \(index + 1)") }
+        }
+        for kind in ["start", "state", "notice", "validation", "metrics", "stats", "summary"] {
+            #expect(kinds.contains(kind), "the run printed no \(kind)")
+        }
+    }
+
+    @Test func everyKindTheFormatterWritesMatchesItsSchema() throws {
+        // Kinds a short simulated run does not print: error, warning, a failed summary.
+        var summary = BridgeSummary()
+        summary.failure = BridgeFailure(.noFrames, "no frame arrived")
+        summary.reason = "noFrames"
+        summary.truth = VitalsSnapshot()
+        let events: [(String, BridgeEvent)] = [
+            ("error", .error(code: "timestampGap", message: "a gap")),
+            ("warning", .warning("--fps 7 gives no trustworthy pulse")),
+            ("validation", .validation(.init(code: .frameRateTooLow))),
+            ("state", .state(.waiting, detail: "link lost")),
+            ("summary", .summary(summary)),
+        ]
+        var formatter = NDJSONEventFormatter(simulated: true)
+        let start = try #require(TestJSON.parse(formatter.preamble))
+        #expect(JSONSchemaValidator.problems(start, against: try Self.schema("start")).isEmpty)
+        for (kind, event) in events {
+            let line = formatter.format(event, at: 2)
+            let object = try #require(TestJSON.parse(line))
+            let problems = JSONSchemaValidator.problems(object, against: try Self.schema(kind))
+            #expect(problems.isEmpty, "\(kind): \(problems) in \(line)")
+        }
+        // One type per field: `code` is a string in error and validation alike.
+        let validation = try #require(TestJSON.parse(formatter.format(.validation(.init(code: .tooDark)), at: 0)))
+        #expect(validation["code"] == .string("tooDark"))
+        #expect(validation["number"] == .integer(Int64(ValidationCode.tooDark.rawValue)))
+    }
+
+    @Test func theFirstStatsLineOfASimulatedRunCarriesTruthEvenBeforeItIsKnown() throws {
+        var formatter = NDJSONEventFormatter(simulated: true)
+        let line = formatter.format(.stats(BridgeStats(), vitals: VitalsSnapshot(), truth: nil), at: 1)
+        let object = try #require(TestJSON.parse(line))
+        #expect(object["truth"] == .object(["pulseRate": .null, "breathingRate": .null, "hrvRmssd": .null]))
+    }
+
+    @Test func devicesInNDJSONListWhatTextLists() throws {
+        let text = try BinaryRunner.run(["devices"])
+        let ndjson = try BinaryRunner.run(["devices", "--format", "ndjson"])
+        #expect(text.status == 0 && ndjson.status == 0)
+        let entries = try ndjson.lines.map { try #require(TestJSON.parse($0)) }
+        let schema = try Self.schema("device-entry")
+        for entry in entries { #expect(JSONSchemaValidator.problems(entry, against: schema).isEmpty, "\(entry)") }
+        #expect(entries.count == text.lines.filter { !$0.isEmpty }.count)
+        #expect(entries.contains { $0["type"]?.string == "sockets" })
+        for entry in entries { #expect(text.stdout.contains(try #require(entry["message"]?.string))) }
+    }
+}
