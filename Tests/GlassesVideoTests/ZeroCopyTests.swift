@@ -21,3 +21,20 @@ struct ZeroCopyTests {
         #expect(!bgra.pixelBuffer.isView)
     }
 }
+
+@Suite("What a file says of its own length")
+struct FileDurationTests {
+    @Test("MP4 and Matroska report their container duration, bare HEVC does not", arguments: ["mp4", "mkv"])
+    func containerDuration(ext: String) throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let annexB = directory.appendingPathComponent("clip.hevc").path
+        try Tool.makeClip(annexB, width: 64, height: 64, frames: 30, noise: false)
+        let container = directory.appendingPathComponent("clip.\(ext)").path
+        _ = try Tool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x64:rate=15", "-frames:v", "30", "-pix_fmt", "yuv420p",
+                             "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error", container])
+        let seconds = try #require(try VideoFileReader(path: container).durationSeconds)
+        #expect(abs(seconds - 2.0) < 0.15, "duration \(seconds)")
+        #expect(try VideoFileReader(path: annexB).durationSeconds == nil)
+    }
+}

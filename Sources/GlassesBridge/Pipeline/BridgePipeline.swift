@@ -142,7 +142,7 @@ public final class BridgePipeline: Sendable {
         do {
             resources = try await startRun()
         } catch {
-            let failure = error as? BridgeFailure ?? BridgeFailure(.internalError, "\(error)")
+            let failure = error as? BridgeFailure ?? BridgeFailure(.internalError, error.localizedDescription)
             emit(.error(code: failure.kind.rawValue, message: failure.message))
             markFinished(failure)
         }
@@ -193,7 +193,7 @@ public final class BridgePipeline: Sendable {
         do {
             input = try sdk.useCustomInput(frameTransform: settings.transform.frameTransform)
         } catch {
-            throw BridgeFailure(.internalError, "Custom input could not be selected: \(error).")
+            throw BridgeFailure(.internalError, "Custom input could not be selected: \(error.localizedDescription)")
         }
         let consumers = startConsumers(sdk)
         run.withLock { $0.sdk = sdk }
@@ -201,7 +201,7 @@ public final class BridgePipeline: Sendable {
             try await sdk.start()
         } catch {
             for consumer in consumers { consumer.cancel() }
-            throw BridgeFailure(.internalError, "The vitals engine (\(backend.name)) could not start: \(error).")
+            throw BridgeFailure(.internalError, "The vitals engine (\(backend.name)) could not start: \(error.localizedDescription)")
         }
 
         // 2. The worker, then frame delivery.
@@ -263,7 +263,7 @@ public final class BridgePipeline: Sendable {
         do {
             return try WearablesConfiguration(scheduler: scheduler)
         } catch {
-            throw BridgeFailure(.internalError, "WearablesKit rejected its configuration: \(error).")
+            throw BridgeFailure(.internalError, "WearablesKit rejected its configuration: \(error.localizedDescription)")
         }
     }
 

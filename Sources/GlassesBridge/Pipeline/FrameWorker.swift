@@ -110,7 +110,7 @@ final class FrameWorker: @unchecked Sendable {
         } catch {
             pendingInDecoder -= 1
             context.counters.update { $0.recordDropped(.decodeFailed) }
-            context.notice("decoder: \(error)")
+            context.notice("The decoder skipped a frame: \(error.message)")
             return
         }
         if pictures.isEmpty {

@@ -183,7 +183,7 @@ final class GlassesController: Sendable {
         do {
             link = try deps.connect()
         } catch {
-            let message = (error as? BridgeFailure)?.message ?? "\(error)"
+            let message = (error as? BridgeFailure)?.message ?? error.localizedDescription
             event { $0.connectFailed(message, now: $1) }
             return
         }

@@ -5,9 +5,10 @@ import GlassesVideo
 /// What the live line needs to know of a file source before it plays.
 public enum SourceFileInfo {
     /// The file's playing time in seconds, where it can be told without reading it through: Y4M files (from their
-    /// size and frame rate). Nil for other containers and for unreadable files.
+    /// size and frame rate), MP4 and Matroska (from the container). Nil for bare HEVC or H.264 streams and for
+    /// unreadable files.
     public static func durationSeconds(path: String) -> Double? {
-        guard path.lowercased().hasSuffix(".y4m"), let reader = try? Y4MReader(path: path) else { return nil }
+        guard let reader = try? VideoFileReader(path: path) else { return nil }
         return reader.durationSeconds
     }
 }

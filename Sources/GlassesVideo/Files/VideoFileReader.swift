@@ -48,6 +48,17 @@ public final class VideoFileReader {
     /// The picture height the file declares first.
     public let height: Int
 
+    /// The file's playing time in seconds as its header or index says (Y4M: frames over the frame rate; MP4 and
+    /// Matroska: the container's duration), or nil when the file does not say (raw HEVC or H.264 streams).
+    public var durationSeconds: Double? {
+        if let y4m { return y4m.durationSeconds }
+        guard let context = input?.pointer else { return nil }
+        let duration = context.pointee.duration
+        guard duration > 0, duration != FFmpegResult.noTimestamp else { return nil }
+        let seconds = Double(duration) / 1_000_000  // AV_TIME_BASE
+        return seconds.isFinite && seconds <= 360_000 ? seconds : nil
+    }
+
     private let y4m: Y4MReader?
     private let input: FormatInputHandle?
     private let packet: PacketHandle?
