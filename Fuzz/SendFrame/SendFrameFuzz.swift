@@ -159,7 +159,11 @@ enum SendFrameFuzz {
         if g.storage % 3 == 0, g.width < 0 || g.height < 0 { return false }
         for plane in g.planes {
             guard plane.offset >= 0, plane.bytesPerRow >= 0, plane.height >= 0 else { return false }
-            if plane.height == 0 { continue }
+            if plane.height == 0 {
+                // An empty plane must still start inside the storage (PixelBuffer's precondition).
+                guard plane.offset <= g.byteCount else { return false }
+                continue
+            }
             let (rows, o1) = plane.bytesPerRow.multipliedReportingOverflow(by: plane.height)
             let (end, o2) = plane.offset.addingReportingOverflow(rows)
             guard !o1, !o2, end <= g.byteCount else { return false }
@@ -183,17 +187,6 @@ enum SendFrameFuzz {
         let lumaRange = luma.offset..<(luma.offset + luma.bytesPerRow * luma.height)
         let chromaRange = chroma.offset..<(chroma.offset + chroma.bytesPerRow * chroma.height)
         return !lumaRange.overlaps(chromaRange)
-    }
-
-    /// A geometry that a product bug makes trap (reported; see the README): kept out of the SDK so that fuzzing
-    /// goes on, unless `SENDFRAME_FUZZ_UNFILTERED` is set (to reproduce it with corpus/regression-*).
-    static func isKnownTrap(_ g: Geometry) -> Bool {
-        guard getenv("SENDFRAME_FUZZ_UNFILTERED") == nil else { return false }
-        // PixelBuffer+CustomInput.swift: `plane.bytesPerRow >= width * 4` overflows for a BGRA width above
-        // Int.max / 4 whose single plane matches the frame size (PixelBuffer's initializers do not relate a plane's
-        // width to its stride, so such a buffer is constructible with a small stride and storage).
-        return g.format == .bgra32 && g.width > 0 && g.height > 0 && g.width.multipliedReportingOverflow(by: 4).overflow
-            && g.planes.count == 1 && g.planes[0].width == g.width && g.planes[0].height == g.height
     }
 
     static func run(_ input: UnsafeRawBufferPointer) {
@@ -251,7 +244,6 @@ enum SendFrameFuzz {
                 sharing: Data(repeating: 0xA5, count: geometry.byteCount))
         }
         let layoutAccepted = isAcceptedLayout(geometry)
-        if isKnownTrap(geometry) { return }
 
         let (_, custom) = inputs[transform]
         do {

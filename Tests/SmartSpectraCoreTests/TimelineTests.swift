@@ -91,3 +91,18 @@ struct TimelineTests {
         try await sdk.stop()
     }
 }
+
+@Suite("Custom input: absurd caller geometry is refused, never a trap")
+struct AbsurdGeometryTests {
+    @Test("a BGRA buffer wider than Int.max / 4 is rejected with frameConversionFailed (found by fuzzing)")
+    func bgraWidthOverflow() async throws {
+        let harness = try await Harness.started()
+        let width = Int.max / 4 + 1
+        let buffer = PixelBuffer(
+            format: .bgra32, width: width, height: 1,
+            planes: [PixelPlane(width: width, height: 1, bytesPerRow: 8, offset: 0)], byteCount: 8)
+        let result = harness.input.sendFrame(buffer, timestampUs: 1_000)
+        #expect(result.code == .frameConversionFailed)
+        try await harness.sdk.stop()
+    }
+}

@@ -160,7 +160,7 @@ public final class PixelBuffer: @unchecked Sendable {
             precondition(plane.offset >= 0 && plane.bytesPerRow >= 0 && plane.height >= 0)
             let (rows, o1) = plane.bytesPerRow.multipliedReportingOverflow(by: plane.height)
             let (end, o2) = plane.offset.addingReportingOverflow(rows)
-            precondition(plane.height == 0 || (!o1 && !o2 && end <= byteCount), "plane exceeds pixel buffer storage")
+            precondition(!o1 && !o2 && end <= byteCount, "plane exceeds pixel buffer storage")
         }
     }
 
@@ -177,12 +177,16 @@ public final class PixelBuffer: @unchecked Sendable {
     /// Creates a tightly or explicitly padded BGRA buffer.
     /// - Parameter bytesPerRow: defaults to `width * 4`; must be at least that.
     public static func makeBGRA(width: Int, height: Int, bytesPerRow: Int? = nil) -> PixelBuffer {
-        let stride = bytesPerRow ?? width * 4
-        precondition(stride >= width * 4, "bytesPerRow smaller than a BGRA row")
+        let (row, rowOverflow) = width.multipliedReportingOverflow(by: 4)
+        precondition(width >= 0 && height >= 0 && !rowOverflow, "BGRA geometry \(width)x\(height) is not representable")
+        let stride = bytesPerRow ?? row
+        precondition(stride >= row, "bytesPerRow smaller than a BGRA row")
+        let (byteCount, sizeOverflow) = stride.multipliedReportingOverflow(by: height)
+        precondition(!sizeOverflow, "BGRA geometry \(width)x\(height) at \(stride) bytes per row is not representable")
         return PixelBuffer(
             format: .bgra32, width: width, height: height,
             planes: [PixelPlane(width: width, height: height, bytesPerRow: stride, offset: 0)],
-            byteCount: stride * height
+            byteCount: byteCount
         )
     }
 

@@ -27,7 +27,9 @@ extension PixelBuffer {
             guard plane.width == width, plane.height == height else {
                 return failure("the plane is \(plane.width)×\(plane.height), not the frame size")
             }
-            guard plane.bytesPerRow >= width * 4 else {
+            // The width is the caller's figure: 4 × width is computed checked, so an absurd one is refused, not a trap.
+            let (row, overflow) = width.multipliedReportingOverflow(by: 4)
+            guard !overflow, plane.bytesPerRow >= row else {
                 return failure("\(plane.bytesPerRow) bytes per row is less than 4 × width")
             }
             return .success(.bgra)
