@@ -40,7 +40,7 @@ final class TestDevice: DeviceLink {
     private let state: Mutex<State>
 
     static let codecConfiguration = HEVCCodecConfiguration(
-        videoParameterSets: [Data([0x40, 0x01, 0x0C])], sequenceParameterSets: [Data([0x42, 0x01, 0x01])],
+        videoParameterSets: [Data([0x40, 0x01, 0x0C])], sequenceParameterSets: [SyntheticSPS.make(width: 360, height: 640)],
         pictureParameterSets: [Data([0x44, 0x01, 0xC0])], width: 360, height: 640)
 
     init(

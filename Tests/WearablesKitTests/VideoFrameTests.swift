@@ -63,9 +63,9 @@ struct VideoFrameTests {
 
     @Test("HEVC before any codec configuration is malformed")
     func hevcWithoutConfiguration() throws {
-        var assembler = VideoSampleAssembler(codec: .hvc1)
+        var assembler = VideoSampleAssembler(configuration: StreamConfiguration(videoCodec: .hvc1, resolution: .low))
         let sample = VideoSample(presentationTimeUs: 7, isKeyframe: true, format: .hevc, payload: Data([0, 0, 0, 2, 1, 2]))
-        guard case .failure(let problem) = assembler.frame(from: sample) else {
+        guard case .failure(.malformed(let problem)) = assembler.frame(from: sample) else {
             Issue.record("accepted a sample with no configuration")
             return
         }

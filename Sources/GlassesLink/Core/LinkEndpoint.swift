@@ -167,14 +167,17 @@ final class LinkEndpoint: Sendable {
                     return box
                 }
                 wire?.shutdown()
+            // Weak: the endpoint holds the scheduler (and a pending timer in its state), so a strong capture would
+            // keep both alive in a cycle whenever a scheduler is dropped with work still queued. The link ends own
+            // the endpoint; once they are gone, nobody is left to deliver to.
             case .scheduleDrain:
-                deliver { [self] in drain() }
+                deliver { [weak self] in self?.drain() }
             case .scheduleHeartbeat(let delay):
-                let action = scheduler.schedule(after: delay) { [self] in heartbeatDue() }
+                let action = scheduler.schedule(after: delay) { [weak self] in self?.heartbeatDue() }
                 let stale = state.withLock { $0.installHeartbeatTimer(action) }
                 stale?.cancel()
             case .scheduleWatchdog(let delay):
-                let action = scheduler.schedule(after: delay) { [self] in watchdogDue() }
+                let action = scheduler.schedule(after: delay) { [weak self] in self?.watchdogDue() }
                 let stale = state.withLock { $0.installWatchdogTimer(action) }
                 stale?.cancel()
             case .cancelTimers(let timers):

@@ -79,10 +79,18 @@ public final class InProcessLink: Sendable {
 }
 
 /// One direction of an in-process link: hands frames to the peer endpoint, which queues them for delivery.
+///
+/// The peer is held weakly: each endpoint keeps its wire (for statistics, even after close), so two strong wires
+/// would tie the endpoints into a cycle that outlives the link. The ``InProcessLink`` and the link ends own the
+/// endpoints; a peer that is gone is like a socket whose other end closed.
 final class InProcessWire: LinkWire {
     private struct State {
-        var peer: LinkEndpoint?
+        var peer: WeakPeer
         var carrying = true
+    }
+
+    private struct WeakPeer {
+        weak var endpoint: LinkEndpoint?
     }
 
     private let state: Mutex<State>
@@ -90,19 +98,19 @@ final class InProcessWire: LinkWire {
     var decoderStatistics: LinkFrameDecoder.Statistics? { nil }
 
     init(peer: LinkEndpoint) {
-        state = Mutex(State(peer: peer))
+        state = Mutex(State(peer: WeakPeer(endpoint: peer)))
     }
 
     func transmit(_ frame: LinkFrame) {
-        guard let peer = state.withLock({ $0.carrying ? $0.peer : nil }) else { return }
+        guard let peer = state.withLock({ $0.carrying ? $0.peer.endpoint : nil }) else { return }
         peer.wireReceived(frame)
     }
 
     func shutdown() {
         // Like a socket's end of stream: the peer sees the link go away (unless the "radio" is dead).
         let peer = state.withLock { state -> LinkEndpoint? in
-            defer { state.peer = nil }
-            return state.carrying ? state.peer : nil
+            defer { state.peer.endpoint = nil }
+            return state.carrying ? state.peer.endpoint : nil
         }
         peer?.wireFailed(LinkError(.connectionLost, "the other end went away"))
     }

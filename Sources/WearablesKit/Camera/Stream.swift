@@ -23,7 +23,14 @@ public final class Stream: Sendable {
         public var malformed: UInt64 = 0
         /// Samples that arrived while the stream was not starting or streaming, and were dropped.
         public var discarded: UInt64 = 0
+        /// Raw frames, samples and codec configurations refused because they exceed the negotiated resolution
+        /// (``StreamConfigurationViolation``); none of them reached a decoder.
+        public var oversized: UInt64 = 0
     }
+
+    /// How many ``StreamConfigurationViolation``s one streaming period (from `start()`) tolerates: the last one
+    /// stops the stream (``StreamError/videoStreamingError``, then `.stopping` and `.stopped`).
+    public static let maximumConfigurationViolations = 3
 
     private struct Core {
         var machine: StreamStateMachine
@@ -31,11 +38,14 @@ public final class Stream: Sendable {
         var timers = TimerTable<StreamStateMachine.Timer>()
         var counters = SampleCounters()
         var lastMalformed: MalformedSampleError?
+        var lastViolation: StreamConfigurationViolation?
     }
 
     private let core: Mutex<Core>
     private let context: InstanceContext
-    private let device: Device
+    // The device outlives its streams in every use (WearablesInstance keeps it); weak, so a stream the app keeps
+    // does not keep the device (and, through it, its session and this stream) alive in a cycle.
+    private let deviceReference: WeakReference<Device>
     private let owners: Mutex<(camera: WeakReference<Camera>, session: WeakReference<DeviceSession>)>
     private let stateBroadcaster: Broadcaster<StreamState>
     private let frameBroadcaster: Broadcaster<VideoFrame>
@@ -45,13 +55,13 @@ public final class Stream: Sendable {
     init(configuration: StreamConfiguration, device: Device, context: InstanceContext) {
         self.streamConfiguration = configuration
         self.deviceIdentifier = device.identifier
-        self.device = device
+        self.deviceReference = WeakReference(device)
         self.context = context
         self.owners = Mutex((WeakReference(nil), WeakReference(nil)))
         let machine = StreamStateMachine(
             deviceID: device.identifier, configuration: configuration,
             batteryLowThreshold: context.configuration.batteryLowThreshold)
-        self.core = Mutex(Core(machine: machine, assembler: VideoSampleAssembler(codec: configuration.videoCodec)))
+        self.core = Mutex(Core(machine: machine, assembler: VideoSampleAssembler(configuration: configuration)))
         self.stateBroadcaster = Broadcaster(effects: context.effects)
         self.frameBroadcaster = Broadcaster(effects: context.effects)
         self.photoBroadcaster = Broadcaster(effects: context.effects)
@@ -74,6 +84,8 @@ public final class Stream: Sendable {
     public var sampleCounters: SampleCounters { core.withLock { $0.counters } }
     /// The last malformed sample's problem, if any.
     public var lastMalformedSample: MalformedSampleError? { core.withLock { $0.lastMalformed } }
+    /// The last frame or parameter set refused for exceeding the negotiated resolution, if any.
+    public var lastConfigurationViolation: StreamConfigurationViolation? { core.withLock { $0.lastViolation } }
 
     /// The current state first, then every change; finishes after the final `.stopped` once the camera stopped.
     /// Lifecycle events are never dropped (unbounded buffer: a handful per session).
@@ -117,7 +129,7 @@ public final class Stream: Sendable {
     /// or the glasses do not support `format`. Video pauses during the capture and resumes after the photo.
     @discardableResult
     public func capturePhoto(format: PhotoCaptureFormat) -> Bool {
-        let supported = device.info.supportedPhotoFormats.contains(format)
+        let supported = deviceReference.object?.info.supportedPhotoFormats.contains(format) ?? false
         let accepted = core.withLock { core -> Bool in
             let (accepted, actions) = core.machine.capturePhoto(format: format, supported: supported)
             apply(actions, &core)
@@ -156,9 +168,8 @@ public final class Stream: Sendable {
             case .photo(let photo, let requestID):
                 apply(core.machine.photoDelivered(photo, requestID: requestID), &core)
             case .codecConfiguration(let configuration):
-                if let problem = core.assembler.configure(configuration) {
-                    core.lastMalformed = problem
-                    apply(core.machine.malformedSample(), &core)
+                if let rejection = core.assembler.configure(configuration) {
+                    reject(rejection, &core)
                 }
             case .videoSample(let sample):
                 guard core.machine.acceptsSamples else {
@@ -169,10 +180,8 @@ public final class Stream: Sendable {
                 case .success(let frame):
                     core.counters.delivered += 1
                     frameBroadcaster.publish(frame)
-                case .failure(let problem):
-                    core.counters.malformed += 1
-                    core.lastMalformed = problem
-                    apply(core.machine.malformedSample(), &core)
+                case .failure(let rejection):
+                    reject(rejection, &core)
                 }
             case .hello, .deviceState, .permission, .session, .heartbeat:
                 break
@@ -181,6 +190,20 @@ public final class Stream: Sendable {
     }
 
     var isStopped: Bool { state == .stopped }
+
+    /// Counts and reports a refused sample or configuration (under the stream lock).
+    private func reject(_ rejection: SampleRejection, _ core: inout Core) {
+        switch rejection {
+        case .malformed(let problem):
+            core.counters.malformed += 1
+            core.lastMalformed = problem
+            apply(core.machine.malformedSample(), &core)
+        case .oversized(let violation):
+            core.counters.oversized += 1
+            core.lastViolation = violation
+            apply(core.machine.configurationViolated(limit: Self.maximumConfigurationViolations), &core)
+        }
+    }
 
     // MARK: Performing actions
 
@@ -200,7 +223,7 @@ public final class Stream: Sendable {
         for action in actions {
             switch action {
             case .send(let message):
-                device.send(message)
+                deviceReference.object?.send(message)
             case .state(let state):
                 stateBroadcaster.publish(state)
             case .error(let error):

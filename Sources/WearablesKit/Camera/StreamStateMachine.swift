@@ -43,6 +43,8 @@ struct StreamStateMachine: Sendable {
     private var nextPhotoID: UInt32 = 1
     private var conditionsReported: Set<StreamError> = []
     private var malformedReported = false
+    /// Frames and parameter sets larger than the configuration since `start()`.
+    private(set) var configurationViolations = 0
 
     init(deviceID: DeviceIdentifier, configuration: StreamConfiguration, batteryLowThreshold: Int) {
         self.deviceID = deviceID
@@ -63,6 +65,7 @@ struct StreamStateMachine: Sendable {
         guard !detached, state == .stopped else { return [] }
         conditionsReported = []
         malformedReported = false
+        configurationViolations = 0
         var actions = [transition(.waitingForDevice), .schedule(.wait)]
         if deviceReady { actions += sendStart() }
         return actions
@@ -195,6 +198,15 @@ struct StreamStateMachine: Sendable {
         guard !malformedReported else { return [] }
         malformedReported = true
         return [.error(.videoStreamingError)]
+    }
+
+    /// A frame or parameter set exceeded the negotiated size: reported like a malformed sample; the
+    /// `limit`-th violation since `start()` stops the stream (a device that keeps doing it is not to be trusted).
+    mutating func configurationViolated(limit: Int) -> [Action] {
+        configurationViolations += 1
+        var actions = malformedSample()
+        if configurationViolations >= limit && isActive { actions += stop() }
+        return actions
     }
 
     /// The glasses' state changed: fold, doff, heat and low battery become stream errors while active.

@@ -195,16 +195,20 @@ public final class Device: Sendable {
 }
 
 /// One attached link and, after its `hello`, the glasses it leads to.
+///
+/// The device is held weakly: the device holds its current connection (`Device.bind`) and the WearablesInstance
+/// owns the device, so a strong reference here would tie device and connection into a cycle that outlives the
+/// instance whenever a link is never closed.
 final class LinkConnection: Sendable {
     let link: any DeviceLink
-    private let boundDevice = Mutex<Device?>(nil)
+    private let boundDevice = Mutex<WeakReference<Device>>(WeakReference(nil))
 
     init(link: any DeviceLink) {
         self.link = link
     }
 
     var device: Device? {
-        get { boundDevice.withLock { $0 } }
-        set { boundDevice.withLock { $0 = newValue } }
+        get { boundDevice.withLock { $0.object } }
+        set { boundDevice.withLock { $0 = WeakReference(newValue) } }
     }
 }

@@ -21,14 +21,16 @@ public final class DeviceSession: Sendable {
     }
 
     private let core = Mutex(Core())
-    private let boundDevice: Device
+    // Weak: the device holds its current session (`Device.claim`), and the WearablesInstance owns the device.
+    private let deviceReference: WeakReference<Device>
+    private var boundDevice: Device? { deviceReference.object }
     private let context: InstanceContext
     private let stateBroadcaster: Broadcaster<DeviceSessionState>
     private let errorBroadcaster: Broadcaster<DeviceSessionError>
 
     init(device: Device, context: InstanceContext) {
         self.deviceId = device.identifier
-        self.boundDevice = device
+        self.deviceReference = WeakReference(device)
         self.context = context
         self.stateBroadcaster = Broadcaster(effects: context.effects)
         self.errorBroadcaster = Broadcaster(effects: context.effects)
@@ -74,7 +76,7 @@ public final class DeviceSession: Sendable {
             case .starting, .started, .paused: return .success(())
             case .idle: break
             }
-            guard boundDevice.isEligible else { return .failure(.noEligibleDevice) }
+            guard let boundDevice, boundDevice.isEligible else { return .failure(.noEligibleDevice) }
             guard boundDevice.claim(self) else { return .failure(.sessionAlreadyExists) }
             switch core.machine.start() {
             case .success(let actions):
@@ -110,6 +112,7 @@ public final class DeviceSession: Sendable {
         let result = core.withLock { core -> Result<Camera?, DeviceSessionError> in
             guard core.machine.state == .started else { return .success(nil) }
             guard core.camera == nil else { return .failure(.capabilityAlreadyActive) }
+            guard let boundDevice else { return .failure(.noEligibleDevice) }
             let camera = Camera(configuration: config, session: self, device: boundDevice, context: context)
             core.camera = camera
             camera.stream.deviceReadinessChanged(isReady(core))
@@ -189,7 +192,7 @@ public final class DeviceSession: Sendable {
         for action in actions {
             switch action {
             case .send(let message):
-                boundDevice.send(message)
+                boundDevice?.send(message)
             case .state(let state):
                 stateBroadcaster.publish(state)
             case .error(let error):
@@ -216,7 +219,7 @@ public final class DeviceSession: Sendable {
                 core.retiring.removeAll { $0.isStopped }
                 core.camera?.stream.linkLost()
             case .finish:
-                boundDevice.release(self)
+                boundDevice?.release(self)
                 stateBroadcaster.finish()
                 errorBroadcaster.finish()
             }
