@@ -27,7 +27,7 @@ public enum BridgeHelp {
                               sim                    built-in simulated glasses, in this process
                               unix:PATH              a glasses-sim or relay on a Unix socket
                               tcp:HOST:PORT          a glasses-sim or relay over TCP
-                              bt:ADDRESS[@CHANNEL]   glasses over Bluetooth RFCOMM (Linux with Bluetooth)
+                              bt:ADDRESS[@CHANNEL]   a relay or board speaking the link protocol over RFCOMM
                               file:PATH              a recording (.y4m, .mp4, .mkv), e.g. one made with --record
       --fps N               frames per second: 2, 7, 15, 24 or 30 (default: 24); vitals are measured
                             at 15, 24 and 30; 7 runs with a warning and is never stable; 2 carries
@@ -82,7 +82,7 @@ public enum BridgeHelp {
       glasses-bridge --device file:session.mkv --format csv -o vitals.csv
           replay a recording and save the vitals time series
       glasses-bridge --device bt:12:34:56:78:9A:BC@5 --metrics cardio
-          real glasses over Bluetooth, pulse and HRV only
+          a relay or board over Bluetooth RFCOMM (not Meta's glasses: they speak only to DAT on a phone)
       glasses-bridge devices
           what can be reached from here
 
