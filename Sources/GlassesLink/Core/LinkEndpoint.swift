@@ -54,7 +54,12 @@ final class LinkEndpoint: Sendable {
     private let state: Mutex<EndpointStateMachine>
     private let wireBox = Mutex<(any LinkWire)?>(nil)
     /// Host end, when gated: how many more video samples the consumer can take now (see ``gateVideoCredit(room:)``).
-    private let creditRoom = Mutex<(@Sendable () -> Int)?>(nil)
+    ///
+    /// Boxed in a class: a closure stored directly as a `Mutex`'s value is reabstracted on every `withLock`
+    /// round trip (its `inout` passes through the generic storage), so each read wrapped it in two more thunks —
+    /// two per delivered sample, a chain whose recursive release overflowed a worker thread's stack when the
+    /// endpoint was freed after about 40 minutes of streaming.
+    private let creditRoom = Mutex<CreditRoom?>(nil)
     /// The wire, kept for its statistics after the link closed.
     private let statisticsSource = Mutex<(any LinkWire)?>(nil)
 
@@ -110,7 +115,8 @@ final class LinkEndpoint: Sendable {
     /// Host end: from now on, grant video credit only while `room()` (the consumer's free places) allows, and owe
     /// the rest until ``videoRoomChanged()``. A slow consumer then makes the device drop late samples at the source.
     func gateVideoCredit(room: @escaping @Sendable () -> Int) {
-        creditRoom.withLock { $0 = room }
+        let box = CreditRoom(room)
+        creditRoom.withLock { $0 = box }
     }
 
     /// Host end, gated: the consumer took a sample (or otherwise made room); pays owed credit the room allows.
@@ -122,7 +128,7 @@ final class LinkEndpoint: Sendable {
 
     /// The consumer's room now, computed outside the state lock; nil when credit is not gated.
     private func currentCreditRoom() -> Int? {
-        creditRoom.withLock { $0 }.map { $0() }
+        creditRoom.withLock { $0 }?.room()
     }
 
     func send(_ frame: LinkFrame) {
@@ -208,6 +214,15 @@ final class LinkEndpoint: Sendable {
                 perform(actions)
             }
         }
+    }
+}
+
+/// The consumer's room function, kept by reference (see `LinkEndpoint.creditRoom`).
+final class CreditRoom: Sendable {
+    let room: @Sendable () -> Int
+
+    init(_ room: @escaping @Sendable () -> Int) {
+        self.room = room
     }
 }
 
