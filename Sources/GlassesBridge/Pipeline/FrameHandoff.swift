@@ -143,12 +143,6 @@ final class FrameHandoff: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Frames waiting now.
-    var waitingFrameCount: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return waitingFrames
-    }
 }
 
 /// The run's shared counters: frame accounting plus restart counts, behind one lock.
