@@ -36,6 +36,9 @@ let package = Package(
         // MARK: JSON (the leaf both readers of JSON build on: one value type with its writer, one parser with positions)
         .target(name: "GlassesJSON", swiftSettings: strictSettings),
 
+        // MARK: Reports (the SVG plot writer and the run report: pure text in, HTML out, no I/O of its own)
+        .target(name: "GlassesReport", dependencies: ["GlassesJSON"], swiftSettings: strictSettings),
+
         // MARK: Public contracts
         .target(name: "WearablesKit", dependencies: ["GlassesMedia"], swiftSettings: strictSettings),
         // The SmartSpectra contract without an engine, the embedded backend beside the engine, and the module apps
@@ -76,6 +79,7 @@ let package = Package(
             name: "GlassesBridgeCommand",
             dependencies: [
                 "GlassesBridge", "GlassesSimulator", "GlassesLink", "WearablesKit", "SmartSpectraInput", "CommandSupport",
+                "GlassesReport",
             ],
             swiftSettings: strictSettings
         ),
@@ -139,6 +143,7 @@ let package = Package(
             dependencies: ["GlassesBridgeCommand", "GlassesBridge", "CommandSupport", "SmartSpectraInput", "WearablesKit"]
         ),
         .testTarget(name: "CommandSupportTests", dependencies: ["CommandSupport"]),
+        .testTarget(name: "GlassesReportTests", dependencies: ["GlassesReport", "GlassesJSON"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -9,7 +9,9 @@ public enum BridgeCommand: Sendable, Hashable {
     case run(BridgeOptions)
     /// List the devices that can be reached (`glasses-bridge devices`).
     case devices(format: OutputFormat)
-    /// Print the help text (`--help`, `-h`, `help`); `topic` is `devices` for the subcommand's help.
+    /// Build an HTML report from a saved NDJSON run (`glasses-bridge report`).
+    case report(ReportOptions)
+    /// Print the help text (`--help`, `-h`, `help`); `topic` is `devices` or `report` for a subcommand's help.
     case help(topic: String?)
     /// Print the version (`--version`).
     case version
@@ -23,14 +25,17 @@ public enum BridgeCommand: Sendable, Hashable {
             case "devices":
                 parser.advance()
                 return try parseDevices(&parser)
+            case "report":
+                parser.advance()
+                return try parseReport(&parser)
             case "help":
                 parser.advance()
-                return .help(topic: parser.peek == "devices" ? "devices" : nil)
+                return .help(topic: ["devices", "report"].contains(parser.peek ?? "") ? parser.peek : nil)
             case "run":
                 parser.advance()
             default:
                 throw BridgeUsageError(
-                    "unknown command '\(first)'. Commands: devices, help; with no command glasses-bridge streams and measures."
+                    "unknown command '\(first)'. Commands: devices, report, help; with no command glasses-bridge streams and measures."
                 )
             }
         }

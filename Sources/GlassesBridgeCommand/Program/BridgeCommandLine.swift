@@ -22,7 +22,7 @@ public enum BridgeCommandLine {
         }
         switch command {
         case .help(let topic):
-            print(topic == "devices" ? BridgeHelp.devices : BridgeHelp.main)
+            print(topic == "devices" ? BridgeHelp.devices : topic == "report" ? BridgeHelp.report : BridgeHelp.main)
             return BridgeExitCode.success.rawValue
         case .version:
             print(BridgeHelp.version)
@@ -30,6 +30,8 @@ public enum BridgeCommandLine {
         case .devices(let format):
             print(DeviceDiscovery.listing(format: format), terminator: "")
             return BridgeExitCode.success.rawValue
+        case .report(let options):
+            return ReportCommand.run(options).rawValue
         case .run(let options):
             return await runBridge(options).rawValue
         }
