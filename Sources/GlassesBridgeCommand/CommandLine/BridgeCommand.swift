@@ -64,7 +64,7 @@ public enum BridgeCommand: Sendable, Hashable {
     static let runOptionNames = [
         "--device", "--fps", "--resolution", "--codec", "--pixel-format", "--transform", "--metrics", "--duration",
         "--realtime", "--no-realtime", "--sim-pulse", "--sim-breathing", "--sim-seed", "--sim-scenario", "--format",
-        "--output", "--record", "--video-out", "--quiet", "--verbose", "--help", "--version",
+        "--output", "--record", "--video-out", "--quiet", "--verbose", "--help", "--version", "--report", "--truth-out",
     ]
 
     private static func parseRun(_ parser: inout ArgumentCursor) throws(BridgeUsageError) -> BridgeCommand {
@@ -179,6 +179,14 @@ public enum BridgeCommand: Sendable, Hashable {
                 options.recordPath = try parser.path(for: name, inline: inline)
             case "--video-out":
                 options.videoOutPath = try parser.path(for: name, inline: inline)
+            case "--report":
+                options.reportPath = try parser.path(for: name, inline: inline)
+            case "--truth-out":
+                let path = try parser.path(for: name, inline: inline)
+                guard [".csv", ".ndjson"].contains(where: path.lowercased().hasSuffix) else {
+                    throw BridgeUsageError("--truth-out writes .csv or .ndjson (got '\(path)').")
+                }
+                options.truthOutPath = path
             default:
                 throw BridgeUsageError(unknownOptionMessage(name, known: runOptionNames, command: nil))
             }
@@ -239,9 +247,13 @@ public enum BridgeCommand: Sendable, Hashable {
                 throw BridgeUsageError("--record keeps what glasses send; with --device file:PATH the file is the record.")
             }
         }
-        let outputs = [options.outputPath, options.recordPath, options.videoOutPath].compactMap { $0 }
+        if options.truthOutPath != nil, !options.device.isSimulator {
+            throw BridgeUsageError("--truth-out exports the simulator's truth: it needs --device sim, not --device \(options.device).")
+        }
+        let outputs = [options.outputPath, options.recordPath, options.videoOutPath, options.reportPath, options.truthOutPath]
+            .compactMap { $0 }
         if Set(outputs).count != outputs.count {
-            throw BridgeUsageError("--output, --record and --video-out must name different files.")
+            throw BridgeUsageError("--output, --record, --video-out, --report and --truth-out must name different files.")
         }
     }
 

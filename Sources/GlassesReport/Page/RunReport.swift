@@ -127,14 +127,15 @@ public struct RunReport: Sendable {
         let samples = metric.series(in: run)
         var plot = SVGPlot(title: "\(metric.title)", xLabel: "time since the run began (s)", yLabel: "\(metric.title) (\(metric.unit))")
         plot.xRange = timeRange
-        plot.layers.append(.spans(Self.stableSpans(samples)))
+        plot.layers.append(.spans(Self.stableSpans(samples, end: timeRange.upperBound)))
         let band = samples.compactMap { sample -> BandPoint? in
             guard let confidence = sample.confidence, confidence.isFinite else { return nil }
             let half = Self.bandScale(metric) * (1 - min(max(confidence, 0), 100) / 100)
             return BandPoint(sample.t, low: sample.value - half, high: sample.value + half)
         }
         if !band.isEmpty { plot.layers.append(.band(label: "confidence band", color: .estimate, points: band)) }
-        plot.layers.append(.line(label: "estimate", color: .estimate, points: Self.withGaps(samples.map { ($0.t, $0.value) })))
+        let gap = max(3, 1.5 * Self.typicalInterval(samples.map(\.t)))
+        plot.layers.append(.line(label: "estimate", color: .estimate, points: Self.withGaps(samples.map { ($0.t, $0.value) }, maxGap: gap)))
         if let reference {
             let points = reference.samples.compactMap { sample in metric.value(of: sample).map { (sample.t, $0) } }
             if !points.isEmpty {
@@ -145,11 +146,13 @@ public struct RunReport: Sendable {
     }
 
     /// Spans of consecutive samples with the same `stable` flag.
-    static func stableSpans(_ samples: [VitalSample]) -> [PlotSpan] {
+    /// A flag holds until the next sample, at most `maxHold` seconds (the last one until `end`, as far).
+    static func stableSpans(_ samples: [VitalSample], end runEnd: Double, maxHold: Double = 15) -> [PlotSpan] {
         var spans: [PlotSpan] = []
         for (index, sample) in samples.enumerated() {
-            let end = index + 1 < samples.count ? samples[index + 1].t : sample.t + 1
-            if let last = spans.last, (last.color == .good) == sample.stable, abs(last.end - sample.t) < 3 {
+            let next = index + 1 < samples.count ? samples[index + 1].t : runEnd
+            let end = min(max(next, sample.t), sample.t + maxHold)
+            if let last = spans.last, (last.color == .good) == sample.stable, abs(last.end - sample.t) < 1e-6 {
                 spans[spans.count - 1].end = end
             } else {
                 spans.append(PlotSpan(start: sample.t, end: end, color: sample.stable ? .good : .caution,
@@ -157,6 +160,13 @@ public struct RunReport: Sendable {
             }
         }
         return spans
+    }
+
+    /// The median interval between consecutive times (1 when there are fewer than two).
+    static func typicalInterval(_ times: [Double]) -> Double {
+        guard times.count >= 2 else { return 1 }
+        let gaps = zip(times.dropFirst(), times).map { $0 - $1 }.sorted()
+        return gaps[gaps.count / 2]
     }
 
     /// Points with a break wherever consecutive times are more than 3 s apart.
@@ -319,6 +329,7 @@ public struct RunReport: Sendable {
     public func frameRatePlot() -> SVGPlot {
         var plot = SVGPlot(title: "Frames per second in and out", xLabel: "time since the run began (s)", yLabel: "frames per second")
         plot.xRange = timeRange
+        plot.yRange = 0...max(run.stats.map { max($0.fpsIn, $0.fpsOut) }.max() ?? 1, 1)
         plot.layers.append(.spans(run.states.enumerated().compactMap { index, change in
             guard change.state == "paused" || change.state == "waiting" else { return nil }
             return PlotSpan(start: change.t, end: index + 1 < run.states.count ? run.states[index + 1].t : timeRange.upperBound,

@@ -23,7 +23,19 @@ public struct NiceScale: Sendable, Hashable {
         self.step = step
         lower = (low / step).rounded(.down) * step
         upper = (high / step).rounded(.up) * step
+        firstTick = nil
     }
+
+    /// Keeps `low...high` as the axis' ends and puts nice ticks inside it (a time axis that ends where the run ends).
+    public init(exactLow low: Double, high: Double, ticks: Int = 5) {
+        let rounded = NiceScale(low: low, high: high, ticks: ticks)
+        step = rounded.step
+        (lower, upper) = low < high && low.isFinite && high.isFinite ? (low, high) : (rounded.lower, rounded.upper)
+        firstTick = (lower / step).rounded(.up) * step
+    }
+
+    /// The first tick (the lower end unless the scale keeps exact ends).
+    private var firstTick: Double?
 
     /// A nice number close to `raw`: 1, 2, 2.5 or 5 times a power of ten.
     public static func niceStep(_ raw: Double) -> Double {
@@ -40,7 +52,7 @@ public struct NiceScale: Sendable, Hashable {
         var result: [Double] = []
         var index = 0.0
         while true {
-            let value = lower + index * step
+            let value = (firstTick ?? lower) + index * step
             if value > upper + step * 1e-6 || result.count > 200 { break }
             result.append(abs(value) < step * 1e-9 ? 0 : value)
             index += 1

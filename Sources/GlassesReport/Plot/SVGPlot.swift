@@ -133,7 +133,7 @@ public struct SVGPlot: Sendable {
 
     private var left: Double { lanes == nil ? 58 : 130 }
     private let right = 16.0
-    private let top = 34.0
+    private var top: Double { legendFitsBesideTitle ? 34 : 52 }
     private var bottom: Double { categories == nil ? 44 : 64 }
     private var plotWidth: Double { max(width - left - right, 10) }
     private var plotHeight: Double { max(height - top - bottom, 10) }
@@ -169,7 +169,7 @@ public struct SVGPlot: Sendable {
         let xs = dataX(), ys = dataY()
         let x: NiceScale
         if let xRange {
-            x = NiceScale(low: xRange.lowerBound, high: xRange.upperBound, ticks: 7)
+            x = NiceScale(exactLow: xRange.lowerBound, high: xRange.upperBound, ticks: 7)
         } else {
             x = NiceScale(low: xs.min() ?? 0, high: xs.max() ?? 1, ticks: 7)
         }
@@ -304,8 +304,8 @@ public struct SVGPlot: Sendable {
         return out + "</svg>"
     }
 
-    /// The legend: one swatch per labelled layer (and per span label), right-aligned above the plot.
-    private func legend() -> String {
+    /// The legend's entries: label, colour, swatch kind.
+    private func legendEntries() -> [(String, PlotColor, String)] {
         var entries: [(String, PlotColor, String)] = []
         func add(_ label: String, _ color: PlotColor, _ kind: String) {
             if !label.isEmpty, !entries.contains(where: { $0.0 == label && $0.1 == color }) { entries.append((label, color, kind)) }
@@ -321,9 +321,26 @@ public struct SVGPlot: Sendable {
             case .horizontal: break
             }
         }
+        return entries
+    }
+
+    /// The legend's width in SVG units (an estimate from the labels' lengths).
+    private var legendWidth: Double {
+        legendEntries().reduce(0) { $0 + Double($1.0.count) * 6.2 + 28 }
+    }
+
+    /// Whether the legend fits on the title's line; else it gets a line of its own below the title.
+    private var legendFitsBesideTitle: Bool {
+        58 + Double(title.count) * 7.6 + 16 + legendWidth <= width - right
+    }
+
+    /// The legend: one swatch per labelled layer (and per span label), right-aligned above the plot.
+    private func legend() -> String {
+        let entries = legendEntries()
         guard !entries.isEmpty else { return "" }
         var x = width - right
-        var out = "<g class=\"legend\">"
+        let row = legendFitsBesideTitle ? 0.0 : 18
+        var out = "<g class=\"legend\"\(row > 0 ? " transform=\"translate(0 \(f(row)))\"" : "")>"
         for (label, color, kind) in entries.reversed() {
             let textWidth = Double(label.count) * 6.2
             x -= textWidth
