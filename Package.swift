@@ -143,7 +143,7 @@ let package = Package(
             dependencies: ["GlassesBridgeCommand", "GlassesBridge", "CommandSupport", "SmartSpectraInput", "WearablesKit"]
         ),
         .testTarget(name: "CommandSupportTests", dependencies: ["CommandSupport"]),
-        .testTarget(name: "GlassesReportTests", dependencies: ["GlassesReport", "GlassesJSON"]),
+        .testTarget(name: "GlassesReportTests", dependencies: ["GlassesReport"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

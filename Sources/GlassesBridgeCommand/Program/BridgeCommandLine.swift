@@ -50,6 +50,9 @@ public enum BridgeCommandLine {
         var context = OutputContext()
         context.verbosity = options.verbosity
         context.simulated = options.device.isSimulator
+        var realClock = options.realtime
+        if case .link = options.device { realClock = true }
+        if realClock { context.startedAt = Date() }  // references logged on the wall clock line up with it
         if case .file(let path) = options.device {
             context.isFile = true
             context.fileDuration = SourceFileInfo.durationSeconds(path: path)
@@ -68,7 +71,7 @@ public enum BridgeCommandLine {
         let filter = RunEventFilter(options: options) {
             stopper.withLock { $0 }?.requestStop(reason: BridgeFailure.Kind.outputFailed.rawValue)
         }
-        let report = RunReportRecorder(options: options)
+        let report = RunReportRecorder(options: options, startedAt: context.startedAt)
         let pipeline: BridgePipeline
         do {
             pipeline = try makePipeline(options, emit: { event, seconds in

@@ -21,10 +21,10 @@ final class RunReportRecorder: Sendable {
     private let options: BridgeOptions
 
     /// A recorder when the options ask for `--report` or `--truth-out`, else nil.
-    init?(options: BridgeOptions) {
+    init?(options: BridgeOptions, startedAt: Date?) {
         guard options.reportPath != nil || options.truthOutPath != nil else { return nil }
         self.options = options
-        let formatter = NDJSONEventFormatter(simulated: options.device.isSimulator)
+        let formatter = NDJSONEventFormatter(simulated: options.device.isSimulator, startedAt: startedAt)
         state = Mutex(State(formatter: formatter, lines: formatter.preamble))
     }
 
