@@ -108,7 +108,7 @@ let package = Package(
             name: "Benchmarks",
             dependencies: [
                 "GlassesVideo", "GlassesSimulator", "VitalsEngine", "SmartSpectraInput", "WearablesKit", "GlassesBridge",
-                "GlassesLink", "GlassesMedia",
+                "GlassesLink", "GlassesMedia", "GlassesReport",
             ],
             swiftSettings: strictSettings
         ),

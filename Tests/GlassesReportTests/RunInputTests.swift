@@ -116,5 +116,9 @@ struct RunInputTests {
         let exported = try #require(truth.samples.first { abs($0.t - 20) < 1e-9 })
         #expect(abs((exported.pulseRate ?? 0) - (stats.truth?.pulseRate ?? -1)) <= 0.05)
         #expect(abs((exported.breathingRate ?? 0) - (stats.truth?.breathingRate ?? -1)) <= 0.05)
+        // NDJSON leaves out what is not known yet: the first line has no pulse, later ones do.
+        let sparse = #"{"breathing":0.59,"instantPulseRate":75.6,"t":0}"# + "\n" + #"{"pulseRate":72.5,"hrvRmssd":30,"t":0.1}"#
+        let ndjson = try ReferenceReader.parse(sparse, name: "truth.ndjson", kind: .truth, runStart: nil, run: 0...1)
+        #expect(ndjson.samples.map(\.pulseRate) == [nil, 72.5] && ndjson.samples.last?.hrvRmssd == 30)
     }
 }

@@ -160,10 +160,12 @@ public enum ReferenceReader {
         _ text: String, name: String, kind: ReferenceSeries.Kind, runStart: Date?, run: ClosedRange<Double>?
     ) throws(ReportError) -> ReferenceSeries {
         let rows = try rows(text, name: name)
-        guard let (firstLine, firstRow) = rows.first else {
+        guard let firstLine = rows.first?.0 else {
             throw ReportError(.missingColumn, "\(name): no data rows.")
         }
-        let keys = firstRow.keys
+        // NDJSON leaves out what is unknown at an instant (a rate during warm-up): the columns are all rows' keys.
+        var keys = Set<String>()
+        for (_, row) in rows { keys.formUnion(row.keys) }
         guard let timeKey = timeKeys.first(where: keys.contains) else {
             throw ReportError(.missingColumn, "\(name):\(firstLine): no time column (one of t, time_s, time, seconds, elapsed, timestamp, datetime).",
                               line: firstLine)
@@ -180,7 +182,7 @@ public enum ReferenceReader {
         var wallClockOrigin: Double?
         for (line, row) in rows {
             func fail(_ text: String) -> ReportError { ReportError(.malformedInput, "\(name):\(line): \(text).", line: line) }
-            guard let timeCell = row[timeKey], !timeCell.isEmpty else { throw fail("no time") }
+            guard let timeCell = row[timeKey], !timeCell.isEmpty else { throw fail("no time (\(timeKey))") }
             var t: Double
             if let seconds = Double(timeCell), seconds.isFinite {
                 if seconds > 1e11 {  // Unix milliseconds
