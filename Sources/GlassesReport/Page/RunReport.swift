@@ -122,19 +122,23 @@ public struct RunReport: Sendable {
         }
     }
 
-    /// The plot of one metric: estimate, confidence band, stable spans, truth or reference.
+    /// The plot of one metric: estimate, confidence band, stable spans, pauses, truth or reference.
     public func vitalsPlot(_ metric: VitalMetric) -> SVGPlot {
         let samples = metric.series(in: run)
         var plot = SVGPlot(title: "\(metric.title)", xLabel: "time since the run began (s)", yLabel: "\(metric.title) (\(metric.unit))")
         plot.xRange = timeRange
-        plot.layers.append(.spans(Self.stableSpans(samples, end: timeRange.upperBound)))
-        let band = samples.compactMap { sample -> BandPoint? in
-            guard let confidence = sample.confidence, confidence.isFinite else { return nil }
+        // A gap longer than the series' own spacing (a pause, a reconnect, a fresh timeline) breaks line, band and spans.
+        let gap = max(3, 1.5 * Self.typicalInterval(samples.map(\.t)))
+        plot.layers.append(.spans(Self.stableSpans(samples, end: timeRange.upperBound, maxHold: gap)))
+        plot.layers.append(.spans(pauseSpans()))
+        var band: [BandPoint] = []
+        for (index, sample) in samples.enumerated() {
+            guard let confidence = sample.confidence, confidence.isFinite else { continue }
+            if index > 0, sample.t - samples[index - 1].t > gap { band.append(BandPoint(sample.t, low: .nan, high: .nan)) }
             let half = Self.bandScale(metric) * (1 - min(max(confidence, 0), 100) / 100)
-            return BandPoint(sample.t, low: sample.value - half, high: sample.value + half)
+            band.append(BandPoint(sample.t, low: sample.value - half, high: sample.value + half))
         }
         if !band.isEmpty { plot.layers.append(.band(label: "confidence band", color: .estimate, points: band)) }
-        let gap = max(3, 1.5 * Self.typicalInterval(samples.map(\.t)))
         plot.layers.append(.line(label: "estimate", color: .estimate, points: Self.withGaps(samples.map { ($0.t, $0.value) }, maxGap: gap)))
         if let reference {
             let points = reference.samples.compactMap { sample in metric.value(of: sample).map { (sample.t, $0) } }
@@ -143,6 +147,15 @@ public struct RunReport: Sendable {
             }
         }
         return plot
+    }
+
+    /// Spans of the stream's pauses and waits (paused, waiting for the glasses, reconnecting).
+    func pauseSpans() -> [PlotSpan] {
+        run.states.enumerated().compactMap { index, change in
+            guard ["paused", "waiting", "connecting"].contains(change.state) else { return nil }
+            let end = index + 1 < run.states.count ? run.states[index + 1].t : timeRange.upperBound
+            return PlotSpan(start: change.t, end: end, color: .neutral, label: change.state == "paused" ? "paused" : "waiting")
+        }.filter { $0.end > $0.start }
     }
 
     /// Spans of consecutive samples with the same `stable` flag.
@@ -189,7 +202,7 @@ public struct RunReport: Sendable {
             }
             let stable = samples.filter(\.stable).count
             out += HTMLPage.figure(vitalsPlot(metric), caption: "\(samples.count) values, \(stable) stable. Green background: stable; "
-                + "amber: not stable. The band widens as the engine's confidence falls (±\(f(Self.bandScale(metric))) \(metric.unit) at 0 %)."
+                + "amber: not stable; grey: paused or waiting. The band widens as the engine's confidence falls (±\(f(Self.bandScale(metric))) \(metric.unit) at 0 %)."
                 + (reference.map { " Dashed: \($0.kind.rawValue) (\($0.source))." } ?? ""))
         }
         return out
@@ -330,11 +343,7 @@ public struct RunReport: Sendable {
         var plot = SVGPlot(title: "Frames per second in and out", xLabel: "time since the run began (s)", yLabel: "frames per second")
         plot.xRange = timeRange
         plot.yRange = 0...max(run.stats.map { max($0.fpsIn, $0.fpsOut) }.max() ?? 1, 1)
-        plot.layers.append(.spans(run.states.enumerated().compactMap { index, change in
-            guard change.state == "paused" || change.state == "waiting" else { return nil }
-            return PlotSpan(start: change.t, end: index + 1 < run.states.count ? run.states[index + 1].t : timeRange.upperBound,
-                            color: .neutral, label: change.state)
-        }))
+        plot.layers.append(.spans(pauseSpans()))
         plot.layers.append(.line(label: "in", color: .estimate, points: Self.withGaps(run.stats.map { ($0.t, $0.fpsIn) })))
         plot.layers.append(.line(label: "out", color: .tertiary, points: Self.withGaps(run.stats.map { ($0.t, $0.fpsOut) }), dashed: true))
         for (key, label, color) in [("stallRestarts", "stall restart", PlotColor.bad), ("reconnects", "reconnect", .secondary),
