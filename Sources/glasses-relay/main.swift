@@ -44,7 +44,7 @@ Examples:
   glasses-relay --listen tcp:127.0.0.1:7200 &    glasses-bridge --device tcp:127.0.0.1:7200
 
 Exit codes: 0 done (duration reached, SIGINT or SIGTERM)   64 usage   65 malformed scenario
-            69 the address cannot be served
+            69 the address cannot be served, or the bridge refused the pairing
 """
 
 let version = "glasses-relay 0.1.0"
@@ -196,12 +196,18 @@ if let address = options.connect {
 } else {
     fail("give --connect or --listen")
 }
+let done = DispatchSemaphore(value: 0)
+let refused = Atomic<Bool>(false)
 let service = RelayService(client: client, clock: clock, mode: mode, notify: { notice in
     switch notice {
     case .hostConnected(let peer): log("bridge connected (\(peer))")
     case .hostLeft(let why): log("bridge left: \(why)")
     case .dialFailed(let why): log("cannot reach the bridge: \(why); trying again in 1 s")
     case .hostRefused(let peer): log("turned away a second bridge (\(peer)): one is served already")
+    case .refusedByHost(let why):
+        FileHandle.standardError.write(Data("glasses-relay: error: the bridge refused this relay: \(why)\n".utf8))
+        refused.store(true, ordering: .releasing)
+        done.signal()
     }
 })
 do throws(LinkError) { try service.start() } catch { fail(error.message, .deviceUnavailable) }
@@ -213,7 +219,6 @@ if let address = service.listeningAddress {
 
 // MARK: Status, end
 
-let done = DispatchSemaphore(value: 0)
 let trap = SignalTrap { name in
     log("glasses-relay: \(name), stopping")
     done.signal()
@@ -237,4 +242,4 @@ status.cancel()
 trap.cancel()
 service.stop()
 log("glasses-relay: \(service.hostCounts.served) bridge connection(s), \(client.counters.framesForwarded) frames relayed")
-exit(ExitCode.success.rawValue)
+exit(refused.load(ordering: .acquiring) ? ExitCode.deviceUnavailable.rawValue : ExitCode.success.rawValue)

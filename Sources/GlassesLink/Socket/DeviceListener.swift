@@ -7,7 +7,7 @@ import WearablesKit
 /// a hotspot, which can dial out but cannot be dialled.
 ///
 /// A dialing device opens with a `pair` frame (its protocol version and the pairing token); the listener reads that
-/// frame alone, within ``handshakeTimeout``, before anything else of the connection is read. A wrong or missing
+/// frame alone, within a handshake timeout (5 s by default), before anything else of the connection is read. A wrong or missing
 /// token, another first frame, or another protocol version is refused with a goodbye that says why, and nothing
 /// more is read. One device is served at a time: a second connection while one is open is refused as busy. Every
 /// refusal is counted (``statistics``) and reported through `onRefusal`.
@@ -64,8 +64,8 @@ public final class DeviceListener: Sendable {
 
     /// The address bound (with the port the kernel chose for `tcp:HOST:0`).
     public var address: LinkAddress { listener.address }
-    /// How long a dialing device has to send its `pair` frame.
-    public static let handshakeTimeout: Duration = .seconds(5)
+    /// How long a dialing device has to send its `pair` frame, by default.
+    public static let defaultHandshakeTimeout: Duration = .seconds(5)
 
     private let listener: LinkListener
     private let shared: Shared
@@ -87,14 +87,15 @@ public final class DeviceListener: Sendable {
         on address: LinkAddress,
         options: LinkListenerOptions = LinkListenerOptions(),
         initialCredit: Int = 8,
+        handshakeTimeout: Duration = defaultHandshakeTimeout,
         onRefusal: @escaping @Sendable (Refusal) -> Void = { _ in }
     ) throws(LinkError) -> DeviceListener {
         let shared = Shared()
         // Each accepted socket is paired on a thread of its own, so a silent peer cannot hold up the next one.
         let listener = try LinkListener.start(address, options: options, accept: { connection in
             let thread = Thread {
-                handshake(connection, options: options, initialCredit: initialCredit, shared: shared,
-                          onRefusal: onRefusal)
+                handshake(connection, options: options, initialCredit: initialCredit, timeout: handshakeTimeout,
+                          shared: shared, onRefusal: onRefusal)
             }
             thread.name = "glasses.link.pairing"
             thread.start()
@@ -129,7 +130,7 @@ public final class DeviceListener: Sendable {
             if shared.arrivals.wait(timeout: deadline) == .timedOut {
                 let refused = statistics.refused
                 let detail = refused == 0 ? "" : " (\(refused) connection\(refused == 1 ? " was" : "s were") refused)"
-                throw LinkError(.unavailable, "no device connected to \(address) within \(timeout)\(detail)")
+                throw LinkError(.unavailable, "no device connected to \(address) within \(Self.seconds(timeout))\(detail)")
             }
         }
     }
@@ -147,8 +148,8 @@ public final class DeviceListener: Sendable {
     }
 
     private static func handshake(
-        _ connection: SocketHandle, options: LinkListenerOptions, initialCredit: Int, shared: Shared,
-        onRefusal: @Sendable (Refusal) -> Void
+        _ connection: SocketHandle, options: LinkListenerOptions, initialCredit: Int, timeout: Duration,
+        shared: Shared, onRefusal: @Sendable (Refusal) -> Void
     ) {
         let peer = SocketCalls.peerDescription(connection)
         func refuse(_ error: LinkError, counting count: WritableKeyPath<Statistics, Int>) {
@@ -160,7 +161,7 @@ public final class DeviceListener: Sendable {
             onRefusal(Refusal(peer: peer, reason: error.message))
         }
         let frame: LinkFrame
-        switch readPairFrame(connection) {
+        switch readPairFrame(connection, timeout: timeout) {
         case .success(let read): frame = read
         case .failure(let error):
             refuse(error, counting: \.refusedProtocol)
@@ -214,13 +215,19 @@ public final class DeviceListener: Sendable {
         shared.arrivals.signal()
     }
 
-    /// Reads the first frame of a connection, header then body, within ``handshakeTimeout``.
-    private static func readPairFrame(_ connection: SocketHandle) -> Result<LinkFrame, LinkError> {
-        let deadline = ContinuousClock.now + handshakeTimeout
+    /// `2 s`, `0.5 s`: a duration as people write it.
+    static func seconds(_ duration: Duration) -> String {
+        let value = duration.inSeconds
+        return value == value.rounded() ? "\(Int64(value)) s" : String(format: "%.1f s", value)
+    }
+
+    /// Reads the first frame of a connection, header then body, within `timeout`.
+    private static func readPairFrame(_ connection: SocketHandle, timeout: Duration) -> Result<LinkFrame, LinkError> {
+        let deadline = ContinuousClock.now + timeout
         func describe(_ failure: SocketCalls.ExactReadFailure) -> LinkError {
             switch failure {
             case .closed: LinkError(.connectionLost, "the device closed the connection before pairing")
-            case .timedOut: LinkError(.incompatible, "pairing failed: no pair frame within \(handshakeTimeout)")
+            case .timedOut: LinkError(.incompatible, "pairing failed: no pair frame within \(seconds(timeout))")
             case .failed(let error): LinkError(.connectionLost, "reading the pair frame failed: \(error)")
             }
         }

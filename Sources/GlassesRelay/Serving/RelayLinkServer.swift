@@ -28,6 +28,7 @@ public final class RelayLinkServer: Sendable {
         var helloReceived = false
         var helloSent = false
         var closed = false
+        var closeReason: LinkError?
         var lastParameterSets: RelayParameterSets?
         var device: RelayDeviceInfo?
         var deviceState: RelayDeviceState?
@@ -56,6 +57,15 @@ public final class RelayLinkServer: Sendable {
 
     /// Whether the host's link has closed.
     public var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// Why the link closed, once it has.
+    public var closeReason: LinkError? { state.withLock { $0.closeReason } }
+
+    /// Whether the host turned the relay away before it said hello (a wrong token, another protocol version):
+    /// trying again would fail the same way.
+    public var wasRefused: Bool {
+        state.withLock { !$0.helloReceived && $0.closeReason?.code == .incompatible }
+    }
 
     /// Starts serving: takes the client's events and opens the link.
     public func open() {
@@ -108,7 +118,10 @@ public final class RelayLinkServer: Sendable {
 
     private func linkClosed(_ error: LinkError) {
         let first = state.withLock { state -> Bool in
-            defer { state.closed = true }
+            defer {
+                state.closed = true
+                state.closeReason = state.closeReason ?? error
+            }
             return !state.closed
         }
         guard first else { return }

@@ -26,6 +26,8 @@ public final class RelayService: Sendable {
         case dialFailed(String)
         /// A second host was turned away while one is served.
         case hostRefused(String)
+        /// The host refused this relay (wrong token, another protocol version); the relay stops dialing.
+        case refusedByHost(String)
     }
 
     private struct State {
@@ -98,7 +100,7 @@ public final class RelayService: Sendable {
     private func serve(_ raw: any HostLink, peer: String) {
         let link = wrapLink(raw)
         let server = RelayLinkServer(link: link, client: client, clock: clock) { [weak self] error in
-            self?.notify(.hostLeft(error.message))
+            if error.code != .incompatible { self?.notify(.hostLeft(error.message)) }
             self?.dialWake.signal()
         }
         let accepted = state.withLock { state -> Bool in
@@ -136,6 +138,11 @@ public final class RelayService: Sendable {
                 // Wait until this link closes (the server's onClose signals) or the service stops.
                 while let server = state.withLock({ $0.stopped ? nil : $0.server }), !server.isClosed {
                     _ = dialWake.wait(timeout: .now() + .seconds(1))
+                }
+                if let server = state.withLock({ $0.server }), server.wasRefused {
+                    state.withLock { $0.stopped = true }
+                    notify(.refusedByHost(server.closeReason?.message ?? "the bridge refused this relay"))
+                    return
                 }
             } catch {
                 notify(.dialFailed(error.message))
