@@ -145,7 +145,7 @@ let package = Package(
             name: "GlassesBridgeTests",
             dependencies: [
                 "GlassesBridge", "GlassesBridgeCommand", "GlassesSimulator", "WearablesKit", "SmartSpectraInput",
-                "GlassesLink", "GlassesVideo", "GlassesMedia",
+                "GlassesLink", "GlassesVideo", "GlassesMedia", "GlassesRelay",
             ]
         ),
         .testTarget(
