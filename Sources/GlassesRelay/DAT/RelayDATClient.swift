@@ -453,7 +453,22 @@ public final class RelayDATClient: Sendable {
             return true
         }
         guard current else { return }
-        emit(.fault(name: Self.caseName(error), message: error.localizedDescription))
+        emit(.fault(name: Self.faultName(error), message: error.localizedDescription))
+    }
+
+    /// `StreamError`'s case name, spelled out: its `description` may be a message (WearablesKit's is), so the
+    /// name is not read from it. If-chains rather than a switch, so the same code compiles against a resilient
+    /// DAT enum (which would need `@unknown default`) and WearablesKit's (where that default is dead code).
+    static func faultName(_ error: StreamError) -> String {
+        if case .deviceNotFound = error { return "deviceNotFound" }
+        if case .deviceNotConnected = error { return "deviceNotConnected" }
+        let named: [(StreamError, String)] = [
+            (.internalError, "internalError"), (.timeout, "timeout"), (.videoStreamingError, "videoStreamingError"),
+            (.audioStreamingError, "audioStreamingError"), (.permissionDenied, "permissionDenied"),
+            (.hingesClosed, "hingesClosed"), (.thermalHot, "thermalHot"), (.batteryLow, "batteryLow"),
+            (.peakPowerLimit, "peakPowerLimit"), (.photoCaptureFailed, "photoCaptureFailed"),
+        ]
+        return named.first { $0.0 == error }?.1 ?? "internalError"
     }
 
     private func capturePhoto(format name: String, requestID: UInt32) {
@@ -500,7 +515,8 @@ public final class RelayDATClient: Sendable {
         return StreamConfiguration(videoCodec: codec, resolution: resolution, frameRate: settings.frameRate)
     }
 
-    /// A DAT value's case name, without associated values (`deviceNotFound("id")` → `deviceNotFound`).
+    /// A payload-free DAT enum value's case name (`connected`, `rayBanMeta`), as `String(describing:)` gives it
+    /// for enums without a custom description; associated values are cut off.
     static func caseName(_ value: Any) -> String {
         let text = String(describing: value)
         return String(text.prefix { $0 != "(" })

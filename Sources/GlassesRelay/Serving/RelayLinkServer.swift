@@ -222,7 +222,10 @@ public final class RelayLinkServer: Sendable {
         send(.hello(DeviceInfo(
             identifier: device.identifier, name: device.name, uuid: device.uuid,
             deviceType: DeviceType(rawValue: device.deviceType) ?? .unknown,
-            firmwareVersion: "unknown (through a DAT relay)")))
+            firmwareVersion: "unknown (through a DAT relay)",
+            // DAT 1.0 does not say what a device supports; everything its API accepts is offered, and the glasses
+            // refuse what they cannot do (a photo format, say) through DAT's own errors.
+            supportedPhotoFormats: [.heic, .jpeg])))
         send(.deviceState(deviceState.map(Self.deviceState) ?? DeviceState()))
     }
 
