@@ -150,7 +150,9 @@ let package = Package(
         ),
         .testTarget(
             name: "GlassesBridgeCommandTests",
-            dependencies: ["GlassesBridgeCommand", "GlassesBridge", "CommandSupport", "SmartSpectraInput", "WearablesKit"]
+            dependencies: [
+                "GlassesBridgeCommand", "GlassesBridge", "CommandSupport", "SmartSpectraInput", "WearablesKit", "GlassesLink",
+            ]
         ),
         .testTarget(name: "CommandSupportTests", dependencies: ["CommandSupport"]),
         .testTarget(
