@@ -51,7 +51,10 @@ public enum BridgeCommandLine {
         context.verbosity = options.verbosity
         context.simulated = options.device.isSimulator
         var realClock = options.realtime
-        if case .link = options.device { realClock = true }
+        switch options.device {
+        case .link, .listening: realClock = true
+        case .simulator, .file: break
+        }
         if realClock { context.startedAt = Date() }  // references logged on the wall clock line up with it
         if case .file(let path) = options.device {
             context.isFile = true
@@ -72,9 +75,9 @@ public enum BridgeCommandLine {
             stopper.withLock { $0 }?.requestStop(reason: BridgeFailure.Kind.outputFailed.rawValue)
         }
         let report = RunReportRecorder(options: options, startedAt: context.startedAt)
-        let pipeline: BridgePipeline
+        let prepared: PreparedRun
         do {
-            pipeline = try makePipeline(options, emit: { event, seconds in
+            prepared = try makePipeline(options, emit: { event, seconds in
                 for shown in filter.process(event, at: seconds) {
                     sink.write(shown, at: seconds)
                     report?.record(shown, at: seconds)
@@ -84,6 +87,8 @@ public enum BridgeCommandLine {
             printError("glasses-bridge: \(error.message)")
             return error.exitCode
         }
+        let pipeline = prepared.pipeline
+        defer { prepared.teardown() }
         stopper.withLock { $0 = pipeline }
         if case .file = options.device {} else if let warning = FrameRateTable.warning(frameRate: options.frameRate, metrics: options.metrics) {
             sink.write(.warning(warning), at: 0)
@@ -120,7 +125,8 @@ public enum BridgeCommandLine {
     public static func makePipeline(
         _ options: BridgeOptions, emit: @escaping @Sendable (BridgeEvent, Double) -> Void,
         simulator: (SimulatedGlasses) -> Void = { _ in }
-    ) throws(BridgeFailure) -> BridgePipeline {
+    ) throws(BridgeFailure) -> PreparedRun {
+        var teardown: @Sendable () -> Void = {}
         var settings = try BridgeSettings(options: options)
         let engine = EmbeddedVitalsBackend()
         if let refusal = options.metrics.unproducedMessage(produced: engine.producedMetrics, engine: engine.name) {
@@ -162,11 +168,45 @@ public enum BridgeCommandLine {
         case .link(let address):
             let scheduler = DispatchEventScheduler(label: "glasses-bridge.clock")
             clock = .realTime(scheduler)
+            let connection = LinkConnectionOptions(
+                scheduler: scheduler, pairingToken: options.token, connectTimeout: options.effectiveConnectTimeout)
             source = .glasses(options.device.description) {
                 do {
-                    return try LinkConnector.connect(to: address, options: LinkConnectionOptions(scheduler: scheduler))
+                    return try LinkConnector.connect(to: address, options: connection)
                 } catch {
                     throw BridgeFailure(.deviceUnavailable, "Cannot reach the glasses at \(options.device): \(Self.words(error))")
+                }
+            }
+        case .listening(let address):
+            let scheduler = DispatchEventScheduler(label: "glasses-bridge.clock")
+            clock = .realTime(scheduler)
+            let listener: DeviceListener
+            do {
+                listener = try DeviceListener.listen(
+                    on: address,
+                    options: LinkListenerOptions(
+                        scheduler: scheduler, allowRemote: !address.isLoopback, pairingToken: options.token)
+                ) { refusal in
+                    emit(.warning("\(refusal)"), 0)
+                }
+            } catch {
+                throw BridgeFailure(.deviceUnavailable, "Cannot listen on \(address): \(error.message)")
+            }
+            let timeout = options.effectiveConnectTimeout
+            source = .glasses("listening on \(listener.address)") {
+                do throws(LinkError) {
+                    return try listener.waitForDevice(timeout: timeout)
+                } catch {
+                    throw BridgeFailure(
+                        .deviceUnavailable,
+                        "\(error.message). Check that the relay runs, dials \(listener.address) (glasses-relay --connect \(listener.address)), and presents the same token.")
+                }
+            }
+            teardown = {
+                listener.stop()
+                let counts = listener.statistics
+                if counts.refused > 0 {
+                    printError("glasses-bridge: the listener on \(listener.address) refused \(counts.refused) connection(s): pairing \(counts.refusedPairing), busy \(counts.refusedBusy), protocol \(counts.refusedProtocol).")
                 }
             }
         case .file(let path):
@@ -176,7 +216,16 @@ public enum BridgeCommandLine {
             clock = options.realtime ? .realTime(DispatchEventScheduler(label: "glasses-bridge.clock")) : .virtual(ManualScheduler())
             source = .file(path)
         }
-        return BridgePipeline(settings: settings, source: source, clock: clock, emit: emit)
+        return PreparedRun(pipeline: BridgePipeline(settings: settings, source: source, clock: clock, emit: emit),
+                           teardown: teardown)
+    }
+
+    /// A pipeline ready to run, and what to release once it has run (a listening socket).
+    public struct PreparedRun: Sendable {
+        /// The pipeline.
+        public let pipeline: BridgePipeline
+        /// Call once the run ended.
+        public let teardown: @Sendable () -> Void
     }
 
     /// A typed error in the user's terms: its `message` (or `LocalizedError` description), never its type name.
