@@ -62,8 +62,9 @@ public struct ErrorStatistics: Sendable, Hashable {
     public static func pairs(
         _ metric: VitalMetric, run: RunRecord, reference: ReferenceSeries, stableOnly: Bool = true
     ) -> [ComparedPair] {
-        metric.series(in: run).compactMap { sample in
-            guard !stableOnly || sample.stable, let value = reference.value(metric, at: sample.t) else { return nil }
+        let points = reference.points(metric)
+        return metric.series(in: run).compactMap { sample in
+            guard !stableOnly || sample.stable, let value = ReferenceSeries.interpolate(points, at: sample.t) else { return nil }
             return ComparedPair(t: sample.t, estimate: sample.value, reference: value)
         }
     }

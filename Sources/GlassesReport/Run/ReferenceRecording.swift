@@ -62,7 +62,17 @@ public struct ReferenceSeries: Sendable, Hashable {
 
     /// The value of `metric` at `t`, interpolated between neighbours no more than `maxGap` seconds apart.
     public func value(_ metric: VitalMetric, at t: Double, maxGap: Double = 5) -> Double? {
-        let points = samples.compactMap { sample in metric.value(of: sample).map { (sample.t, $0) } }
+        Self.interpolate(points(metric), at: t, maxGap: maxGap)
+    }
+
+    /// The (time, value) points of `metric`, in time order.
+    public func points(_ metric: VitalMetric) -> [(Double, Double)] {
+        samples.compactMap { sample in metric.value(of: sample).map { (sample.t, $0) } }
+    }
+
+    /// Linear interpolation in time-ordered points between neighbours no more than `maxGap` apart; within half a
+    /// second of either end the end's value; nil elsewhere.
+    public static func interpolate(_ points: [(Double, Double)], at t: Double, maxGap: Double = 5) -> Double? {
         guard let first = points.first, let last = points.last, t >= first.0 - 0.5, t <= last.0 + 0.5 else { return nil }
         var lo = 0, hi = points.count - 1
         while hi - lo > 1 {
