@@ -27,7 +27,8 @@ enum Pages {
 
     static func all() throws -> [(String, String)] {
         [("simulated", try simulated().1), ("replay-reference", try replayWithReference().1), ("faults", try faults().1),
-         ("empty", try empty().1)]
+         ("empty", try empty().1),
+         ("benchmark", BenchmarkReport.html(BenchmarkFixture.all[2], all: BenchmarkFixture.all, generator: "test"))]
     }
 }
 
