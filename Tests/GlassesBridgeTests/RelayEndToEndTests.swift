@@ -213,29 +213,33 @@ struct RelayEndToEndTests {
     @Test("tap pause, fold, relay restart, glasses link loss: survived with the accounting identity intact",
           arguments: [RelayRig.Direction.bridgeDials, .relayDials])
     func survivesDeviceBehaviourAndARelayRestart(direction: RelayRig.Direction) async throws {
-        let rig = try RelayRig(direction, seconds: 50)
+        let rig = try RelayRig(direction, seconds: 60)
         defer { rig.stop() }
         let glasses = rig.glasses
         rig.at(4) { glasses.tap() }
         rig.at(7) { glasses.tap() }
         rig.at(10) { glasses.fold() }
         rig.at(12) { glasses.unfold() }
-        rig.at(20) { rig.stopRelay() }
-        rig.at(21) { try? rig.startRelay() }
+        // Far enough apart that each recovery is done (or in its backoff, which grows while recoveries fail) before
+        // the next fault: the relay waits 2 s between sessions, the bridge backs off 2, 4, 8 s.
+        rig.at(26) { rig.stopRelay() }
+        rig.at(27) { try? rig.startRelay() }
         // The glasses drop off the phone's Bluetooth and come back within a second, before the bridge's first
         // reconnect (its backoff is at least 2 s): in virtual time a bridge blocked waiting for a relay that waits
         // for its glasses would stop the clock the glasses need to come back.
-        rig.at(34) { glasses.inject(.linkLoss) }
-        rig.at(35) { rig.kit.reconnect(glasses) }
+        rig.at(43) { glasses.inject(.linkLoss) }
+        rig.at(44) { rig.kit.reconnect(glasses) }
         let result = await rig.pipeline.run()
         let stats = result.summary.stats
         #expect(result.exitCode == .success, "\(String(describing: result.summary.failure)); notices \(rig.events.notices)")
         #expect(stats.accounting.isBalanced)
         #expect(rig.events.phases.contains(.paused), "phases \(rig.events.phases)")
         #expect(stats.reconnects >= 1, "notices \(rig.events.notices)")
-        #expect(rig.events.submitted(by: 33.5) > rig.events.submitted(by: 26) + 24 * 5,
+        #expect(rig.events.submitted(by: 25.5) > rig.events.submitted(by: 13) + 24 * 3,
+                "no stream after the fold: phases \(rig.events.phases), notices \(rig.events.notices)")
+        #expect(rig.events.submitted(by: 42.5) > rig.events.submitted(by: 27) + 24 * 3,
                 "no stream after the relay restart: phases \(rig.events.phases), notices \(rig.events.notices)")
-        #expect(rig.events.submitted(by: 49.5) > rig.events.submitted(by: 40) + 24 * 5,
+        #expect(rig.events.submitted(by: 59.5) > rig.events.submitted(by: 44) + 24 * 3,
                 "no stream after the glasses came back: phases \(rig.events.phases), notices \(rig.events.notices)")
     }
 }
