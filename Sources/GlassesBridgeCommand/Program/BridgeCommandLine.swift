@@ -267,7 +267,7 @@ enum DeviceDiscovery {
                                  message: "paired Bluetooth device \(paired.name)   --device bt:\(paired.address)"))
         }
         entries.append(Entry(type: "sockets", device: nil, name: "sockets", available: true,
-                             message: "a glasses-sim or relay: --device unix:PATH or --device tcp:HOST:PORT"))
+                             message: "a glasses-sim or relay: --device unix:PATH or --device tcp:HOST:PORT; a relay that dials in (real glasses through a phone): --listen tcp:HOST:PORT"))
         return entries
     }
 
