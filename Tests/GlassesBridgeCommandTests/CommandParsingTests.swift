@@ -165,7 +165,12 @@ struct ReportParsingTests {
             return
         }
         #expect(options.inputPath == "run.ndjson" && options.referencePath == "strap.csv" && options.outputPath == "run.html")
-        #expect(options.runStart == ISO8601DateFormatter().date(from: "2026-12-01T10:00:00Z"))
+        #expect(options.runStart == ISO8601DateFormatter().date(from: "2026-12-01T10:00:00Z") && options.tracesAt == nil)
+        if case .report(let windowed) = try BridgeCommand.parse(["report", "r.ndjson", "-o", "r.html", "--traces-at=45"]) {
+            #expect(windowed.tracesAt == 45)
+        } else {
+            Issue.record("--traces-at did not parse")
+        }
         #expect(try BridgeCommand.parse(["help", "report"]) == .help(topic: "report"))
         #expect(try BridgeCommand.parse(["report", "--help"]) == .help(topic: "report"))
         guard case .run(let run) = try BridgeCommand.parse(["--report", "a.html", "--truth-out", "t.ndjson"]) else {
@@ -175,6 +180,7 @@ struct ReportParsingTests {
         #expect(run.reportPath == "a.html" && run.truthOutPath == "t.ndjson")
         for bad in [["report", "-o", "x.html"], ["report", "a.ndjson"], ["report", "a.ndjson", "-o", "a.ndjson"],
                     ["report", "a.ndjson", "-o", "x.html", "--run-start", "yesterday"], ["--truth-out", "t.txt"],
+                    ["report", "a.ndjson", "-o", "x.html", "--traces-at", "-3"],
                     ["--report", "same.out", "--output", "same.out"], ["--device", "file:x.mkv", "--truth-out", "t.csv"]] {
             #expect(throws: BridgeUsageError.self, "\(bad)") { try BridgeCommand.parse(bad) }
         }

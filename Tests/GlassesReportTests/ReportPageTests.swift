@@ -74,6 +74,14 @@ struct ReportPageTests {
         #expect(html.contains("Bland–Altman: pulse, estimate vs truth"))
         #expect(html.contains("Pulse wave, the last 12 s") && html.contains("Breathing trace, the last 40 s"))
         #expect(html.contains("Latency: not measured"))
+        // A chosen window: the pulse wave from 18 to 30 s holds exactly the trace samples of those seconds.
+        var context = ReportContext()
+        context.tracesEnd = 30
+        let windowed = RunReport(run: report.run, context: context).html()
+        #expect(windowed.contains("Pulse wave, 18 to 30 s") && windowed.contains("Breathing trace, 0 to 30 s"))
+        let inWindow = report.run.pulseTrace.filter { $0.t >= 18 && $0.t <= 30 }.count
+        let wave = windowed.components(separatedBy: "<title>Pulse wave, 18 to 30 s</title>").dropFirst().first ?? ""
+        #expect(Self.vertices(wave.components(separatedBy: "</svg>").first ?? "", class: "line estimate").count == inWindow)
         #expect(html.contains("Simulated Glasses (rayBanMeta, firmware sim-1.0)"))
     }
 

@@ -12,6 +12,8 @@ public struct ReportOptions: Sendable, Hashable {
     public var referencePath: String?
     /// The wall-clock time the run began (`--run-start`), for references with wall-clock times.
     public var runStart: Date?
+    /// Where the trace windows end, in seconds of the run (`--traces-at`); nil: the run's last seconds.
+    public var tracesAt: Double?
     /// Where the page goes (`--output`, `-o`).
     public var outputPath = ""
 
@@ -21,7 +23,7 @@ public struct ReportOptions: Sendable, Hashable {
 
 extension BridgeCommand {
     /// Every option of `glasses-bridge report`, for suggestions.
-    static let reportOptionNames = ["--truth", "--reference", "--run-start", "--output", "--help"]
+    static let reportOptionNames = ["--truth", "--reference", "--run-start", "--traces-at", "--output", "--help"]
 
     /// Parses `glasses-bridge report RUN.ndjson [--truth FILE | --reference FILE] -o PAGE.html`.
     static func parseReport(_ parser: inout ArgumentCursor) throws(BridgeUsageError) -> BridgeCommand {
@@ -41,6 +43,12 @@ extension BridgeCommand {
                     throw BridgeUsageError("invalid --run-start '\(value)': give an ISO 8601 time with its zone, e.g. 2026-12-01T17:46:23Z.")
                 }
                 options.runStart = date
+            case "--traces-at":
+                let value = try parser.value(for: name, inline: inline)
+                guard let seconds = Double(value), seconds.isFinite, seconds > 0 else {
+                    throw BridgeUsageError("invalid --traces-at '\(value)': give the second of the run the trace windows end at, e.g. 45.")
+                }
+                options.tracesAt = seconds
             case "--output", "-o": output = try parser.path(for: name, inline: inline)
             default:
                 throw BridgeUsageError(unknownOptionMessage(name, known: reportOptionNames, command: "report"))
@@ -78,7 +86,7 @@ extension BridgeHelp {
     A simulated run carries its own truth (the stats lines' truth); --truth or --reference replaces it.
 
     USAGE
-      glasses-bridge report RUN.ndjson [--truth FILE | --reference FILE] -o PAGE.html
+      glasses-bridge report RUN.ndjson [--truth FILE | --reference FILE] [--traces-at S] -o PAGE.html
 
     OPTIONS
       --truth FILE          the simulator's truth: glasses-bridge --truth-out or glasses-sim --truth
@@ -89,6 +97,8 @@ extension BridgeHelp {
                             the columns are listed in docs/REPORT.md
       --run-start TIME      when the run began (ISO 8601 with zone), for wall-clock references when the
                             run's start line has no startedAt
+      --traces-at SECONDS   end the pulse-wave (12 s) and breathing (40 s) windows there (default: the
+                            run's last seconds)
       --output PAGE, -o     where to write the page (.html)
 
     EXAMPLES

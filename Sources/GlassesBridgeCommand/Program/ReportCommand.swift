@@ -18,6 +18,7 @@ enum ReportCommand {
             var context = ReportContext()
             context.input = options.inputPath
             context.generator = BridgeHelp.version + " report"
+            context.tracesEnd = options.tracesAt
             let html = RunReport(run: run, reference: reference, context: context).html()
             return write(html, to: options.outputPath, flag: "-o")
         } catch {

@@ -14,6 +14,8 @@ public struct ReportContext: Sendable {
     public var pulseWindow = 12.0
     /// Seconds of breathing trace shown.
     public var breathingWindow = 40.0
+    /// Where the trace windows end, in seconds of the run; nil shows the run's last seconds.
+    public var tracesEnd: Double?
 
     /// Creates the defaults.
     public init() {}
@@ -210,33 +212,39 @@ public struct RunReport: Sendable {
 
     // MARK: Traces
 
-    /// The trace samples of the last `seconds` of a trace.
-    static func window(_ trace: [TraceSample], seconds: Double) -> [TraceSample] {
-        guard let last = trace.last?.t else { return [] }
-        return trace.filter { $0.t >= last - seconds }
+    /// The trace samples of the `seconds` before `end` (the trace's last sample when nil).
+    static func window(_ trace: [TraceSample], seconds: Double, end: Double? = nil) -> [TraceSample] {
+        guard let last = end ?? trace.last?.t else { return [] }
+        return trace.filter { $0.t >= last - seconds && $0.t <= last }
+    }
+
+    private func windowTitle(_ seconds: Double) -> String {
+        context.tracesEnd.map { "\(f(max(0, $0 - seconds))) to \(f($0)) s" } ?? "the last \(f(seconds)) s"
     }
 
     private func traceFigures() -> String {
         var out = ""
-        let pulse = Self.window(run.pulseTrace, seconds: context.pulseWindow)
+        let pulse = Self.window(run.pulseTrace, seconds: context.pulseWindow, end: context.tracesEnd)
         if pulse.count >= 2 {
-            var plot = SVGPlot(title: "Pulse wave, the last \(f(context.pulseWindow)) s", xLabel: "time since the run began (s)",
+            var plot = SVGPlot(title: "Pulse wave, \(windowTitle(context.pulseWindow))", xLabel: "time since the run began (s)",
                                yLabel: "pulse wave (a.u.)")
             plot.height = 200
             plot.layers.append(.line(label: "pulse wave", color: .estimate, points: Self.withGaps(pulse.map { ($0.t, $0.value) }, maxGap: 1)))
             out += HTMLPage.figure(plot, caption: "cardio.arterialPressureTrace from the metrics lines, one sample per frame with a face.")
         } else {
-            out += HTMLPage.note("No pulse wave in this run's metrics lines.")
+            out += HTMLPage.note(context.tracesEnd == nil ? "No pulse wave in this run's metrics lines."
+                : "No pulse wave in the window chosen (--traces-at).")
         }
-        let breathing = Self.window(run.breathingTrace, seconds: context.breathingWindow)
+        let breathing = Self.window(run.breathingTrace, seconds: context.breathingWindow, end: context.tracesEnd)
         if breathing.count >= 2 {
-            var plot = SVGPlot(title: "Breathing trace, the last \(f(context.breathingWindow)) s", xLabel: "time since the run began (s)",
+            var plot = SVGPlot(title: "Breathing trace, \(windowTitle(context.breathingWindow))", xLabel: "time since the run began (s)",
                                yLabel: "chest motion (a.u.)")
             plot.height = 200
             plot.layers.append(.line(label: "breathing", color: .tertiary, points: Self.withGaps(breathing.map { ($0.t, $0.value) }, maxGap: 1)))
             out += HTMLPage.figure(plot, caption: "breathing.upperTrace from the metrics lines.")
         } else {
-            out += HTMLPage.note("No breathing trace in this run's metrics lines.")
+            out += HTMLPage.note(context.tracesEnd == nil ? "No breathing trace in this run's metrics lines."
+                : "No breathing trace in the window chosen (--traces-at).")
         }
         return out
     }
