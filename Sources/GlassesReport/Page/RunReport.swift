@@ -281,7 +281,7 @@ public struct RunReport: Sendable {
                  Self.number(s.bias, 2), Self.number(s.standardDeviation, 2), Self.percent(s.withinThree), Self.percent(s.withinFive),
                  "\(Self.number(s.lowerLimit, 2)) to \(Self.number(s.upperLimit, 2))"]
             })
-        for (metric, s) in stats where metric != .hrvRmssd {
+        for (metric, s) in stats where s.count >= 3 {
             let pairs = ErrorStatistics.pairs(metric, run: run, reference: reference)
             out += HTMLPage.figure(Self.blandAltman(metric, pairs: pairs, statistics: s, against: reference.kind.rawValue),
                                    caption: "\(s.count) pairs; bias and limits of agreement (bias ± 1.96 SD).")
