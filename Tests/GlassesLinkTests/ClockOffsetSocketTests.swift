@@ -95,3 +95,30 @@ struct ClockOffsetSocketTests {
         #expect(timings().last == SampleTiming(captureUs: 2_000_000 - 12_500, sentUs: 2_000_000, receivedUs: 2_000_000))
     }
 }
+
+@Suite("Sample timing in process")
+struct InProcessTimingTests {
+    @Test("one scheduler for both ends: samples arrive stamped on the host clock from the first, with no heartbeats")
+    func stampedAtOnce() {
+        let scheduler = ManualScheduler()
+        let (host, device) = InProcessLink.makePair(scheduler: scheduler, liveness: .disabled)
+        let hostEvents = EventRecorder<DeviceLinkEvent>()
+        host.open(eventHandler: hostEvents.handler)
+        device.open(eventHandler: { _ in })
+        scheduler.advance(by: .milliseconds(1_500))
+        let sent = (device as? any LinkClockReading)?.linkClockUs ?? -1
+        #expect(sent == 1_500_000)
+        var sample = Fixtures.sample(0)
+        sample.timing = SampleTiming(captureUs: sent - 40_000, sentUs: sent)
+        device.send(.videoSample(sample))
+        device.send(.videoSample(Fixtures.sample(1)))
+        scheduler.advance(by: .milliseconds(3))
+        scheduler.runUntilIdle()
+        let timings = hostEvents.all.compactMap { event -> SampleTiming?? in
+            if case .message(.videoSample(let sample)) = event { return .some(sample.timing) }
+            return nil
+        }
+        // Delivered on the scheduler's next turn at 1.5 s: received then (the 3 ms advance came after).
+        #expect(timings == [SampleTiming(captureUs: 1_460_000, sentUs: 1_500_000, receivedUs: 1_500_000), nil])
+    }
+}

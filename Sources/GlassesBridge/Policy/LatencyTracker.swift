@@ -40,7 +40,7 @@ public struct LatencySummary: Sendable, Hashable {
 ///
 /// Values below 128 µs have a bucket each; above, each power of two is split into 64 buckets, so a bucket is at
 /// most 1/64 of its lower bound wide and a percentile (the bucket's midpoint, kept within the smallest and largest
-/// value seen) is within 0.8 % of the true one. Values up to ``LatencyTracker/maximumPlausibleUs`` are held.
+/// value seen; the smallest or largest itself when the rank is the first or last) is within 0.8 % of the true one. Values up to ``LatencyTracker/maximumPlausibleUs`` are held.
 struct LatencyHistogram: Sendable, Hashable {
     static let exactBuckets = 128
     static let bucketsPerOctave = 64
@@ -83,6 +83,9 @@ struct LatencyHistogram: Sendable, Hashable {
     func percentile(_ quantile: Double) -> UInt64? {
         guard count > 0 else { return nil }
         let rank = max(1, UInt64((quantile * Double(count)).rounded(.up)))
+        // The extremes are known exactly.
+        if rank >= count { return maximum }
+        if rank == 1 { return minimum }
         var seen: UInt64 = 0
         for (index, bucketCount) in counts.enumerated() where bucketCount > 0 {
             seen &+= bucketCount
