@@ -122,6 +122,15 @@ enum DeviceMessagesFuzz {
         .deviceHeartbeat, .goodbye,
     ]
 
+    /// Messages the stream's sample counters may count: samples, and codec configurations (one it refuses, such as
+    /// an unreadable SPS, counts as malformed).
+    static func isCounted(_ message: DeviceMessage) -> Bool {
+        switch message {
+        case .videoSample, .codecConfiguration: true
+        default: false
+        }
+    }
+
     static let configurations: [StreamConfiguration] = [
         StreamConfiguration(), StreamConfiguration(videoCodec: .hvc1, resolution: .medium, frameRate: 30),
         StreamConfiguration(videoCodec: .raw, resolution: .low, frameRate: 15),
@@ -149,18 +158,25 @@ enum DeviceMessagesFuzz {
                 VideoSample(
                     presentationTimeUs: pts, isKeyframe: true,
                     format: .nv12(width: width, height: height, lumaBytesPerRow: stride, chromaBytesPerRow: stride),
-                    payload: Data(count: stride * height + stride * height / 2)))
+                    payload: Data(count: stride * height + stride * height / 2),
+                    // As a host end delivers it once the clocks are related (received set): becomes FrameTiming.
+                    timing: SampleTiming(captureUs: pts &- 40_000, sentUs: pts &- 5_000, receivedUs: pts)))
         case 7:
             return .videoSample(
                 VideoSample(
                     presentationTimeUs: pts, isKeyframe: true, format: .hevc,
-                    payload: Data([0, 0, 0, 3, 0x26, 0x01, 0xAF, 0, 0, 0, 2, 0x02, 0x01])))
+                    payload: Data([0, 0, 0, 3, 0x26, 0x01, 0xAF, 0, 0, 0, 2, 0x02, 0x01]),
+                    // Not yet on the host's clock (received nil): the frame must carry no timing.
+                    timing: SampleTiming(captureUs: pts, sentUs: pts)))
         case 8: return .permission(.camera, .granted, requestID: 1)
         case 9: return .photo(PhotoData(data: Data([0xFF, 0xD8, 0xFF, 0xD9]), format: .jpeg), requestID: 1)
         case 10: return .stream(.paused)
         case 11: return .stream(.stopped)
         case 12: return .session(.ended(reason: "doffed"))
-        case 13: return .heartbeat(sequence: UInt32(truncatingIfNeeded: max(0, pts / 1000)), droppedFrames: 0)
+        case 13:
+            return .heartbeat(
+                sequence: UInt32(truncatingIfNeeded: max(0, pts / 1000)), droppedFrames: 0,
+                clock: ClockEcho(echoHostClockUs: pts, receivedUs: pts &+ 1, sentUs: pts &+ 2))
         case 14: return .fault(.thermalHot, message: "hot")
         default: return .deviceState(DeviceState(batteryLevel: 3))
         }
@@ -192,6 +208,9 @@ enum DeviceMessagesFuzz {
                     let frames = self.frames
                     tokens.append(added.stream.videoFramePublisher.listen { frame in
                         if let image = frame.rawImage { _ = image.width &* image.height }
+                        // Only host-clock timing (received set) becomes a frame's: decoded bodies never have it, and
+                        // the canned HEVC sample's is still on the device's clock; only the canned raw sample's is.
+                        DeviceMessagesFuzz.check(frame.timing == nil || !frame.isCompressed, "unmapped timing on a frame")
                         _ = frames.add()
                     })
                     tokens.append(added.stream.errorPublisher.listen { error in _ = error.localizedDescription })
@@ -249,7 +268,7 @@ enum DeviceMessagesFuzz {
                 guard let frame = try? MessageBodies.decode(type, &reader) else { continue }
                 switch frame {
                 case .device(let message):
-                    if case .videoSample = message { samplesSent += 1 }
+                    if Self.isCounted(message) { samplesSent += 1 }
                     device.deliver(.message(message))
                 case .goodbye(let error): device.deliver(.closed(error))
                 case .host: check(false, "a device type decoded as a host message")
@@ -273,7 +292,7 @@ enum DeviceMessagesFuzz {
             default:
                 let pts = Int64(scheduler.now / .microseconds(1))
                 let message = canned(Int(op & 0x0F), configuration: configuration, pts: pts, info: info)
-                if case .videoSample = message { samplesSent += 1 }
+                if Self.isCounted(message) { samplesSent += 1 }
                 device.deliver(.message(message))
             }
             scheduler.inner.runUntilIdle()
@@ -335,7 +354,9 @@ enum DeviceMessagesFuzz {
             .videoSample(
                 VideoSample(
                     presentationTimeUs: 33_333, isKeyframe: true, format: .hevc,
-                    payload: Data([0, 0, 0, 3, 0x26, 0x01, 0xAF, 0, 0, 0, 2, 0x02, 0x01]))))
+                    payload: Data([0, 0, 0, 3, 0x26, 0x01, 0xAF, 0, 0, 0, 2, 0x02, 0x01]),
+                    // The latency field on the wire (decoded without a host receive time).
+                    timing: SampleTiming(captureUs: 30_000, sentUs: 33_000))))
         let seeds: [(String, [UInt8])] = [
             ("decoded-walkthrough", [0x10] + hello + session + streaming + sample + [0x45] + sample + [0x84, 0x86, 0x87]),
             ("decoded-photo", [0x10] + hello + session + streaming + [0x85] + (try op(.photo(PhotoData(data: Data([0xFF, 0xD8]), format: .jpeg), requestID: 1))) + [0x50]),
