@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "GlassesSimulator", targets: ["GlassesSimulator"]),
         .executable(name: "glasses-bridge", targets: ["glasses-bridge"]),
         .executable(name: "glasses-sim", targets: ["glasses-sim"]),
+        .executable(name: "glasses-relay", targets: ["glasses-relay"]),
+        .library(name: "GlassesRelay", targets: ["GlassesRelay"]),
     ],
     targets: [
         // MARK: C libraries (system-library targets; shims for macros live in the headers)
@@ -85,6 +87,18 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // MARK: The relay: DAT on one side, the link protocol on the other (a phone's relay; glasses-relay on Linux)
+        .target(
+            name: "GlassesRelay",
+            dependencies: ["WearablesKit", "GlassesLink", "GlassesMedia"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "glasses-relay",
+            dependencies: ["GlassesRelay", "GlassesSimulator", "GlassesLink", "WearablesKit", "CommandSupport"],
+            swiftSettings: strictSettings
+        ),
+
         // MARK: The simulated glasses
         .target(
             name: "GlassesSimulator",
@@ -131,14 +145,24 @@ let package = Package(
             name: "GlassesBridgeTests",
             dependencies: [
                 "GlassesBridge", "GlassesBridgeCommand", "GlassesSimulator", "WearablesKit", "SmartSpectraInput",
-                "GlassesLink", "GlassesVideo", "GlassesMedia",
+                "GlassesLink", "GlassesVideo", "GlassesMedia", "GlassesRelay",
             ]
         ),
         .testTarget(
             name: "GlassesBridgeCommandTests",
-            dependencies: ["GlassesBridgeCommand", "GlassesBridge", "CommandSupport", "SmartSpectraInput", "WearablesKit"]
+            dependencies: [
+                "GlassesBridgeCommand", "GlassesBridge", "CommandSupport", "SmartSpectraInput", "WearablesKit", "GlassesLink",
+            ]
         ),
         .testTarget(name: "CommandSupportTests", dependencies: ["CommandSupport"]),
+        .testTarget(
+            name: "GlassesRelayTests",
+            dependencies: [
+                "GlassesRelay", "GlassesSimulator", "GlassesLink", "WearablesKit", "GlassesBridge", "GlassesBridgeCommand",
+                "GlassesMedia",
+            ],
+            exclude: ["DATSurface"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

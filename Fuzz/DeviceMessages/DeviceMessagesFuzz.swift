@@ -272,6 +272,7 @@ enum DeviceMessagesFuzz {
                     device.deliver(.message(message))
                 case .goodbye(let error): device.deliver(.closed(error))
                 case .host: check(false, "a device type decoded as a host message")
+                case .pair: check(false, "a device type decoded as a pair frame")
                 }
             case 0x40...0x7F:
                 // Time passes: up to 63² × 10 ms ≈ 40 s.

@@ -65,15 +65,17 @@ public enum BridgeCommandLine {
         let filter = RunEventFilter(options: options) {
             stopper.withLock { $0 }?.requestStop(reason: BridgeFailure.Kind.outputFailed.rawValue)
         }
-        let pipeline: BridgePipeline
+        let prepared: PreparedRun
         do {
-            pipeline = try makePipeline(options) { event, seconds in
+            prepared = try makePipeline(options) { event, seconds in
                 for shown in filter.process(event, at: seconds) { sink.write(shown, at: seconds) }
             }
         } catch {
             printError("glasses-bridge: \(error.message)")
             return error.exitCode
         }
+        let pipeline = prepared.pipeline
+        defer { prepared.teardown() }
         stopper.withLock { $0 = pipeline }
         if case .file = options.device {} else if let warning = FrameRateTable.warning(frameRate: options.frameRate, metrics: options.metrics) {
             sink.write(.warning(warning), at: 0)
@@ -103,7 +105,8 @@ public enum BridgeCommandLine {
     /// - Throws: ``BridgeFailure`` when the source cannot be set up (for example an unreadable scenario).
     public static func makePipeline(
         _ options: BridgeOptions, emit: @escaping @Sendable (BridgeEvent, Double) -> Void
-    ) throws(BridgeFailure) -> BridgePipeline {
+    ) throws(BridgeFailure) -> PreparedRun {
+        var teardown: @Sendable () -> Void = {}
         var settings = try BridgeSettings(options: options)
         let engine = EmbeddedVitalsBackend()
         if let refusal = options.metrics.unproducedMessage(produced: engine.producedMetrics, engine: engine.name) {
@@ -143,11 +146,45 @@ public enum BridgeCommandLine {
         case .link(let address):
             let scheduler = DispatchEventScheduler(label: "glasses-bridge.clock")
             clock = .realTime(scheduler)
+            let connection = LinkConnectionOptions(
+                scheduler: scheduler, pairingToken: options.token, connectTimeout: options.effectiveConnectTimeout)
             source = .glasses(options.device.description) {
                 do {
-                    return try LinkConnector.connect(to: address, options: LinkConnectionOptions(scheduler: scheduler))
+                    return try LinkConnector.connect(to: address, options: connection)
                 } catch {
                     throw BridgeFailure(.deviceUnavailable, "Cannot reach the glasses at \(options.device): \(Self.words(error))")
+                }
+            }
+        case .listening(let address):
+            let scheduler = DispatchEventScheduler(label: "glasses-bridge.clock")
+            clock = .realTime(scheduler)
+            let listener: DeviceListener
+            do {
+                listener = try DeviceListener.listen(
+                    on: address,
+                    options: LinkListenerOptions(
+                        scheduler: scheduler, allowRemote: !address.isLoopback, pairingToken: options.token)
+                ) { refusal in
+                    emit(.warning("\(refusal)"), 0)
+                }
+            } catch {
+                throw BridgeFailure(.deviceUnavailable, "Cannot listen on \(address): \(error.message)")
+            }
+            let timeout = options.effectiveConnectTimeout
+            source = .glasses("listening on \(listener.address)") {
+                do throws(LinkError) {
+                    return try listener.waitForDevice(timeout: timeout)
+                } catch {
+                    throw BridgeFailure(
+                        .deviceUnavailable,
+                        "\(error.message). Check that the relay runs, dials \(listener.address) (glasses-relay --connect \(listener.address)), and presents the same token.")
+                }
+            }
+            teardown = {
+                listener.stop()
+                let counts = listener.statistics
+                if counts.refused > 0 {
+                    printError("glasses-bridge: the listener on \(listener.address) refused \(counts.refused) connection(s): pairing \(counts.refusedPairing), busy \(counts.refusedBusy), protocol \(counts.refusedProtocol).")
                 }
             }
         case .file(let path):
@@ -157,7 +194,16 @@ public enum BridgeCommandLine {
             clock = options.realtime ? .realTime(DispatchEventScheduler(label: "glasses-bridge.clock")) : .virtual(ManualScheduler())
             source = .file(path)
         }
-        return BridgePipeline(settings: settings, source: source, clock: clock, emit: emit)
+        return PreparedRun(pipeline: BridgePipeline(settings: settings, source: source, clock: clock, emit: emit),
+                           teardown: teardown)
+    }
+
+    /// A pipeline ready to run, and what to release once it has run (a listening socket).
+    public struct PreparedRun: Sendable {
+        /// The pipeline.
+        public let pipeline: BridgePipeline
+        /// Call once the run ended.
+        public let teardown: @Sendable () -> Void
     }
 
     /// A typed error in the user's terms: its `message` (or `LocalizedError` description), never its type name.
@@ -199,7 +245,7 @@ enum DeviceDiscovery {
                                  message: "paired Bluetooth device \(paired.name)   --device bt:\(paired.address)"))
         }
         entries.append(Entry(type: "sockets", device: nil, name: "sockets", available: true,
-                             message: "a glasses-sim or relay: --device unix:PATH or --device tcp:HOST:PORT"))
+                             message: "a glasses-sim or relay: --device unix:PATH or --device tcp:HOST:PORT; a relay that dials in (real glasses through a phone): --listen tcp:HOST:PORT"))
         return entries
     }
 
