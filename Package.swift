@@ -122,7 +122,7 @@ let package = Package(
             name: "Benchmarks",
             dependencies: [
                 "GlassesVideo", "GlassesSimulator", "VitalsEngine", "SmartSpectraInput", "WearablesKit", "GlassesBridge",
-                "GlassesLink", "GlassesMedia", "GlassesReport",
+                "GlassesLink", "GlassesMedia", "GlassesRelay", "GlassesReport",
             ],
             swiftSettings: strictSettings
         ),
