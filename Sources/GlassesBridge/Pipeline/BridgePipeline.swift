@@ -211,6 +211,8 @@ public final class BridgePipeline: Sendable {
             outputFormat: settings.pixelFormat == .bgra ? .bgra32 : .nv12VideoRange,
             frameRate: settings.streamConfiguration.frameRate, videoOutPath: settings.videoOutPath,
             engineQueueLimit: settings.engineQueueLimit,
+            // The link's host end is opened on this scheduler too, so frame timing and this clock are one clock.
+            hostClockUs: { scheduler.now.wholeMicroseconds },
             notice: { [weak self] message in self?.emit(.notice(message)) },
             fatal: { [weak self] failure in self?.fail(failure) }
         ))
@@ -333,6 +335,7 @@ public final class BridgePipeline: Sendable {
             state.lastStats = (now, stats.accounting.received, stats.accounting.submitted)
         }
         fillRestartCounts(&stats)
+        stats.latency = counters.takeIntervalLatency()
         let vitals = tracker.withLock { $0.latest }
         emit(.stats(stats, vitals: vitals, truth: source.truth?(10)))
     }
@@ -465,6 +468,7 @@ public final class BridgePipeline: Sendable {
             run.withLock { $0.failure = noFrames }
         }
         fillRestartCounts(&stats)
+        stats.latency = counters.runLatency
         var summary = BridgeSummary()
         summary.vitals = tracker.withLock { $0.lastStable }
         summary.truth = source.truth?(30)

@@ -29,7 +29,9 @@ public final class InProcessLink: Sendable {
             scheduler.schedule(after: .zero, work)
         }
         hostEndpoint = LinkEndpoint(
-            configuration: EndpointConfiguration(role: .host, initialCredit: initialCredit, liveness: liveness),
+            // One scheduler for both ends: sample times need no clock exchange (the offset is 0).
+            configuration: EndpointConfiguration(
+                role: .host, initialCredit: initialCredit, liveness: liveness, sharedClock: true),
             scheduler: scheduler,
             deliver: deliver
         )

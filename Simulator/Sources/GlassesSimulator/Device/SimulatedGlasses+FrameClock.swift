@@ -107,12 +107,29 @@ extension SimulatedGlasses {
         guard let link, !messages.isEmpty else { return }
         for m in messages { observer?(m) }
         let outgoing = messages
+        let scheduler = self.scheduler
         if delay <= .zero {
-            for m in outgoing { link.send(m) }
+            for m in outgoing { link.send(Self.stamped(m, renderedAt: now, glassesNow: scheduler.now, link: link)) }
         } else {
             // Weakly: a pending delayed send must not keep the link (and through it the scheduler) alive.
-            scheduler.schedule(after: delay) { [weak link] in for m in outgoing { link?.send(m) } }
+            scheduler.schedule(after: delay) { [weak link] in
+                guard let link else { return }
+                for m in outgoing { link.send(Self.stamped(m, renderedAt: now, glassesNow: scheduler.now, link: link)) }
+            }
         }
+    }
+
+    /// `message` with its sample timing on the link's clock (what the host end measures latency on): sent now, and
+    /// captured as long ago as the glasses' own clock says the frame was rendered. A link that cannot read its
+    /// clock gets no timing (the host then reports latency as not measured, never across unrelated clocks).
+    static func stamped(
+        _ message: DeviceMessage, renderedAt: Duration, glassesNow: Duration, link: any HostLink
+    ) -> DeviceMessage {
+        guard case .videoSample(var sample) = message, let clock = link as? any LinkClockReading else { return message }
+        let sentUs = clock.linkClockUs
+        let ageUs = max(0, (glassesNow - renderedAt).wholeMicroseconds)
+        sample.timing = SampleTiming(captureUs: sentUs.subtractingReportingOverflow(ageUs).partialValue, sentUs: sentUs)
+        return .videoSample(sample)
     }
 
     func render(feed: CameraFeed, feedScene: SimulatedScene?, time: Double, width: Int, height: Int) -> RawVideoImage {
