@@ -70,7 +70,9 @@ let package = Package(
         .target(name: "CommandSupport", swiftSettings: strictSettings),
         .target(
             name: "GlassesBridge",
-            dependencies: ["WearablesKit", "GlassesLink", "GlassesVideo", "SmartSpectraInput", "GlassesMedia", "CommandSupport"],
+            dependencies: [
+                "WearablesKit", "GlassesLink", "GlassesVideo", "SmartSpectraInput", "GlassesMedia", "CommandSupport", "GlassesJSON",
+            ],
             swiftSettings: strictSettings
         ),
         // The command: parsing, help, the program run, scenario loading and the simulator wiring.

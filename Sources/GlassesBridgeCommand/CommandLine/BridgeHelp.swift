@@ -19,6 +19,8 @@ public enum BridgeHelp {
       glasses-bridge [options]            stream and measure until Ctrl-C, --duration or end of file
       glasses-bridge devices [--format text|ndjson]
                                           list the devices that can be reached
+      glasses-bridge check --device DEVICE|--listen ADDR [--plan FILE] [--junit PATH]
+                                          run the hardware-in-the-loop checks (check --help)
       glasses-bridge help | --help        this text
       glasses-bridge --version            the version
 

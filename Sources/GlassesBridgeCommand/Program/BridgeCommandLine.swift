@@ -22,7 +22,7 @@ public enum BridgeCommandLine {
         }
         switch command {
         case .help(let topic):
-            print(topic == "devices" ? BridgeHelp.devices : BridgeHelp.main)
+            print(topic == "devices" ? BridgeHelp.devices : topic == "check" ? CheckHelp.text : BridgeHelp.main)
             return BridgeExitCode.success.rawValue
         case .version:
             print(BridgeHelp.version)
@@ -32,6 +32,8 @@ public enum BridgeCommandLine {
             return BridgeExitCode.success.rawValue
         case .run(let options):
             return await runBridge(options).rawValue
+        case .check(let options):
+            return await CheckProgram.run(options)
         }
     }
 

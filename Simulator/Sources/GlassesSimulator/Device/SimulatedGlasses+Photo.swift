@@ -17,6 +17,14 @@ extension SimulatedGlasses {
             (s.feed, s.feedScene, s.core.currentConfiguration != nil)
         }
         guard stillWanted else { return }
+        let dropped = state.withLock { s -> Bool in
+            defer { s.faults.dropNextPhoto = false }
+            return s.faults.dropNextPhoto
+        }
+        if dropped {
+            log("photo withheld (dropPhoto fault)")
+            return
+        }
         let w = Int(options.photoSize.width), h = Int(options.photoSize.height)
         let image: RawVideoImage
         if case .videoFile(let file) = feed {
