@@ -148,7 +148,8 @@ let package = Package(
             dependencies: [
                 "GlassesBridge", "GlassesBridgeCommand", "GlassesSimulator", "WearablesKit", "SmartSpectraInput",
                 "GlassesLink", "GlassesVideo", "GlassesMedia", "GlassesRelay",
-            ]
+            ],
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "GlassesBridgeCommandTests",
