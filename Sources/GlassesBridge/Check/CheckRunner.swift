@@ -98,7 +98,7 @@ public final class CheckRunner: Sendable {
     /// `script` runs once, at the first frame, with the arrival time (lifecycle steps); `done` ends the run early.
     private func drive(
         _ configuration: StreamConfiguration, seconds: Double, stopAfterWindow: Bool = true,
-        script: (@Sendable (_ firstFrame: Double, _ pipeline: BridgePipeline) -> Void)? = nil,
+        script: (@Sendable (_ firstFrame: Double, _ pipeline: BridgePipeline, _ lastArrival: @escaping @Sendable () -> Double) -> Void)? = nil,
         backend: (any ProcessingBackend)? = nil
     ) async -> StreamObservation {
         let observation = Mutex(StreamObservation())
@@ -130,7 +130,8 @@ public final class CheckRunner: Sendable {
                 return state.frames[0].arrival
             }
             if let script, !scripted.exchange(true, ordering: .relaxed), let pipeline = pipelineBox.withLock({ $0 }) {
-                scheduler.schedule(after: .zero) { script(first, pipeline) }
+                let lastArrival: @Sendable () -> Double = { observation.withLock { $0.frames.last?.arrival ?? 0 } }
+                scheduler.schedule(after: .zero) { script(first, pipeline, lastArrival) }
             }
             if stopAfterWindow, time - first >= window, !stopping.exchange(true, ordering: .relaxed) {
                 scheduler.schedule(after: .zero) { pipelineBox.withLock { $0 }?.requestStop(reason: "duration") }
@@ -194,52 +195,67 @@ public final class CheckRunner: Sendable {
         let scheduler = target.clock.scheduler
         let origin = scheduler.now
         let now: @Sendable () -> Double = { (scheduler.now - origin).inSeconds }
-        let doneAt = Mutex<Double?>(nil)
-        let lossDelay = doPause ? 4.0 + t.resumeWithinSeconds : 2.0
-        let script: @Sendable (Double, BridgePipeline) -> Void = { _, pipeline in
-            let finish: @Sendable () -> Void = {
-                scheduler.schedule(after: .seconds(2)) { pipeline.requestStop(reason: "duration") }
+        // Each step runs when the one before it is done: pause, resume (once frames flow again, or the bound has
+        // passed) the link loss, and the end once frames are back after the loss (or the bound has passed).
+        let script: @Sendable (Double, BridgePipeline, @escaping @Sendable () -> Double) -> Void = { _, pipeline, lastArrival in
+            @Sendable func after(_ seconds: Double, _ body: @escaping @Sendable () -> Void) {
+                scheduler.schedule(after: .milliseconds(Int64(seconds * 1000)), body)
             }
-            let loss: @Sendable () -> Void = {
-                guard doLoss else { finish(); return }
-                if let loseLink = control.loseLink {
-                    marks.withLock { $0.lossAt = now() }
-                    loseLink()
-                    scheduler.schedule(after: .milliseconds(Int64((t.reconnectWithinSeconds + 1) * 1000))) { finish() }
+            @Sendable func poll(_ timeout: Double, _ condition: @escaping @Sendable () -> Bool, then: @escaping @Sendable () -> Void) {
+                let deadline = now() + timeout
+                @Sendable func step() {
+                    if condition() || now() >= deadline { then() } else { after(0.1, step) }
+                }
+                step()
+            }
+            /// Performs a step (drives the device, or asks the operator on a thread of its own) and then continues.
+            @Sendable func perform(_ drive: (@Sendable () -> Void)?, ask prompt: String, mark: @escaping @Sendable (inout LifecycleMarks, Double?) -> Void,
+                                   then: @escaping @Sendable (Bool) -> Void) {
+                if let drive {
+                    marks.withLock { mark(&$0, now()) }
+                    drive()
+                    then(true)
                 } else if let ask = control.ask {
                     Thread.detachNewThread {
-                        let ok = ask("Interrupt the link now (stop the relay or its Wi-Fi for a few seconds, then bring it back); press Enter once it is back.")
-                        marks.withLock { ok ? ($0.lossAt = now()) : $0.declined.append("link loss") }
-                        scheduler.schedule(after: .milliseconds(Int64((t.reconnectWithinSeconds + 1) * 1000))) { finish() }
+                        let done = ask(prompt)
+                        scheduler.schedule(after: .zero) {
+                            marks.withLock { mark(&$0, done ? now() : nil) }
+                            then(done)
+                        }
                     }
+                } else {
+                    then(false)
+                }
+            }
+            let finish: @Sendable () -> Void = { after(1) { pipeline.requestStop(reason: "duration") } }
+            let loss: @Sendable () -> Void = {
+                guard doLoss else { finish(); return }
+                perform(control.loseLink,
+                        ask: "Interrupt the link now (stop the relay or its network for a few seconds, then bring it back); press Enter once it is back.",
+                        mark: { m, time in if let time { m.lossAt = time } else { m.declined.append("link loss") } }) { done in
+                    guard done, let lossAt = marks.withLock({ $0.lossAt }) else { finish(); return }
+                    poll(t.reconnectWithinSeconds + 0.5, { lastArrival() > lossAt + 0.05 }, then: finish)
                 }
             }
             guard doPause else {
-                scheduler.schedule(after: .seconds(2)) { loss() }
+                after(1) { loss() }
                 return
             }
-            if let tap = control.tap {
-                scheduler.schedule(after: .seconds(2)) {
-                    marks.withLock { $0.pauseAt = now() }
-                    tap()
-                }
-                scheduler.schedule(after: .seconds(4)) {
-                    marks.withLock { $0.resumeAt = now() }
-                    tap()
-                }
-                scheduler.schedule(after: .milliseconds(Int64(lossDelay * 1000))) { loss() }
-            } else if let ask = control.ask {
-                Thread.detachNewThread {
-                    let paused = ask("Tap the glasses once to pause the stream; press Enter when it is paused.")
-                    marks.withLock { paused ? ($0.pauseAt = now()) : $0.declined.append("pause") }
-                    let resumed = paused && ask("Tap the glasses again to resume; press Enter when done.")
-                    marks.withLock { resumed ? ($0.resumeAt = now()) : () }
-                    scheduler.schedule(after: .seconds(Int64(t.resumeWithinSeconds.rounded(.up)) + 1)) { loss() }
+            after(1) {
+                perform(control.tap, ask: "Tap the glasses once to pause the stream; press Enter when it is paused.",
+                        mark: { m, time in if let time { m.pauseAt = time } else { m.declined.append("pause") } }) { paused in
+                    guard paused else { loss(); return }
+                    after(2) {
+                        perform(control.tap, ask: "Tap the glasses again to resume; press Enter when done.",
+                                mark: { m, time in if let time { m.resumeAt = time } else { m.declined.append("pause") } }) { resumed in
+                            guard resumed, let resumeAt = marks.withLock({ $0.resumeAt }) else { loss(); return }
+                            poll(t.resumeWithinSeconds, { lastArrival() > resumeAt }) { after(0.5) { loss() } }
+                        }
+                    }
                 }
             }
-            _ = doneAt
         }
-        let limit = t.streamingWithinSeconds + lossDelay + t.reconnectWithinSeconds + 4 + (control.tap == nil ? 600 : 0)
+        let limit = t.streamingWithinSeconds + 4 + t.resumeWithinSeconds + t.reconnectWithinSeconds + 4 + (control.tap == nil ? 600 : 0)
         let observation = await drive(plan.lifecycleStream, seconds: limit, stopAfterWindow: false, script: script)
         let m = marks.withLock { $0 }
         let frames = observation.frames.map(\.arrival)
@@ -248,7 +264,7 @@ public final class CheckRunner: Sendable {
                 record(.skipped(group, "pause and resume", "the operator declined the pause step"))
             } else if let pauseAt = m.pauseAt, let resumeAt = m.resumeAt {
                 let pausedSeen = observation.firstTime(of: .paused, after: pauseAt) != nil
-                let resumed = frames.first { $0 > resumeAt }.map { $0 - resumeAt }
+                let resumed = frames.first { $0 > resumeAt && $0 < (m.lossAt ?? .infinity) }.map { $0 - resumeAt }
                 let within = pausedSeen && (resumed.map { $0 <= t.resumeWithinSeconds } ?? false)
                 let measured = (pausedSeen ? "paused, " : "never paused, ")
                     + (resumed.map { "frames again \(format($0, digits: 2)) s after the resume" } ?? "no frame after the resume")
