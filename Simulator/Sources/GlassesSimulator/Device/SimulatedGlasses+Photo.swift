@@ -22,7 +22,12 @@ extension SimulatedGlasses {
             return s.faults.dropNextPhoto
         }
         if dropped {
+            // Video resumes as after a delivered photo; only the photo itself is never sent.
             log("photo withheld (dropPhoto fault)")
+            let actions = state.withLock { s in
+                Array(s.core.photoDelivered(PhotoData(data: Data(), format: .jpeg), requestID: requestID).dropFirst())
+            }
+            perform(actions)
             return
         }
         let w = Int(options.photoSize.width), h = Int(options.photoSize.height)
