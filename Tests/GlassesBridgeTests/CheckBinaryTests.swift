@@ -9,8 +9,9 @@ struct CheckBinaryTests {
     /// A plan short enough for the default suite: the link and one stream configuration (the photo is left to the
     /// in-process tests: glasses-sim's JPEG encoder, in a debug build, takes longer than WearablesKit's 10 s capture
     /// timeout for a 720×1280 photo on a busy machine, and starves the frame clock meanwhile). Its timing bounds are
-    /// wide on purpose: this run proves the socket path, the token, the exit codes and the JUnit file, on a debug
-    /// build sharing its cores with the rest of the suite; the bounds themselves are held by the in-process tests.
+    /// wide on purpose: the suite runs these real-time processes in parallel with CPU-heavy tests, so a debug
+    /// glasses-sim may render a frame a second. This run proves the socket path, the token, the link's own checks,
+    /// the exit codes and the JUnit file; the timing bounds are held by the in-process tests in virtual time.
     static let shortPlan = """
     {
       "name": "ci-short",
@@ -18,8 +19,7 @@ struct CheckBinaryTests {
       "streams": [{"codec": "raw", "resolution": "low", "fps": 15}],
       "lifecycleStream": {"codec": "raw", "resolution": "low", "fps": 15},
       "durations": {"warmUp": 1, "measure": 3},
-      "tolerances": {"frameRatePercent": 80, "jitterMs": 500, "maxGapSeconds": 3, "latencyP50Ms": 3000, "latencyP99Ms": 8000,
-                     "latencyMaxMs": 10000, "photoWithinSeconds": 30, "videoResumesWithinSeconds": 10}
+      "tolerances": {"streamingWithinSeconds": 60, "frameRatePercent": 99, "jitterMs": 5000, "maxGapSeconds": 20, "latencyP50Ms": 60000, "latencyP99Ms": 60000, "latencyMaxMs": 60000, "helloWithinSeconds": 30, "heartbeatRoundTripMs": 5000}
     }
     """
 
@@ -91,7 +91,7 @@ struct CheckBinaryTests {
         let scenario = try Self.temporaryFile("garbage.json", "{\"name\": \"garbage\", \"events\": [\(events.joined(separator: ","))]}")
         let plan = try Self.temporaryFile("plan.json", """
         {"checks": ["streams"], "streams": [{"codec": "raw", "resolution": "low", "fps": 15}], "durations": {"warmUp": 1, "measure": 3},
-         "tolerances": {"frameRatePercent": 80, "jitterMs": 500, "maxGapSeconds": 3, "latencyP50Ms": 3000, "latencyP99Ms": 8000, "latencyMaxMs": 10000}}
+         "tolerances": {"streamingWithinSeconds": 60, "frameRatePercent": 99, "jitterMs": 5000, "maxGapSeconds": 20, "latencyP50Ms": 60000, "latencyP99Ms": 60000, "latencyMaxMs": 60000, "helloWithinSeconds": 30, "heartbeatRoundTripMs": 5000}}
         """)
         let junit = try Self.temporaryFile("junit.xml")
         defer { for path in [scenario, plan, junit] { try? FileManager.default.removeItem(atPath: path) } }

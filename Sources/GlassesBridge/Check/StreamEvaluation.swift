@@ -53,6 +53,9 @@ public struct StreamObservation: Sendable {
     public var vitals: [(sample: VitalsSample, time: Double)] = []
     /// The run's summary.
     public var summary = BridgeSummary()
+    /// The periodic counters, with their times: what happened before the measurement window is left out of the
+    /// decoding and rejection checks (the warm-up settles the link and the decoder).
+    public var accountingSnapshots: [(accounting: FrameAccounting, time: Double)] = []
     /// Counters of every link the run opened, summed.
     public var linkDecoder = LinkFrameDecoder.Statistics()
     /// Whether any link encoded frames (socket transports; in-process links do not).
@@ -157,8 +160,11 @@ public enum StreamEvaluator {
 
         // Keyframes (hvc1).
         if configuration.videoCodec == .hvc1 {
-            let keyframes = frames.filter(\.isKeyframe).map(\.presentationTimeUs)
-            let spans = zip(keyframes, keyframes.dropFirst()).map { Double($1 - $0) / 1_000_000 }
+            let keyframeFrames = frames.filter(\.isKeyframe)
+            let keyframes = keyframeFrames.map(\.presentationTimeUs)
+            // Spans ending in the measurement window or later (the warm-up may still hold the encoder's first GOP).
+            let spans = zip(keyframeFrames, keyframeFrames.dropFirst()).filter { $1.arrival >= windowStart }
+                .map { Double($1.presentationTimeUs - $0.presentationTimeUs) / 1_000_000 }
             let lastSpan = Double((frames.last?.presentationTimeUs ?? 0) - (keyframes.last ?? first.presentationTimeUs)) / 1_000_000
             let longestSpan = max(spans.max() ?? 0, lastSpan)
             let within = !keyframes.isEmpty && longestSpan <= t.keyframeIntervalSeconds
@@ -167,28 +173,39 @@ public enum StreamEvaluator {
                                      bound: "≤ \(format(t.keyframeIntervalSeconds)) s", value: longestSpan, seconds: seconds))
         }
 
-        results += accounting(group, observation, plan, seconds)
+        results += accounting(group, observation, plan, seconds, windowStart: windowStart)
         return results
     }
 
     /// Accounting identity, no rejections, clean decoding, link integrity, latency.
-    static func accounting(_ group: String, _ observation: StreamObservation, _ plan: CheckPlan, _ seconds: Double) -> [CheckResult] {
+    static func accounting(
+        _ group: String, _ observation: StreamObservation, _ plan: CheckPlan, _ seconds: Double, windowStart: Double = 0
+    ) -> [CheckResult] {
         let t = plan.tolerances
         let a = observation.summary.stats.accounting
+        // Counts before the window (the last snapshot at or before its start) are the warm-up's.
+        let before = observation.accountingSnapshots.last { $0.time <= windowStart }?.accounting ?? FrameAccounting()
+        func since(_ total: UInt64, _ earlier: UInt64) -> UInt64 { total >= earlier ? total - earlier : total }
+        let warmUpNote = before.received > 0 ? " after the \(format(plan.warmUpSeconds)) s warm-up" : ""
         var results: [CheckResult] = []
         let drops = a.droppedByReason.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }
         results.append(.measured(group, "accounting identity", within: a.isBalanced,
                                  measured: "received \(a.received), submitted \(a.submitted) + rejected \(a.rejected) + dropped \(a.dropped)",
                                  bound: "received = submitted + rejected + dropped", value: nil, seconds: seconds,
                                  detail: drops.isEmpty ? nil : drops.joined(separator: ", ")))
-        let codes = a.rejectedByCode.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
-        results.append(.measured(group, "no rejected frames", within: a.rejected == 0,
-                                 measured: "\(a.rejected) rejected by custom input", bound: "0", value: Double(a.rejected),
-                                 seconds: seconds, detail: codes.isEmpty ? nil : codes.joined(separator: ", ")))
-        let damaged = (a.droppedByReason[.decodeFailed] ?? 0) + (a.droppedByReason[.awaitingKeyframe] ?? 0)
+        let codes = a.rejectedByCode.sorted { $0.key < $1.key }.map { "\($0.key) \(since($0.value, before.rejectedByCode[$0.key] ?? 0))" }
+        let rejected = since(a.rejected, before.rejected)
+        results.append(.measured(group, "no rejected frames", within: rejected == 0,
+                                 measured: "\(rejected) rejected by custom input\(warmUpNote)", bound: "0", value: Double(rejected),
+                                 seconds: seconds, detail: rejected == 0 ? nil : codes.joined(separator: ", ")))
+        let failed = since(a.droppedByReason[.decodeFailed] ?? 0, before.droppedByReason[.decodeFailed] ?? 0)
+        let awaiting = since(a.droppedByReason[.awaitingKeyframe] ?? 0, before.droppedByReason[.awaitingKeyframe] ?? 0)
+        let damaged = failed + awaiting
+        let warmUpDamage = (before.droppedByReason[.decodeFailed] ?? 0) + (before.droppedByReason[.awaitingKeyframe] ?? 0)
         results.append(.measured(group, "decoded frames free of errors", within: damaged == 0,
-                                 measured: "\(damaged) frame(s) damaged (decodeFailed \(a.droppedByReason[.decodeFailed] ?? 0), awaitingKeyframe \(a.droppedByReason[.awaitingKeyframe] ?? 0))",
-                                 bound: "0", value: Double(damaged), seconds: seconds))
+                                 measured: "\(damaged) frame(s) damaged\(warmUpNote) (decodeFailed \(failed), awaitingKeyframe \(awaiting))",
+                                 bound: "0", value: Double(damaged), seconds: seconds,
+                                 detail: warmUpDamage > 0 ? "\(warmUpDamage) more during the warm-up, not counted" : nil))
         if observation.linkEncoded {
             let d = observation.linkDecoder
             let bad = d.garbageBytesSkipped + d.checksumFailures + d.malformedFramesSkipped + observation.uncreditedSamples
