@@ -103,6 +103,12 @@ public final class RelayService: Sendable {
             if error.code != .incompatible { self?.notify(.hostLeft(error.message)) }
             self?.dialWake.signal()
         }
+        // A bridge that reconnects may arrive before its old link's close has reached us: give that close a
+        // moment before calling the newcomer a second host.
+        let deadline = ContinuousClock.now + .seconds(1)
+        while let current = state.withLock({ $0.server }), !current.isClosed, ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
         let accepted = state.withLock { state -> Bool in
             guard !state.stopped else { return false }
             if let current = state.server, !current.isClosed {
