@@ -145,6 +145,30 @@ struct CheckRunnerTests {
         #expect(report.passed, "\(report.listing)")
     }
 
+    @Test("a repeated and a backward timestamp: only monotonic timestamps fails, naming both")
+    func timestampsGoBack() async throws {
+        let rig = try CheckRig()
+        rig.at(1.5) { rig.glasses.inject(.duplicateTimestamp) }
+        rig.at(2.5) { rig.glasses.inject(.timestampJump(ms: -300)) }
+        let report = await rig.run(CheckRig.plan([.streams]))
+        #expect(report.failing == ["stream.raw.low.24: monotonic timestamps"], "\(report.listing)")
+        let message = try #require(report.result("stream.raw.low.24: monotonic timestamps")?.message)
+        #expect(message.contains("non-increasing timestamp(s)") && message.contains("expected 0"), "\(message)")
+    }
+
+    @Test("glasses without a name or firmware version: only identity fails")
+    func missingIdentity() async throws {
+        let scheduler = ManualScheduler()
+        var options = SimulatedGlasses.Options()
+        options.firmwareVersion = ""
+        let glasses = try SimulatedGlasses(name: "", profile: SubjectProfile(seed: 7), scheduler: scheduler, options: options)
+        let runner = CheckRunner(plan: CheckRig.plan([.link]), target: CheckTarget(source: .simulator(glasses), clock: .virtual(scheduler)),
+                                 backend: { RecordingBackend() })
+        let report = await runner.run()
+        #expect(report.failing == ["link: identity and capabilities"], "\(report.listing)")
+        #expect(report.result("link: identity and capabilities")?.message.contains("missing: name, firmware version") == true)
+    }
+
     @Test("a pulse far from the reference fails the reference check only; a close one passes")
     func pulseAgainstReference() async throws {
         for (bpm, shouldPass) in [(110.0, false), (71.0, true)] {

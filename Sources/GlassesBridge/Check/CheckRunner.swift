@@ -300,15 +300,17 @@ public final class CheckRunner: Sendable {
         let t = plan.tolerances
         let wallStart = target.wallClock()
         let observation = await drive(plan.lifecycleStream, seconds: plan.vitalsSeconds, stopAfterWindow: false)
-        let streaming = observation.firstTime(of: .streaming) ?? 0
+        // Vitals are timed on the input timeline (which starts at the first frame), not by when their event was
+        // emitted: the engine's consumers may lag behind the clock, most of all in virtual time on a busy machine.
+        let firstFrame = observation.frames.first?.arrival ?? observation.firstTime(of: .streaming) ?? 0
         let seconds = observation.summary.durationSeconds
         for (metric, label, bound) in [("pulseRate", "stable pulse", t.pulseStableWithinSeconds),
                                        ("breathingRate", "stable breathing", t.breathingStableWithinSeconds)] {
             let first = observation.vitals.first { $0.sample.metric == metric && $0.sample.stable }
             if let first {
-                let after = first.time - streaming
+                let after = max(0, first.sample.timeSeconds)
                 record(.measured(group, label, within: after <= bound,
-                                 measured: "\(format(first.sample.value)) \(metric == "pulseRate" ? "bpm" : "/min") stable \(format(after)) s after streaming",
+                                 measured: "\(format(first.sample.value)) \(metric == "pulseRate" ? "bpm" : "/min") stable \(format(after)) s after the first frame",
                                  bound: "stable within \(format(bound)) s", value: after, seconds: seconds))
             } else if plan.vitalsSeconds < bound {
                 record(.skipped(group, label, "no stable value in the plan's \(format(plan.vitalsSeconds)) s vitals run, which is shorter than the \(format(bound)) s bound: lengthen durations.vitals to judge it"))
@@ -320,7 +322,7 @@ public final class CheckRunner: Sendable {
         }
         guard let reference else { return }
         for result in ReferenceComparison.compare(
-            reference, observation: observation, wallStart: wallStart, tolerances: t, group: group)
+            reference, observation: observation, wallStart: wallStart, firstFrame: firstFrame, tolerances: t, group: group)
         {
             record(result)
         }

@@ -255,15 +255,16 @@ public struct ReferenceError: Error, Sendable, Hashable, CustomStringConvertible
 /// Compares a vitals run with a reference recording, aligned by wall-clock time.
 enum ReferenceComparison {
     static func compare(
-        _ reference: ReferenceRecording, observation: StreamObservation, wallStart: Date, tolerances t: CheckTolerances,
-        group: String
+        _ reference: ReferenceRecording, observation: StreamObservation, wallStart: Date, firstFrame: Double,
+        tolerances t: CheckTolerances, group: String
     ) -> [CheckResult] {
         var results: [CheckResult] = []
         let runEnd = wallStart.addingTimeInterval(observation.summary.durationSeconds)
         let pulses = observation.vitals.filter { $0.sample.metric == "pulseRate" && $0.sample.stable }
         var errors: [Double] = []
         for pulse in pulses {
-            if let truth = reference.heartRate(at: wallStart.addingTimeInterval(pulse.time)) {
+            // The input timeline starts at the first frame's arrival.
+            if let truth = reference.heartRate(at: wallStart.addingTimeInterval(firstFrame + pulse.sample.timeSeconds)) {
                 errors.append(abs(pulse.sample.value - truth))
             }
         }
