@@ -121,10 +121,12 @@ extension SimulatedGlasses {
         if delay <= .zero {
             for m in outgoing { link.send(Self.stamped(m, renderedAt: now, glassesNow: scheduler.now, link: link)) }
         } else {
-            // Weakly: a pending delayed send must not keep the link (and through it the scheduler) alive.
-            scheduler.schedule(after: delay) { [weak link] in
-                guard let link else { return }
-                for m in outgoing { link.send(Self.stamped(m, renderedAt: now, glassesNow: scheduler.now, link: link)) }
+            // Weakly: a pending delayed send must not keep the link, the glasses or the scheduler alive.
+            scheduler.schedule(after: delay) { [weak self, weak link] in
+                guard let self, let link else { return }
+                for m in outgoing {
+                    link.send(Self.stamped(m, renderedAt: now, glassesNow: self.scheduler.now, link: link))
+                }
             }
         }
     }
