@@ -38,6 +38,9 @@ let package = Package(
         // MARK: JSON (the leaf both readers of JSON build on: one value type with its writer, one parser with positions)
         .target(name: "GlassesJSON", swiftSettings: strictSettings),
 
+        // MARK: Reports (the SVG plot writer and the run report: pure text in, HTML out, no I/O of its own)
+        .target(name: "GlassesReport", dependencies: ["GlassesJSON"], swiftSettings: strictSettings),
+
         // MARK: Public contracts
         .target(name: "WearablesKit", dependencies: ["GlassesMedia"], swiftSettings: strictSettings),
         // The SmartSpectra contract without an engine, the embedded backend beside the engine, and the module apps
@@ -80,6 +83,7 @@ let package = Package(
             name: "GlassesBridgeCommand",
             dependencies: [
                 "GlassesBridge", "GlassesSimulator", "GlassesLink", "WearablesKit", "SmartSpectraInput", "CommandSupport",
+                "GlassesReport",
             ],
             swiftSettings: strictSettings
         ),
@@ -120,7 +124,7 @@ let package = Package(
             name: "Benchmarks",
             dependencies: [
                 "GlassesVideo", "GlassesSimulator", "VitalsEngine", "SmartSpectraInput", "WearablesKit", "GlassesBridge",
-                "GlassesLink", "GlassesMedia",
+                "GlassesLink", "GlassesMedia", "GlassesReport",
             ],
             swiftSettings: strictSettings
         ),
@@ -166,6 +170,7 @@ let package = Package(
             ],
             exclude: ["DATSurface"]
         ),
+        .testTarget(name: "GlassesReportTests", dependencies: ["GlassesReport"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -10,7 +10,9 @@ public enum BridgeCommand: Sendable, Hashable {
     case run(BridgeOptions)
     /// List the devices that can be reached (`glasses-bridge devices`).
     case devices(format: OutputFormat)
-    /// Print the help text (`--help`, `-h`, `help`); `topic` is `devices` for the subcommand's help.
+    /// Build an HTML report from a saved NDJSON run (`glasses-bridge report`).
+    case report(ReportOptions)
+    /// Print the help text (`--help`, `-h`, `help`); `topic` is `devices` or `report` for a subcommand's help.
     case help(topic: String?)
     /// Print the version (`--version`).
     case version
@@ -32,14 +34,17 @@ public enum BridgeCommand: Sendable, Hashable {
             case "check":
                 parser.advance()
                 return try parseCheck(&parser, environment: environment)
+            case "report":
+                parser.advance()
+                return try parseReport(&parser)
             case "help":
                 parser.advance()
-                return .help(topic: ["devices", "check"].contains(parser.peek ?? "") ? parser.peek : nil)
+                return .help(topic: ["devices", "report", "check"].contains(parser.peek ?? "") ? parser.peek : nil)
             case "run":
                 parser.advance()
             default:
                 throw BridgeUsageError(
-                    "unknown command '\(first)'. Commands: devices, check, help; with no command glasses-bridge streams and measures."
+                    "unknown command '\(first)'. Commands: devices, report, check, help; with no command glasses-bridge streams and measures."
                 )
             }
         }
@@ -68,7 +73,7 @@ public enum BridgeCommand: Sendable, Hashable {
     static let runOptionNames = [
         "--device", "--listen", "--token", "--connect-timeout", "--fps", "--resolution", "--codec", "--pixel-format", "--transform", "--metrics", "--duration",
         "--realtime", "--no-realtime", "--sim-pulse", "--sim-breathing", "--sim-seed", "--sim-scenario", "--format",
-        "--output", "--record", "--video-out", "--quiet", "--verbose", "--help", "--version",
+        "--output", "--record", "--video-out", "--quiet", "--verbose", "--help", "--version", "--report", "--truth-out",
     ]
 
     private static func parseRun(
@@ -210,6 +215,14 @@ public enum BridgeCommand: Sendable, Hashable {
                 options.recordPath = try parser.path(for: name, inline: inline)
             case "--video-out":
                 options.videoOutPath = try parser.path(for: name, inline: inline)
+            case "--report":
+                options.reportPath = try parser.path(for: name, inline: inline)
+            case "--truth-out":
+                let path = try parser.path(for: name, inline: inline)
+                guard [".csv", ".ndjson"].contains(where: path.lowercased().hasSuffix) else {
+                    throw BridgeUsageError("--truth-out writes .csv or .ndjson (got '\(path)').")
+                }
+                options.truthOutPath = path
             default:
                 throw BridgeUsageError(unknownOptionMessage(name, known: runOptionNames, command: nil))
             }
@@ -306,9 +319,13 @@ public enum BridgeCommand: Sendable, Hashable {
                 throw BridgeUsageError("--record keeps what glasses send; with --device file:PATH the file is the record.")
             }
         }
-        let outputs = [options.outputPath, options.recordPath, options.videoOutPath].compactMap { $0 }
+        if options.truthOutPath != nil, !options.device.isSimulator {
+            throw BridgeUsageError("--truth-out exports the simulator's truth: it needs --device sim, not --device \(options.device).")
+        }
+        let outputs = [options.outputPath, options.recordPath, options.videoOutPath, options.reportPath, options.truthOutPath]
+            .compactMap { $0 }
         if Set(outputs).count != outputs.count {
-            throw BridgeUsageError("--output, --record and --video-out must name different files.")
+            throw BridgeUsageError("--output, --record, --video-out, --report and --truth-out must name different files.")
         }
     }
 

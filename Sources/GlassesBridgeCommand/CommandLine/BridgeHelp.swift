@@ -19,6 +19,8 @@ public enum BridgeHelp {
       glasses-bridge [options]            stream and measure until Ctrl-C, --duration or end of file
       glasses-bridge devices [--format text|ndjson]
                                           list the devices that can be reached
+      glasses-bridge report RUN.ndjson [--truth F | --reference F] -o PAGE.html
+                                          an HTML report of a saved run (report --help)
       glasses-bridge check --device DEVICE|--listen ADDR [--plan FILE] [--junit PATH]
                                           run the hardware-in-the-loop checks (check --help)
       glasses-bridge help | --help        this text
@@ -82,6 +84,10 @@ public enum BridgeHelp {
                             (passthrough); Y4M has no timestamps, so a raw recording ends the run
                             (exit 73) at the first pause or dropped frame: use hvc1 for those
       --video-out PATH.y4m  write the frames exactly as submitted to custom input (NV12 only)
+      --report PATH.html    when the run ends (also after Ctrl-C), write its report: one self-contained
+                            page of plots (see glasses-bridge report --help)
+      --truth-out FILE      simulator only: when the run ends, write the truth it rendered on the run's
+                            clock (.csv or .ndjson, keys pulseRate, breathingRate, hrvRmssd; 10 a second)
 
     EXAMPLES
       glasses-bridge --fps 24 --resolution medium
@@ -98,6 +104,8 @@ public enum BridgeHelp {
           dial a glasses-relay (or glasses-sim) on this machine
       glasses-bridge --device bt:12:34:56:78:9A:BC@5 --metrics cardio
           a relay or board over Bluetooth RFCOMM (not Meta's glasses: they speak only to DAT on a phone)
+      glasses-bridge --no-realtime --duration 90 --format ndjson -o run.ndjson --report run.html
+          a simulated run saved as JSON lines, and its report with the truth on the same axes
       glasses-bridge devices
           what can be reached from here
 
@@ -109,7 +117,7 @@ public enum BridgeHelp {
           no frame arrived, or the glasses stopped the
           stream for a reason a person must fix (too hot, battery low, permission denied, repeated stalls)
       70  internal error
-      73  an output (--output, --record, --video-out) cannot be written or completed
+      73  an output (--output, --record, --video-out, --report, --truth-out) cannot be written or completed
     """
 
     /// The help text of `glasses-bridge devices`.

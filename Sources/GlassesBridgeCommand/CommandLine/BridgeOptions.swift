@@ -54,6 +54,10 @@ public struct BridgeOptions: Sendable, Hashable {
     public var recordPath: String?
     /// Where to write the frames exactly as submitted, as Y4M (`--video-out`).
     public var videoOutPath: String?
+    /// Where to write the run's HTML report when it ends (`--report`).
+    public var reportPath: String?
+    /// Where to write the simulator's truth on the run's clock when it ends (`--truth-out`, simulator only).
+    public var truthOutPath: String?
 
     /// Creates the defaults: simulator, 24 fps, medium, raw, NV12, breathing and cardio, real time, text.
     public init() {}

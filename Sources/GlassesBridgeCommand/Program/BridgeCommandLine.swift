@@ -22,7 +22,8 @@ public enum BridgeCommandLine {
         }
         switch command {
         case .help(let topic):
-            print(topic == "devices" ? BridgeHelp.devices : topic == "check" ? CheckHelp.text : BridgeHelp.main)
+            print(topic == "devices" ? BridgeHelp.devices : topic == "report" ? BridgeHelp.report
+                  : topic == "check" ? CheckHelp.text : BridgeHelp.main)
             return BridgeExitCode.success.rawValue
         case .version:
             print(BridgeHelp.version)
@@ -30,6 +31,8 @@ public enum BridgeCommandLine {
         case .devices(let format):
             print(DeviceDiscovery.listing(format: format), terminator: "")
             return BridgeExitCode.success.rawValue
+        case .report(let options):
+            return ReportCommand.run(options).rawValue
         case .run(let options):
             return await runBridge(options).rawValue
         case .check(let options):
@@ -40,7 +43,8 @@ public enum BridgeCommandLine {
     /// Runs a measurement with parsed options.
     static func runBridge(_ options: BridgeOptions) async -> BridgeExitCode {
         // Every output is checked before anything starts: a run whose files cannot be written is not worth running.
-        for (flag, path) in [("--output", options.outputPath), ("--record", options.recordPath), ("--video-out", options.videoOutPath)] {
+        for (flag, path) in [("--output", options.outputPath), ("--record", options.recordPath), ("--video-out", options.videoOutPath),
+                             ("--report", options.reportPath), ("--truth-out", options.truthOutPath)] {
             if let path, let problem = OutputPathCheck.problem(writing: path) {
                 printError("glasses-bridge: error: cannot write \(flag) \(path): \(problem).")
                 return .cannotWriteOutput
@@ -49,6 +53,12 @@ public enum BridgeCommandLine {
         var context = OutputContext()
         context.verbosity = options.verbosity
         context.simulated = options.device.isSimulator
+        var realClock = options.realtime
+        switch options.device {
+        case .link, .listening: realClock = true
+        case .simulator, .file: break
+        }
+        if realClock { context.startedAt = Date() }  // references logged on the wall clock line up with it
         if case .file(let path) = options.device {
             context.isFile = true
             context.fileDuration = SourceFileInfo.durationSeconds(path: path)
@@ -67,11 +77,15 @@ public enum BridgeCommandLine {
         let filter = RunEventFilter(options: options) {
             stopper.withLock { $0 }?.requestStop(reason: BridgeFailure.Kind.outputFailed.rawValue)
         }
+        let report = RunReportRecorder(options: options, startedAt: context.startedAt)
         let prepared: PreparedRun
         do {
-            prepared = try makePipeline(options) { event, seconds in
-                for shown in filter.process(event, at: seconds) { sink.write(shown, at: seconds) }
-            }
+            prepared = try makePipeline(options, emit: { event, seconds in
+                for shown in filter.process(event, at: seconds) {
+                    sink.write(shown, at: seconds)
+                    report?.record(shown, at: seconds)
+                }
+            }, simulator: { report?.watch($0) })
         } catch {
             printError("glasses-bridge: \(error.message)")
             return error.exitCode
@@ -81,6 +95,7 @@ public enum BridgeCommandLine {
         stopper.withLock { $0 = pipeline }
         if case .file = options.device {} else if let warning = FrameRateTable.warning(frameRate: options.frameRate, metrics: options.metrics) {
             sink.write(.warning(warning), at: 0)
+            report?.record(.warning(warning), at: 0)
             if options.format != .text || options.outputPath != nil {
                 printError("glasses-bridge: warning: \(warning)")
             }
@@ -96,6 +111,10 @@ public enum BridgeCommandLine {
         if let failure {
             printError("glasses-bridge: \(failure.message)")
         }
+        // The report and the truth are written however the run ended (also after Ctrl-C): they say what happened.
+        if let report, !report.finish() {
+            return failure?.exitCode ?? .cannotWriteOutput
+        }
         if let problem = sink.writeFailure {
             printError("glasses-bridge: error: the output stopped: \(problem).")
             return failure?.exitCode ?? .cannotWriteOutput
@@ -105,8 +124,10 @@ public enum BridgeCommandLine {
 
     /// Builds the pipeline the options describe.
     /// - Throws: ``BridgeFailure`` when the source cannot be set up (for example an unreadable scenario).
+    /// - Parameter simulator: called with the simulated glasses, when the source is the simulator.
     public static func makePipeline(
-        _ options: BridgeOptions, emit: @escaping @Sendable (BridgeEvent, Double) -> Void
+        _ options: BridgeOptions, emit: @escaping @Sendable (BridgeEvent, Double) -> Void,
+        simulator: (SimulatedGlasses) -> Void = { _ in }
     ) throws(BridgeFailure) -> PreparedRun {
         var teardown: @Sendable () -> Void = {}
         var settings = try BridgeSettings(options: options)
@@ -140,9 +161,11 @@ public enum BridgeCommandLine {
                 if settings.duration == nil, let seconds = scenario.duration {
                     settings.duration = .milliseconds(Int64((seconds * 1000).rounded()))
                 }
+                simulator(glasses)
                 source = .simulator(glasses)
             } else {
                 let glasses = try options.simulator.makeGlasses(scheduler: clock.scheduler)
+                simulator(glasses)
                 source = .simulator(glasses)
             }
         case .link(let address):
