@@ -19,7 +19,7 @@ struct CheckBinaryTests {
       "streams": [{"codec": "raw", "resolution": "low", "fps": 15}],
       "lifecycleStream": {"codec": "raw", "resolution": "low", "fps": 15},
       "durations": {"warmUp": 1, "measure": 3},
-      "tolerances": {"streamingWithinSeconds": 60, "frameRatePercent": 99, "jitterMs": 5000, "maxGapSeconds": 20, "latencyP50Ms": 60000, "latencyP99Ms": 60000, "latencyMaxMs": 60000, "helloWithinSeconds": 30, "heartbeatRoundTripMs": 5000}
+      "tolerances": {"streamingWithinSeconds": 60, "frameRatePercent": 99, "jitterMs": 5000, "maxGapSeconds": 20, "maxStallRestarts": 10, "latencyP50Ms": 60000, "latencyP99Ms": 60000, "latencyMaxMs": 60000, "helloWithinSeconds": 30, "heartbeatRoundTripMs": 5000}
     }
     """
 
@@ -91,7 +91,7 @@ struct CheckBinaryTests {
         let scenario = try Self.temporaryFile("garbage.json", "{\"name\": \"garbage\", \"events\": [\(events.joined(separator: ","))]}")
         let plan = try Self.temporaryFile("plan.json", """
         {"checks": ["streams"], "streams": [{"codec": "raw", "resolution": "low", "fps": 15}], "durations": {"warmUp": 1, "measure": 3},
-         "tolerances": {"streamingWithinSeconds": 60, "frameRatePercent": 99, "jitterMs": 5000, "maxGapSeconds": 20, "latencyP50Ms": 60000, "latencyP99Ms": 60000, "latencyMaxMs": 60000, "helloWithinSeconds": 30, "heartbeatRoundTripMs": 5000}}
+         "tolerances": {"streamingWithinSeconds": 60, "frameRatePercent": 99, "jitterMs": 5000, "maxGapSeconds": 20, "maxStallRestarts": 10, "latencyP50Ms": 60000, "latencyP99Ms": 60000, "latencyMaxMs": 60000, "helloWithinSeconds": 30, "heartbeatRoundTripMs": 5000}}
         """)
         let junit = try Self.temporaryFile("junit.xml")
         defer { for path in [scenario, plan, junit] { try? FileManager.default.removeItem(atPath: path) } }

@@ -49,7 +49,7 @@ struct CheckRunnerTests {
         let report = await rig.run(CheckRig.plan([.streams]))
         #expect(report.failing == ["stream.raw.low.24: frame rate", "stream.raw.low.24: continuity"], "\(report.listing)")
         let continuity = try #require(report.result("stream.raw.low.24: continuity")?.message)
-        #expect(continuity.contains("longest gap") && continuity.contains("expected gap ≤ 0.5 s"), "\(continuity)")
+        #expect(continuity.contains("longest gap") && continuity.contains("expected gap ≤ 0.5 s, ≤ 0 restarts"), "\(continuity)")
     }
 
     @Test("dropped keyframe: keyframe interval and decoding fail, nothing else")

@@ -13,8 +13,10 @@ public struct CheckTolerances: Sendable, Hashable {
     public var jitterMs = 5.0
     /// Longest time between two hvc1 keyframes, seconds.
     public var keyframeIntervalSeconds = 1.5
-    /// Longest time between two frames arriving in the measurement window, seconds (and no watchdog restart).
+    /// Longest time between two frames arriving in the measurement window, seconds.
     public var maxGapSeconds = 0.5
+    /// Watchdog restarts of a stalled stream allowed per configuration (a stall is 5 s without frames).
+    public var maxStallRestarts = 0.0
     /// Capture → `sendFrame` latency: median, 99th percentile and maximum, ms.
     public var latencyP50Ms = 150.0
     /// See ``latencyP50Ms``.
@@ -54,6 +56,7 @@ public struct CheckTolerances: Sendable, Hashable {
         ("jitterMs", \.jitterMs, 0...10_000),
         ("keyframeIntervalSeconds", \.keyframeIntervalSeconds, 0...600),
         ("maxGapSeconds", \.maxGapSeconds, 0...600),
+        ("maxStallRestarts", \.maxStallRestarts, 0...1000),
         ("latencyP50Ms", \.latencyP50Ms, 0...600_000),
         ("latencyP99Ms", \.latencyP99Ms, 0...600_000),
         ("latencyMaxMs", \.latencyMaxMs, 0...600_000),

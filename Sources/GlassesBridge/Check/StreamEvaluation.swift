@@ -154,9 +154,10 @@ public enum StreamEvaluator {
         edges = [windowStart] + edges + [min(windowEnd, max(seconds, windowStart))]
         for (a, b) in zip(edges, edges.dropFirst()) { longest = max(longest, b - a) }
         let stalls = stats.stallRestarts
-        results.append(.measured(group, "continuity", within: longest <= t.maxGapSeconds && stalls == 0,
+        let allowedStalls = Int(t.maxStallRestarts)
+        results.append(.measured(group, "continuity", within: longest <= t.maxGapSeconds && stalls <= allowedStalls,
                                  measured: "longest gap \(format(longest)) s, \(stalls) watchdog restart(s)",
-                                 bound: "gap ≤ \(format(t.maxGapSeconds)) s, 0 restarts", value: longest, seconds: plan.measureSeconds))
+                                 bound: "gap ≤ \(format(t.maxGapSeconds)) s, ≤ \(allowedStalls) restarts", value: longest, seconds: plan.measureSeconds))
 
         // Keyframes (hvc1).
         if configuration.videoCodec == .hvc1 {
