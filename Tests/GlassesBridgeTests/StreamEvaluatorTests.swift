@@ -87,4 +87,27 @@ struct StreamEvaluatorTests {
         #expect(failing == ["reaches streaming", "frame size", "frame rate", "monotonic timestamps", "frame-interval jitter", "continuity",
                             "keyframe interval"])
     }
+
+    @Test("an unbalanced account, a rejected frame, garbage on the wire: each fails its own check only")
+    func accountingRejectionsAndWire() throws {
+        var unbalanced = Self.observation(fps: 24)
+        unbalanced.summary.stats.accounting.recordReceived()
+        let lost = StreamEvaluator.evaluate(Self.rawLow24, unbalanced, plan: Self.plan)
+        #expect(lost.filter { $0.verdict == .fail }.map(\.name) == ["accounting identity"])
+        #expect(try Self.result("accounting identity", in: lost).message.contains("received 1, submitted 0 + rejected 0 + dropped 0"))
+
+        var rejected = Self.observation(fps: 24)
+        rejected.summary.stats.accounting.recordReceived()
+        rejected.summary.stats.accounting.recordRejected(code: "timestampGap")
+        let refused = StreamEvaluator.evaluate(Self.rawLow24, rejected, plan: Self.plan)
+        #expect(refused.filter { $0.verdict == .fail }.map(\.name) == ["no rejected frames"])
+        #expect(try Self.result("no rejected frames", in: refused).message.contains("timestampGap 1"))
+
+        var wire = Self.observation(fps: 24)
+        wire.linkEncoded = true
+        wire.linkDecoder.checksumFailures = 2
+        let damaged = StreamEvaluator.evaluate(Self.rawLow24, wire, plan: Self.plan)
+        #expect(damaged.filter { $0.verdict == .fail }.map(\.name) == ["link integrity"])
+        #expect(try Self.result("link integrity", in: damaged).message.contains("2 CRC failure(s)"))
+    }
 }
