@@ -42,6 +42,9 @@ public struct BridgeSettings: Sendable {
     /// In virtual time, called after every step once the worker is idle: lets a test wait for messages still in
     /// flight on a real socket before time moves on (in-process links need nothing).
     public var virtualTimeSettle: (@Sendable () -> Void)?
+    /// Sees every frame the glasses deliver, with its host arrival time, before the hand-off (`glasses-bridge check`
+    /// reads timestamps, sizes and keyframes here); called on the link's event thread, so keep it cheap.
+    public var frameObserver: (@Sendable (VideoFrame, Duration) -> Void)?
 
     /// Creates settings for a stream configuration; everything else has its command-line default.
     public init(streamConfiguration: StreamConfiguration) {
@@ -237,6 +240,7 @@ public final class BridgePipeline: Sendable {
             let dependencies = GlassesController.Dependencies(
                 wearables: instance, scheduler: scheduler, streamConfiguration: settings.streamConfiguration,
                 handoff: handoff, counters: counters, connect: connect, record: record,
+                observe: settings.frameObserver,
                 emit: emitClosure, finish: { [weak self] failure in self?.markFinished(failure) }
             )
             frameSource = GlassesController(

@@ -16,13 +16,22 @@ extension SimulatedGlasses {
         log("streaming \(configuration.videoCodec.rawValue) \(configuration.resolution.videoFrameSize) @ \(configuration.frameRate) fps")
         let start = scheduler.now
         scheduler.schedule(after: .zero) { [weak self] in
-            self?.tick(generation: generation, configuration: configuration, start: start, index: 0)
+            self?.tick(generation: generation, configuration: configuration, start: start, index: 0, rate: nil)
         }
     }
 
-    private func tick(generation: UInt64, configuration: StreamConfiguration, start: Duration, index: Int) {
-        let interval = Duration.seconds(1) / Int(configuration.frameRate)
+    /// One frame tick; `rate` is the wrong frame rate (``SimulatedFault/frameRate(fps:)``) the ticks so far ran at.
+    private func tick(generation: UInt64, configuration: StreamConfiguration, start: Duration, index: Int, rate: Double?) {
+        var start = start, index = index
         let now = scheduler.now
+        let override = state.withLock { $0.faults.frameRateOverride }
+        if override != rate {
+            // The rate changed: count frames afresh from now.
+            start = now
+            index = 0
+        }
+        let interval: Duration = override.map { .microseconds(Int64((1_000_000 / $0).rounded())) }
+            ?? Duration.seconds(1) / Int(configuration.frameRate)
         struct Plan {
             var feed: CameraFeed
             var feedScene: SimulatedScene?
@@ -47,8 +56,9 @@ extension SimulatedGlasses {
             }
         }
         let next = start + interval * (index + 1)
+        let (tickStart, tickIndex) = (start, index)
         scheduler.schedule(after: next - scheduler.now) { [weak self] in
-            self?.tick(generation: generation, configuration: configuration, start: start, index: index + 1)
+            self?.tick(generation: generation, configuration: configuration, start: tickStart, index: tickIndex + 1, rate: override)
         }
     }
 
