@@ -98,6 +98,19 @@ final class BinaryRunner: Sendable {
         lineSeen.wait(timeout: .now() + timeout) == .success
     }
 
+    /// Standard output read so far.
+    var stdoutSoFar: String { stdoutText.withLock { $0 } }
+
+    /// Waits (real time, bounded, polling) until `predicate` holds for the standard output read so far.
+    func waitForOutput(timeout: Double, until predicate: (String) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if predicate(stdoutSoFar) { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return predicate(stdoutSoFar)
+    }
+
     /// Sends a signal to the process.
     func send(_ signal: Int32) {
         kill(process.processIdentifier, signal)
