@@ -9,6 +9,8 @@ case "copies":
     runCopyBenchmark(Array(arguments.dropFirst()))
 case "vitals":
     runVitalsBenchmark(Array(arguments.dropFirst()))
+case "vitals-frame":
+    writePhotoFrame(Array(arguments.dropFirst()))
 default:
     FileHandle.standardError.write(Data("usage: Benchmarks decode|copies|vitals [options]\n".utf8))
     exit(64)

@@ -58,6 +58,9 @@ public final class VitalsEngine {
     var lastEmittedBreathing = -Double.infinity
     var latestPulse: (rate: Double, confidence: Double, snr: Double)?
     private var condition = VitalsCondition.noFaceFound
+    /// How many times the measurement started over after it had begun (a gap in the input or the face lost for
+    /// longer than ``VitalsEngineConfiguration/maximumGap``): the rare, visible exception, not every flicker.
+    public private(set) var restarts = 0
 
     /// Creates an engine with a face detector built on `cascade`.
     public init(configuration: VitalsEngineConfiguration = VitalsEngineConfiguration(), cascade: HaarCascade) {
@@ -117,6 +120,7 @@ public final class VitalsEngine {
     }
 
     private func restartSignals() {
+        if !samples.isEmpty { restarts += 1 }
         samples.removeAll()
         startTime = nil
         lastHRV = -Double.infinity
