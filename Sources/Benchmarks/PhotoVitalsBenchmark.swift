@@ -130,15 +130,13 @@ func runPhotoBenchmark(_ names: [String], duration: Double, jobs: Int, seedBase:
 }
 
 private func describe(_ r: PhotoResult) -> String {
-    func f(_ v: Double?) -> String { v.map { String(format: "%+.1f", $0) } ?? "--" }
+    func f(_ v: Double?, _ format: String = "%+.1f") -> String { v.map { String(format: format, $0) } ?? "--" }
     let top = r.conditions.sorted { $0.value > $1.value }.prefix(3).map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-    return String(format: "%@ %3d px pulse %.0f: run %@ (err %@, sample MAE %.1f) breathing %.0f: run %@ (err %@) RMSSD %@ vs %@ %@ restarts %d face %.0f px [%@]%@",
-                  r.clip.portrait.name, r.clip.faceWidth, r.truePulse, r.runPulse.map { String(format: "%.1f", $0) } ?? "--",
-                  f(r.pulseError), r.pulseErrors.isEmpty ? 0 : r.pulseErrors.map(abs).reduce(0, +) / Double(r.pulseErrors.count),
-                  r.trueBreathing, r.runBreathing.map { String(format: "%.1f", $0) } ?? "--", f(r.breathingError),
-                  r.rmssd.map { String(format: "%.1f", $0) } ?? "--", r.trueRMSSD.map { String(format: "%.1f", $0) } ?? "--",
-                  r.stableHRV ? "stable" : "not stable", r.restarts, SignalMedian.of(r.faceWidths) ?? 0, top,
-                  r.failure.map { " FAILED \($0)" } ?? "")
+    let sampleMAE = r.pulseErrors.isEmpty ? nil : r.pulseErrors.map(abs).reduce(0, +) / Double(r.pulseErrors.count)
+    return "\(r.clip.portrait.name) \(r.clip.faceWidth) px pulse \(f(r.truePulse, "%.1f")): run \(f(r.runPulse, "%.1f")) (err \(f(r.pulseError)), "
+        + "sample MAE \(f(sampleMAE, "%.1f"))) breathing \(f(r.trueBreathing, "%.1f")): run \(f(r.runBreathing, "%.1f")) "
+        + "(err \(f(r.breathingError))) RMSSD \(f(r.rmssd, "%.1f")) vs \(f(r.trueRMSSD, "%.1f")) \(r.stableHRV ? "stable" : "not stable") "
+        + "restarts \(r.restarts) face \(f(SignalMedian.of(r.faceWidths), "%.0f")) px [\(top)]" + (r.failure.map { " FAILED \($0)" } ?? "")
 }
 
 private func reportPhoto(_ c: PhotoCondition, width: Int?, _ results: [PhotoResult]) {
@@ -225,8 +223,8 @@ private func runPhotoClip(_ clip: PhotoClip, image: FaceImage, duration: Double,
             allPulse.append(s.value)
             if s.confidence >= VitalsStability.pulse { stablePulse.append(s.value) }
             if trace {
-                say2(String(format: "    %@ %d px t %.1f pulse %.1f truth %.1f confidence %.0f %@", clip.portrait.name, clip.faceWidth,
-                            ts, s.value, gt, s.confidence, r.condition.rawValue))
+                say2("    \(clip.portrait.name) \(clip.faceWidth) px " + String(format: "t %.1f pulse %.1f truth %.1f confidence %.0f ", ts, s.value, gt, s.confidence)
+                     + r.condition.rawValue)
             }
         }
         for s in r.breathingRate {
