@@ -466,7 +466,7 @@ public final class BridgePipeline: Sendable {
         }
         fillRestartCounts(&stats)
         var summary = BridgeSummary()
-        summary.vitals = tracker.withLock { $0.lastStable }
+        summary.vitals = tracker.withLock { $0.runSummary }
         summary.truth = source.truth?(30)
         summary.stats = stats
         summary.durationSeconds = (clock.scheduler.now - startedAt).inSeconds
