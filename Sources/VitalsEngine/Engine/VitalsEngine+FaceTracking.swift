@@ -5,11 +5,10 @@ import Foundation
 extension VitalsEngine {
     func trackFace(_ view: VitalsPixelView, at t: Double) {
         let shorter = min(view.width, view.height)
-        let confirming = !pendingFaces.isEmpty && !lastSearchConfirmed && t - lastFullDetection >= Self.confirmDelay
+        let confirming = pendingFaces.contains { $0.sightings < Self.secondFaceSightings } && t - lastFullDetection >= Self.confirmDelay
         if t - lastFullDetection >= configuration.fullDetectionInterval || trackedBox == nil && t - lastFullDetection >= 0.25
             || confirming {
             lastFullDetection = t
-            lastSearchConfirmed = confirming
             let found = fullFrameFaces(view, smallest: trackedBox == nil)
             var faces = found.map(\.rect)
             if faces.isEmpty, trackedBox == nil || usingSkinFinder, let blob = SkinFaceFinder(step: max(2, shorter / 128)).find(in: view) {
@@ -35,11 +34,12 @@ extension VitalsEngine {
                 adopt(first, view: view, force: true)
                 others.removeFirst()
             }
-            // A second face counts only when a later search finds it again in the same place.
+            // A second face counts only when later searches find it again in the same place.
             others = others.filter { o in strong.contains(o) }
-            let confirmed = others.filter { o in pendingFaces.contains { Self.overlap($0, o) > 0.3 } }
-            extraFaces = confirmed.count
-            pendingFaces = others
+            pendingFaces = others.map { o in
+                (rect: o, sightings: 1 + (pendingFaces.first { Self.overlap($0.rect, o) > 0.3 }?.sightings ?? 0))
+            }
+            extraFaces = pendingFaces.filter { $0.sightings >= Self.secondFaceSightings }.count
             framesSinceLocal = 0
             return
         }
@@ -80,6 +80,8 @@ extension VitalsEngine {
 
     /// Seconds after a search that found a possible second face before the search that may confirm it.
     static let confirmDelay = 0.3
+    /// Searches in a row that must find a second face before it counts (the first and two confirmations).
+    static let secondFaceSightings = 3
 
     /// Faces in the whole frame, largest first, with the votes each had: the cascade on luma shrunk to about 170 px
     /// across (faces from ~72 px at 504×896) and, for the small sizes that misses, on luma shrunk to about 250 px

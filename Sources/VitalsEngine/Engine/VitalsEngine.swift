@@ -27,10 +27,9 @@ public final class VitalsEngine {
     var framesSinceLocal = 0
     var localMisses = 0
     var lastDetectionHit = -Double.infinity
-    /// Other faces the last full search found: a second face counts once a later search finds it again.
-    var pendingFaces: [VitalsRect] = []
-    /// Whether the last full search was the one that confirms or drops a possible second face.
-    var lastSearchConfirmed = false
+    /// Other faces the last full search found, with how many searches in a row found each: a second face counts
+    /// once ``secondFaceSightings`` searches have.
+    var pendingFaces: [(rect: VitalsRect, sightings: Int)] = []
     var extraFaces = 0
     var usingSkinFinder = false
     var subpixel = (x: 0.0, y: 0.0)

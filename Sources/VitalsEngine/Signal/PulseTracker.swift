@@ -7,8 +7,8 @@ import Foundation
 /// update (about four windows' worth), picks among its peaks the one that is strongest once weighted by a prior
 /// centred on the rate reported before (a Gaussian of ``jumpWidth`` over a floor of ``priorFloor``: a new rhythm
 /// must be about twice as strong to take over at once, and takes over in a few updates when it persists), then
-/// prefers a peak at half the chosen frequency when that one is at least ``subharmonicShare`` as strong (the chosen
-/// peak is then the pulse's harmonic). The rate is read off the current window's spectrum near the chosen peak.
+/// prefers a peak at half the chosen frequency (within ``harmonicTolerance``) when that one is at least
+/// ``subharmonicShare`` as strong (the chosen peak is then the pulse's harmonic). The rate is read off the current window's spectrum near the chosen peak.
 struct PulseTracker {
     /// How much of the running spectrum each update keeps.
     static let memory = 0.75
@@ -18,6 +18,9 @@ struct PulseTracker {
     static let priorFloor = 0.5
     /// A peak at half the frequency at least this strong (relative) is the fundamental.
     static let subharmonicShare = 0.6
+    /// How close to exactly half the frequency that peak must be, Hz (a harmonic is exactly twice its fundamental;
+    /// a codec's rhythm near half a fast pulse is not, and must not halve it).
+    static let harmonicTolerance = 0.025
 
     private var frequencies: [Double] = []
     private var accumulated: [Double] = []
@@ -55,7 +58,7 @@ struct PulseTracker {
         // Harmonic check: a strong peak at half the frequency is the fundamental.
         let half = frequencies[chosen] / 2
         if half >= frequencies[0],
-           let sub = peaks.filter({ abs(frequencies[$0] - half) <= 0.05 }).max(by: { accumulated[$0] < accumulated[$1] }),
+           let sub = peaks.filter({ abs(frequencies[$0] - half) <= Self.harmonicTolerance }).max(by: { accumulated[$0] < accumulated[$1] }),
            accumulated[sub] >= Self.subharmonicShare * accumulated[chosen] {
             chosen = sub
         }
