@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "GlassesSimulator", targets: ["GlassesSimulator"]),
         .executable(name: "glasses-bridge", targets: ["glasses-bridge"]),
         .executable(name: "glasses-sim", targets: ["glasses-sim"]),
+        .executable(name: "glasses-relay", targets: ["glasses-relay"]),
+        .library(name: "GlassesRelay", targets: ["GlassesRelay"]),
     ],
     targets: [
         // MARK: C libraries (system-library targets; shims for macros live in the headers)
@@ -35,6 +37,9 @@ let package = Package(
         .target(name: "GlassesMedia", swiftSettings: strictSettings),
         // MARK: JSON (the leaf both readers of JSON build on: one value type with its writer, one parser with positions)
         .target(name: "GlassesJSON", swiftSettings: strictSettings),
+
+        // MARK: Reports (the SVG plot writer and the run report: pure text in, HTML out, no I/O of its own)
+        .target(name: "GlassesReport", dependencies: ["GlassesJSON"], swiftSettings: strictSettings),
 
         // MARK: Public contracts
         .target(name: "WearablesKit", dependencies: ["GlassesMedia"], swiftSettings: strictSettings),
@@ -76,12 +81,25 @@ let package = Package(
             name: "GlassesBridgeCommand",
             dependencies: [
                 "GlassesBridge", "GlassesSimulator", "GlassesLink", "WearablesKit", "SmartSpectraInput", "CommandSupport",
+                "GlassesReport",
             ],
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "glasses-bridge",
             dependencies: ["GlassesBridgeCommand"],
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: The relay: DAT on one side, the link protocol on the other (a phone's relay; glasses-relay on Linux)
+        .target(
+            name: "GlassesRelay",
+            dependencies: ["WearablesKit", "GlassesLink", "GlassesMedia"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "glasses-relay",
+            dependencies: ["GlassesRelay", "GlassesSimulator", "GlassesLink", "WearablesKit", "CommandSupport"],
             swiftSettings: strictSettings
         ),
 
@@ -104,7 +122,7 @@ let package = Package(
             name: "Benchmarks",
             dependencies: [
                 "GlassesVideo", "GlassesSimulator", "VitalsEngine", "SmartSpectraInput", "WearablesKit", "GlassesBridge",
-                "GlassesLink", "GlassesMedia",
+                "GlassesLink", "GlassesMedia", "GlassesReport",
             ],
             swiftSettings: strictSettings
         ),
@@ -131,14 +149,25 @@ let package = Package(
             name: "GlassesBridgeTests",
             dependencies: [
                 "GlassesBridge", "GlassesBridgeCommand", "GlassesSimulator", "WearablesKit", "SmartSpectraInput",
-                "GlassesLink", "GlassesVideo", "GlassesMedia",
+                "GlassesLink", "GlassesVideo", "GlassesMedia", "GlassesRelay",
             ]
         ),
         .testTarget(
             name: "GlassesBridgeCommandTests",
-            dependencies: ["GlassesBridgeCommand", "GlassesBridge", "CommandSupport", "SmartSpectraInput", "WearablesKit"]
+            dependencies: [
+                "GlassesBridgeCommand", "GlassesBridge", "CommandSupport", "SmartSpectraInput", "WearablesKit", "GlassesLink",
+            ]
         ),
         .testTarget(name: "CommandSupportTests", dependencies: ["CommandSupport"]),
+        .testTarget(
+            name: "GlassesRelayTests",
+            dependencies: [
+                "GlassesRelay", "GlassesSimulator", "GlassesLink", "WearablesKit", "GlassesBridge", "GlassesBridgeCommand",
+                "GlassesMedia",
+            ],
+            exclude: ["DATSurface"]
+        ),
+        .testTarget(name: "GlassesReportTests", dependencies: ["GlassesReport"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -231,6 +231,9 @@ enum DeviceMessagesFuzz {
         var index = 1
         var steps = 0
         var samplesSent: UInt64 = 0
+        // A refused codec configuration is counted with the samples (malformed or oversized), so the bound below
+        // counts configurations too.
+        var configurationsSent: UInt64 = 0
         func byte() -> UInt8? {
             guard index < input.count else { return nil }
             defer { index += 1 }
@@ -250,9 +253,11 @@ enum DeviceMessagesFuzz {
                 switch frame {
                 case .device(let message):
                     if case .videoSample = message { samplesSent += 1 }
+                    if case .codecConfiguration = message { configurationsSent += 1 }
                     device.deliver(.message(message))
                 case .goodbye(let error): device.deliver(.closed(error))
                 case .host: check(false, "a device type decoded as a host message")
+                case .pair: check(false, "a device type decoded as a pair frame")
                 }
             case 0x40...0x7F:
                 // Time passes: up to 63² × 10 ms ≈ 40 s.
@@ -274,14 +279,16 @@ enum DeviceMessagesFuzz {
                 let pts = Int64(scheduler.now / .microseconds(1))
                 let message = canned(Int(op & 0x0F), configuration: configuration, pts: pts, info: info)
                 if case .videoSample = message { samplesSent += 1 }
+                if case .codecConfiguration = message { configurationsSent += 1 }
                 device.deliver(.message(message))
             }
             scheduler.inner.runUntilIdle()
             if let stream = app.camera?.stream {
                 let counters = stream.sampleCounters
                 check(
-                    counters.delivered &+ counters.malformed &+ counters.discarded <= samplesSent,
-                    "counted \(counters) of \(samplesSent) samples")
+                    counters.delivered &+ counters.malformed &+ counters.discarded &+ counters.oversized
+                        <= samplesSent &+ configurationsSent,
+                    "counted \(counters) of \(samplesSent) samples and \(configurationsSent) configurations")
                 _ = stream.state
             }
             check(wearables.attachedLinkCount <= links.count, "more attached links than attached")

@@ -217,7 +217,10 @@ enum SendFrameFuzz {
                 geometry.planes.append(PixelPlane(width: width, height: height, bytesPerRow: stride, offset: offset))
                 let (next, o4) = offset.addingReportingOverflow(size)
                 guard !o4 else { return }
-                offset = mode & 0x40 == 0 ? next : max(0, offset - size / 2)  // bit 6: overlap the previous plane
+                // Bit 6: overlap the previous plane. `size` is negative for a negative width, so checked here too.
+                let (overlapped, o5) = offset.subtractingReportingOverflow(size / 2)
+                guard !o5 else { return }
+                offset = mode & 0x40 == 0 ? next : max(0, overlapped)
             } else {
                 geometry.planes.append(
                     PixelPlane(width: figures.figure(), height: figures.figure(), bytesPerRow: figures.figure(), offset: figures.figure()))

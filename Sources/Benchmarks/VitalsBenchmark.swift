@@ -1,6 +1,7 @@
 // The vitals benchmark: seeded simulated subjects through the embedded engine, per condition, against ground truth.
 import Dispatch
 import Foundation
+import GlassesReport
 import GlassesSimulator
 import GlassesVideo
 import SmartSpectraInput
@@ -46,11 +47,15 @@ private struct SubjectResult: Sendable {
     var failure: String?
     /// One line for `--verbose`: the subject's truth and what the engine measured.
     var summary = ""
+    /// The subject's true mean pulse and breathing rate.
+    var truePulse = 0.0
+    var trueBreathing = 0.0
 }
 
 func runVitalsBenchmark(_ arguments: [String]) {
     var subjects = 20, duration: Double?, jobs = 2, seedBase: UInt64 = 1000, verbose = false, trace = false, quick = false
     var names = allConditions.map(\.name)
+    var reportDirectory: String?
     var i = 0
     func value(_ flag: String) -> String {
         i += 1
@@ -75,8 +80,9 @@ func runVitalsBenchmark(_ arguments: [String]) {
             }
         case "--verbose", "-v": verbose = true
         case "--trace": trace = true
+        case "--report": reportDirectory = value("--report")
         case "--help", "-h":
-            say("usage: Benchmarks vitals [--subjects N=20] [--duration S=65] [--jobs J=2] [--seed N] [--verbose] [--trace] [--quick] [--conditions sim|photo|all|NAME,...]")
+            say("usage: Benchmarks vitals [--subjects N=20] [--duration S=65] [--jobs J=2] [--seed N] [--verbose] [--trace] [--quick] [--report DIR] [--conditions sim|photo|all|NAME,...]")
             say("  simulator conditions (the default): \(allConditions.map(\.name).joined(separator: ","))")
             say("  real-photograph conditions: \(photoConditions.map(\.name).joined(separator: ",")); --quick runs 8 of their 24 clips")
             exit(0)
@@ -90,6 +96,19 @@ func runVitalsBenchmark(_ arguments: [String]) {
     let conditions = names.compactMap { name in allConditions.first { $0.name == name } }
     let photoNames = names.filter { name in photoConditions.contains { $0.name == name } }
     do { _ = try HaarCascade.frontalFace() } catch { fail("\(error)") }
+    if let reportDirectory {
+        var isDirectory: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: reportDirectory, isDirectory: &isDirectory) {
+            do {
+                try FileManager.default.createDirectory(atPath: reportDirectory, withIntermediateDirectories: true)
+            } catch {
+                fail("--report \(reportDirectory): cannot create the folder (\(error.localizedDescription))")
+            }
+        } else if !isDirectory.boolValue {
+            fail("--report \(reportDirectory) is a file: give a folder for the pages")
+        }
+    }
+    var pages: [BenchmarkCondition] = []
     if !photoNames.isEmpty {
         runPhotoBenchmark(photoNames, duration: duration ?? (quick ? 40 : 65), jobs: jobs, seedBase: seedBase, quick: quick,
                           verbose: verbose, trace: trace)
@@ -113,6 +132,26 @@ func runVitalsBenchmark(_ arguments: [String]) {
         }
         let all = results.withLock { Array($0.values) }
         report(condition, all)
+        let subjects = results.withLock { $0.sorted { $0.key < $1.key } }.map { index, r in
+            BenchmarkSubject(index: index, truePulse: r.truePulse, trueBreathing: r.trueBreathing, pulseErrors: r.pulseErrors,
+                             breathingErrors: r.breathingErrors, rmssdError: r.rmssdError, failure: r.failure)
+        }
+        pages.append(BenchmarkCondition(name: condition.name, bitrate: condition.bitrate, fps: condition.fps, duration: seconds,
+                                        subjects: subjects))
+    }
+    if let reportDirectory {
+        // Every page shows the accuracy-vs-bitrate curve of all the conditions run, so they are written at the end.
+        for page in pages {
+            let path = (reportDirectory as NSString).appendingPathComponent(BenchmarkReport.fileName(page))
+            let html = BenchmarkReport.html(page, all: pages, generator: "Scripts/bench-vitals")
+            do {
+                try Data(html.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+                say("wrote \(path)")
+            } catch {
+                FileHandle.standardError.write(Data("vitals benchmark: cannot write \(path): \(error.localizedDescription)\n".utf8))
+                exit(73)
+            }
+        }
     }
 }
 
@@ -280,6 +319,8 @@ private func runSubject(index: Int, seed: UInt64, duration: Double, condition: B
         e.isEmpty ? "--" : String(format: "%+.2f", e.reduce(0, +) / Double(e.count))
     }
     let truePulse = truth.meanPulseRate(in: 0 ... duration) ?? 0, trueBreathing = truth.meanBreathingRate(in: 0 ... duration) ?? 0
+    result.truePulse = truePulse
+    result.trueBreathing = trueBreathing
     result.summary = String(format: "pulse %.1f bpm (err %@, max %.1f), breathing %.1f (err %@), RMSSD %@ ms, light %.2f, skin luma %.0f",
                             truePulse, meanError(result.pulseErrors), result.pulseErrors.map(abs).max() ?? 0,
                             trueBreathing, meanError(result.breathingErrors), rmssdText, profile.lightingLevel, skinLuma)

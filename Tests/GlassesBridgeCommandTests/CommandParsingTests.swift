@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import WearablesKit
 import SmartSpectraInput
@@ -152,5 +153,36 @@ struct CommandParsingTests {
         #expect(BridgeExitCode.usage.rawValue == 64)
         #expect(BridgeExitCode.deviceUnavailable.rawValue == 69)
         #expect(BridgeExitCode.internalError.rawValue == 70)
+    }
+}
+
+@Suite("report options")
+struct ReportParsingTests {
+    @Test func reportSubcommandAndRunOptionsParse() throws {
+        guard case .report(let options) = try BridgeCommand.parse(["report", "run.ndjson", "--reference", "strap.csv", "-o", "run.html",
+                                                                   "--run-start", "2026-12-01T10:00:00Z"]) else {
+            Issue.record("not a report command")
+            return
+        }
+        #expect(options.inputPath == "run.ndjson" && options.referencePath == "strap.csv" && options.outputPath == "run.html")
+        #expect(options.runStart == ISO8601DateFormatter().date(from: "2026-12-01T10:00:00Z") && options.tracesAt == nil)
+        if case .report(let windowed) = try BridgeCommand.parse(["report", "r.ndjson", "-o", "r.html", "--traces-at=45"]) {
+            #expect(windowed.tracesAt == 45)
+        } else {
+            Issue.record("--traces-at did not parse")
+        }
+        #expect(try BridgeCommand.parse(["help", "report"]) == .help(topic: "report"))
+        #expect(try BridgeCommand.parse(["report", "--help"]) == .help(topic: "report"))
+        guard case .run(let run) = try BridgeCommand.parse(["--report", "a.html", "--truth-out", "t.ndjson"]) else {
+            Issue.record("not a run")
+            return
+        }
+        #expect(run.reportPath == "a.html" && run.truthOutPath == "t.ndjson")
+        for bad in [["report", "-o", "x.html"], ["report", "a.ndjson"], ["report", "a.ndjson", "-o", "a.ndjson"],
+                    ["report", "a.ndjson", "-o", "x.html", "--run-start", "yesterday"], ["--truth-out", "t.txt"],
+                    ["report", "a.ndjson", "-o", "x.html", "--traces-at", "-3"],
+                    ["--report", "same.out", "--output", "same.out"], ["--device", "file:x.mkv", "--truth-out", "t.csv"]] {
+            #expect(throws: BridgeUsageError.self, "\(bad)") { try BridgeCommand.parse(bad) }
+        }
     }
 }

@@ -63,6 +63,11 @@ struct NDJSONSchemaTests {
         var formatter = NDJSONEventFormatter(simulated: true)
         let start = try #require(TestJSON.parse(formatter.preamble))
         #expect(JSONSchemaValidator.problems(start, against: try Self.schema("start")).isEmpty)
+        // In real time the start line also says when the run began on the wall clock (for references).
+        let timed = NDJSONEventFormatter(simulated: false, startedAt: Date(timeIntervalSince1970: 1_800_000_000.25))
+        let timedStart = try #require(TestJSON.parse(timed.preamble))
+        #expect(JSONSchemaValidator.problems(timedStart, against: try Self.schema("start")).isEmpty)
+        #expect(timedStart["startedAt"] == .string("2027-01-15T08:00:00.250Z"))
         for (kind, event) in events {
             let line = formatter.format(event, at: 2)
             let object = try #require(TestJSON.parse(line))

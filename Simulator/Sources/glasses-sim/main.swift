@@ -46,7 +46,8 @@ Time and output:
   --no-realtime          run in virtual time, as fast as the CPU allows (default without --listen)
   --duration S           stop after S seconds of simulated time (default: scenario duration, or forever)
   --write FILE           write what is streamed: .hevc/.h265 (Annex B), .mp4, .mkv for HEVC; .y4m for raw
-  --truth FILE           write ground truth at the end: .csv or .ndjson (10 samples/s)
+  --truth FILE           write ground truth at the end: .csv or .ndjson (10 samples/s), in the bridge's
+                         keys (t, pulseRate, breathingRate, hrvRmssd) on the device clock
   --codec raw|hvc1       without --listen, what the built-in host asks for: default hvc1 for a .hevc, .h265,
                          .mp4 or .mkv --write file, raw otherwise
   --resolution R         without --listen: low (360x640), medium (504x896, default) or high (720x1280)

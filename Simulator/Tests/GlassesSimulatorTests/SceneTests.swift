@@ -119,11 +119,19 @@ struct SceneTests {
         #expect(abs(Double(truth.breathOnsets(in: 0...300).count) - 60) <= 4)
         let csv = truth.csv(in: 0...10, step: 1)
         #expect(csv.split(separator: "\n").count == 12)
-        #expect(csv.hasPrefix("time_s,pulse_bpm,breathing_brpm,ppg,breathing,rmssd_ms,sdnn_ms"))
-        let lines = truth.ndjson(in: 0...2, step: 0.5).split(separator: "\n")
-        #expect(lines.count == 5)
+        #expect(csv.hasPrefix("time_s,pulseRate,breathingRate,hrvRmssd,hrvSdnn,instantPulseRate,ppg,breathing\n"))
+        let lines = truth.ndjson(in: 0...12, step: 0.5).split(separator: "\n")
+        #expect(lines.count == 25)
+        // The bridge's vocabulary: `t` and the keys of its stats lines' truth, the rate over the trailing 10 s.
         let first = try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any]
-        #expect(first?["pulseRate"] is Double)
+        #expect(first?["t"] as? Double == 0 && first?["instantPulseRate"] is Double)
+        let last = try JSONSerialization.jsonObject(with: Data(lines[24].utf8)) as? [String: Any]
+        #expect(last?["t"] as? Double == 12)
+        let pulse = try #require(last?["pulseRate"] as? Double)
+        #expect(abs(pulse - (truth.meanPulseRate(in: 2...12) ?? 0)) < 1e-9)
+        #expect(last?["hrvRmssd"] is Double && last?["pulse_bpm"] == nil)
+        let shifted = truth.ndjson(in: 0...1, step: 1, timeOffset: 2.5).split(separator: "\n")
+        #expect(shifted.first?.hasPrefix("{\"breathing\"") == true && shifted.last?.contains("\"t\":3.5") == true)
         #expect(truth.beatsCSV(in: 0...60).split(separator: "\n").count > 60)
     }
 

@@ -40,6 +40,9 @@ public struct OutputContext: Sendable {
     public var fileDuration: Double?
     /// Whether the source is a file (the live line shows position and speed).
     public var isFile = false
+    /// When the run began on the wall clock (NDJSON's start line carries it, so references with wall-clock times
+    /// line up); nil in virtual time.
+    public var startedAt: Date?
     /// A monotonic wall clock in seconds, for the speed shown beside a file's position.
     public var wallClock: @Sendable () -> Double = { monotonicSeconds() }
 
@@ -65,7 +68,7 @@ public func makeEventFormatter(_ format: OutputFormat, liveTerminal: Bool) -> an
 public func makeEventFormatter(_ format: OutputFormat, context: OutputContext) -> any BridgeEventFormatter {
     switch format {
     case .text: TextEventFormatter(context: context)
-    case .ndjson: NDJSONEventFormatter(simulated: context.simulated)
+    case .ndjson: NDJSONEventFormatter(simulated: context.simulated, startedAt: context.startedAt)
     case .csv: CSVEventFormatter(frameRate: context.frameRate)
     }
 }
@@ -84,15 +87,27 @@ public struct NDJSONEventFormatter: BridgeEventFormatter {
     /// Whether the source is simulated: every `stats` line then has `truth` (its values null until known).
     public let simulated: Bool
 
-    /// Creates the formatter.
-    public init(simulated: Bool = false) { self.simulated = simulated }
+    /// When the run began on the wall clock, written as the start line's `startedAt` (nil leaves it out).
+    public let startedAt: Date?
 
-    /// The first line: `{"type":"start","t":0.0,"schemaVersion":1,"simulated":…}`.
+    /// Creates the formatter.
+    public init(simulated: Bool = false, startedAt: Date? = nil) {
+        self.simulated = simulated
+        self.startedAt = startedAt
+    }
+
+    /// The first line: `{"type":"start","t":0.0,"schemaVersion":1,"simulated":…}` (and `startedAt` when known).
     public var preamble: String {
-        JSONValue.object([
+        var members: [(String, JSONValue)] = [
             ("type", .string("start")), ("t", .double(0)), ("schemaVersion", .int(Int64(Self.schemaVersion))),
             ("simulated", .bool(simulated)),
-        ]).serialized + "\n"
+        ]
+        if let startedAt {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            members.append(("startedAt", .string(formatter.string(from: startedAt))))
+        }
+        return JSONValue.object(members).serialized + "\n"
     }
 
     /// One line of JSON for the event.

@@ -1,6 +1,7 @@
 import CommandSupport
 import Foundation
 import GlassesBridge
+import GlassesLink
 import WearablesKit
 
 /// What the command line asks for: the parsed, validated command, ready to run.
@@ -9,32 +10,40 @@ public enum BridgeCommand: Sendable, Hashable {
     case run(BridgeOptions)
     /// List the devices that can be reached (`glasses-bridge devices`).
     case devices(format: OutputFormat)
-    /// Print the help text (`--help`, `-h`, `help`); `topic` is `devices` for the subcommand's help.
+    /// Build an HTML report from a saved NDJSON run (`glasses-bridge report`).
+    case report(ReportOptions)
+    /// Print the help text (`--help`, `-h`, `help`); `topic` is `devices` or `report` for a subcommand's help.
     case help(topic: String?)
     /// Print the version (`--version`).
     case version
 
     /// Parses the arguments after the program name.
     /// - Throws: ``BridgeUsageError`` with a message that names the bad argument and what would be accepted.
-    public static func parse(_ arguments: [String]) throws(BridgeUsageError) -> BridgeCommand {
+    /// - Parameter environment: where `GLASSES_TOKEN` is read when `--token` is not given.
+    public static func parse(
+        _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(BridgeUsageError) -> BridgeCommand {
         var parser = ArgumentCursor(arguments)
         if let first = parser.peek, !first.hasPrefix("-") {
             switch first {
             case "devices":
                 parser.advance()
                 return try parseDevices(&parser)
+            case "report":
+                parser.advance()
+                return try parseReport(&parser)
             case "help":
                 parser.advance()
-                return .help(topic: parser.peek == "devices" ? "devices" : nil)
+                return .help(topic: ["devices", "report"].contains(parser.peek ?? "") ? parser.peek : nil)
             case "run":
                 parser.advance()
             default:
                 throw BridgeUsageError(
-                    "unknown command '\(first)'. Commands: devices, help; with no command glasses-bridge streams and measures."
+                    "unknown command '\(first)'. Commands: devices, report, help; with no command glasses-bridge streams and measures."
                 )
             }
         }
-        return try parseRun(&parser)
+        return try parseRun(&parser, environment: environment)
     }
 
     private static func parseDevices(_ parser: inout ArgumentCursor) throws(BridgeUsageError) -> BridgeCommand {
@@ -57,13 +66,17 @@ public enum BridgeCommand: Sendable, Hashable {
 
     /// Every option of the run command, for suggestions.
     static let runOptionNames = [
-        "--device", "--fps", "--resolution", "--codec", "--pixel-format", "--transform", "--metrics", "--duration",
+        "--device", "--listen", "--token", "--connect-timeout", "--fps", "--resolution", "--codec", "--pixel-format", "--transform", "--metrics", "--duration",
         "--realtime", "--no-realtime", "--sim-pulse", "--sim-breathing", "--sim-seed", "--sim-scenario", "--format",
-        "--output", "--record", "--video-out", "--quiet", "--verbose", "--help", "--version",
+        "--output", "--record", "--video-out", "--quiet", "--verbose", "--help", "--version", "--report", "--truth-out",
     ]
 
-    private static func parseRun(_ parser: inout ArgumentCursor) throws(BridgeUsageError) -> BridgeCommand {
+    private static func parseRun(
+        _ parser: inout ArgumentCursor, environment: [String: String]
+    ) throws(BridgeUsageError) -> BridgeCommand {
         var options = BridgeOptions()
+        var deviceGiven = false
+        var listenGiven: LinkAddress?
         var simulatorOptionsGiven: [String] = []
         var codecGiven = false
         var verbosityGiven: [String] = []
@@ -75,6 +88,29 @@ public enum BridgeCommand: Sendable, Hashable {
                 return .version
             case "--device":
                 options.device = try DeviceAddress(parsing: try parser.value(for: name, inline: inline))
+                deviceGiven = true
+            case "--listen":
+                let value = try parser.value(for: name, inline: inline)
+                let address: LinkAddress
+                do {
+                    address = try LinkAddress(parsing: value)
+                } catch {
+                    throw BridgeUsageError("invalid --listen '\(value)': \(error.reason); use tcp:HOST:PORT or unix:PATH.")
+                }
+                if case .bluetooth = address {
+                    throw BridgeUsageError("--listen takes tcp:HOST:PORT or unix:PATH; the bridge dials Bluetooth (--device bt:…).")
+                }
+                listenGiven = address
+            case "--token":
+                let value = try parser.value(for: name, inline: inline)
+                guard !value.isEmpty else { throw BridgeUsageError("--token needs a non-empty token.") }
+                options.token = value
+            case "--connect-timeout":
+                let value = try parser.value(for: name, inline: inline)
+                guard let seconds = Double(value), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
+                    throw BridgeUsageError("invalid --connect-timeout '\(value)': give seconds from 0 to 86400, e.g. 30.")
+                }
+                options.connectTimeout = seconds
             case "--fps":
                 let value = try parser.value(for: name, inline: inline)
                 guard let rate = UInt(value), StreamConfiguration.supportedFrameRates.contains(rate) else {
@@ -174,6 +210,14 @@ public enum BridgeCommand: Sendable, Hashable {
                 options.recordPath = try parser.path(for: name, inline: inline)
             case "--video-out":
                 options.videoOutPath = try parser.path(for: name, inline: inline)
+            case "--report":
+                options.reportPath = try parser.path(for: name, inline: inline)
+            case "--truth-out":
+                let path = try parser.path(for: name, inline: inline)
+                guard [".csv", ".ndjson"].contains(where: path.lowercased().hasSuffix) else {
+                    throw BridgeUsageError("--truth-out writes .csv or .ndjson (got '\(path)').")
+                }
+                options.truthOutPath = path
             default:
                 throw BridgeUsageError(unknownOptionMessage(name, known: runOptionNames, command: nil))
             }
@@ -184,8 +228,44 @@ public enum BridgeCommand: Sendable, Hashable {
         if Set(verbosityGiven.map { $0.count == 2 ? ($0 == "-q" ? "--quiet" : "--verbose") : $0 }).count > 1 {
             throw BridgeUsageError("--quiet and --verbose contradict each other: give one.")
         }
+        if let listen = listenGiven {
+            if deviceGiven {
+                throw BridgeUsageError(
+                    "--listen and --device are two sources: give --listen ADDR to wait for a relay, or --device to dial one.")
+            }
+            options.device = .listening(listen)
+        }
+        if options.token == nil, let fromEnvironment = environment["GLASSES_TOKEN"], !fromEnvironment.isEmpty,
+           options.device.linkAddress != nil {
+            options.token = fromEnvironment
+        }
+        try validateLink(options)
         try validate(options, simulatorOptionsGiven: simulatorOptionsGiven, codecGiven: codecGiven)
         return .run(options)
+    }
+
+    /// The rules of links: one source, a token for anything not loopback, link options only with a link.
+    private static func validateLink(_ options: BridgeOptions) throws(BridgeUsageError) {
+        if case .listening(let listen) = options.device {
+            if !listen.isLoopback, options.token == nil {
+                throw BridgeUsageError(
+                    "--listen \(listen) accepts connections from other machines: give --token TOKEN (or set GLASSES_TOKEN) so only your relay can connect.")
+            }
+            return
+        }
+        if let address = options.device.linkAddress {
+            if !address.isLoopback, options.token == nil {
+                throw BridgeUsageError(
+                    "--device \(address) is another machine: give --token TOKEN (or set GLASSES_TOKEN), the token the relay or glasses-sim was started with.")
+            }
+            return
+        }
+        if options.token != nil {
+            throw BridgeUsageError("--token applies to --device tcp:/unix:/bt: and --listen, not --device \(options.device).")
+        }
+        if options.connectTimeout != nil {
+            throw BridgeUsageError("--connect-timeout applies to --device tcp:/unix:/bt: and --listen, not --device \(options.device).")
+        }
     }
 
     private static func validate(
@@ -234,9 +314,13 @@ public enum BridgeCommand: Sendable, Hashable {
                 throw BridgeUsageError("--record keeps what glasses send; with --device file:PATH the file is the record.")
             }
         }
-        let outputs = [options.outputPath, options.recordPath, options.videoOutPath].compactMap { $0 }
+        if options.truthOutPath != nil, !options.device.isSimulator {
+            throw BridgeUsageError("--truth-out exports the simulator's truth: it needs --device sim, not --device \(options.device).")
+        }
+        let outputs = [options.outputPath, options.recordPath, options.videoOutPath, options.reportPath, options.truthOutPath]
+            .compactMap { $0 }
         if Set(outputs).count != outputs.count {
-            throw BridgeUsageError("--output, --record and --video-out must name different files.")
+            throw BridgeUsageError("--output, --record, --video-out, --report and --truth-out must name different files.")
         }
     }
 

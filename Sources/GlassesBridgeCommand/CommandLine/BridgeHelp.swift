@@ -19,6 +19,8 @@ public enum BridgeHelp {
       glasses-bridge [options]            stream and measure until Ctrl-C, --duration or end of file
       glasses-bridge devices [--format text|ndjson]
                                           list the devices that can be reached
+      glasses-bridge report RUN.ndjson [--truth F | --reference F] -o PAGE.html
+                                          an HTML report of a saved run (report --help)
       glasses-bridge help | --help        this text
       glasses-bridge --version            the version
 
@@ -26,9 +28,18 @@ public enum BridgeHelp {
       --device DEVICE       where the glasses are (default: sim)
                               sim                    built-in simulated glasses, in this process
                               unix:PATH              a glasses-sim or relay on a Unix socket
-                              tcp:HOST:PORT          a glasses-sim or relay over TCP
+                              tcp:HOST:PORT          a glasses-sim or a relay over TCP: real Meta glasses are
+                                                     reached through a relay on a phone (docs/REAL-GLASSES.md)
                               bt:ADDRESS[@CHANNEL]   a relay or board speaking the link protocol over RFCOMM
+                                                     (not Meta's glasses: they speak only to DAT on a phone)
                               file:PATH              a recording (.y4m, .mp4, .mkv), e.g. one made with --record
+      --listen ADDR         wait for a relay to dial in instead (tcp:HOST:PORT or unix:PATH): for phones
+                            behind NAT or on a hotspot; one relay at a time, others are refused
+      --token TOKEN         pairing token for any address that is not loopback (or set GLASSES_TOKEN,
+                            which keeps it out of ps): presented when dialling, required of a relay that
+                            dials in; a wrong or missing token is refused at once
+      --connect-timeout S   how long to wait for the device to connect (default: 10 when dialling,
+                            60 with --listen); if none ever connects the run ends with exit 69
       --fps N               frames per second: 2, 7, 15, 24 or 30 (default: 24); vitals are measured
                             at 15, 24 and 30; 7 runs with a warning and is never stable; 2 carries
                             no pulse or HRV (refused unless --metrics asks for breathing only)
@@ -71,6 +82,10 @@ public enum BridgeHelp {
                             (passthrough); Y4M has no timestamps, so a raw recording ends the run
                             (exit 73) at the first pause or dropped frame: use hvc1 for those
       --video-out PATH.y4m  write the frames exactly as submitted to custom input (NV12 only)
+      --report PATH.html    when the run ends (also after Ctrl-C), write its report: one self-contained
+                            page of plots (see glasses-bridge report --help)
+      --truth-out FILE      simulator only: when the run ends, write the truth it rendered on the run's
+                            clock (.csv or .ndjson, keys pulseRate, breathingRate, hrvRmssd; 10 a second)
 
     EXAMPLES
       glasses-bridge --fps 24 --resolution medium
@@ -81,8 +96,14 @@ public enum BridgeHelp {
           a glasses-sim on a socket, HEVC decoded here and kept in session.mkv
       glasses-bridge --device file:session.mkv --format csv -o vitals.csv
           replay a recording and save the vitals time series
+      GLASSES_TOKEN=… glasses-bridge --listen tcp:0.0.0.0:7100
+          wait for the phone relay (real glasses through DAT) to dial this machine
+      glasses-bridge --device tcp:127.0.0.1:7200
+          dial a glasses-relay (or glasses-sim) on this machine
       glasses-bridge --device bt:12:34:56:78:9A:BC@5 --metrics cardio
           a relay or board over Bluetooth RFCOMM (not Meta's glasses: they speak only to DAT on a phone)
+      glasses-bridge --no-realtime --duration 90 --format ndjson -o run.ndjson --report run.html
+          a simulated run saved as JSON lines, and its report with the truth on the same axes
       glasses-bridge devices
           what can be reached from here
 
@@ -90,10 +111,11 @@ public enum BridgeHelp {
       0   the run ended normally: --duration reached, end of file, Ctrl-C (SIGINT) or SIGTERM
       64  usage error: a bad option or value; nothing was started
       65  bad input data: a recording that is malformed or truncated
-      69  device unavailable: cannot connect, no Bluetooth, no frame arrived, or the glasses stopped the
+      69  device unavailable: cannot connect, no device connected within --connect-timeout, no Bluetooth,
+          no frame arrived, or the glasses stopped the
           stream for a reason a person must fix (too hot, battery low, permission denied, repeated stalls)
       70  internal error
-      73  an output (--output, --record, --video-out) cannot be written or completed
+      73  an output (--output, --record, --video-out, --report, --truth-out) cannot be written or completed
     """
 
     /// The help text of `glasses-bridge devices`.

@@ -18,8 +18,14 @@ public struct SimulatorOptions: Sendable, Hashable {
 
 /// Everything a `glasses-bridge` run is told on its command line: a plain value, parsed without side effects.
 public struct BridgeOptions: Sendable, Hashable {
-    /// Where the glasses are (`--device`, default the in-process simulator).
+    /// Where the glasses are (`--device`, default the in-process simulator; `--listen` makes it ``DeviceAddress/listening(_:)``).
     public var device: DeviceAddress = .simulator
+    /// The pairing token (`--token`, or `GLASSES_TOKEN` in the environment): presented when dialling a relay,
+    /// required of a relay that dials in. Needed for any address that is not loopback.
+    public var token: String?
+    /// How long to wait for a device to connect, in seconds (`--connect-timeout`; default 10 when dialling, 60
+    /// when listening). A run in which no device ever connects ends with exit 69.
+    public var connectTimeout: Double?
     /// Frames per second asked of the glasses (`--fps`: 2, 7, 15, 24 or 30).
     public var frameRate: UInt = 24
     /// The streaming resolution (`--resolution`).
@@ -48,9 +54,19 @@ public struct BridgeOptions: Sendable, Hashable {
     public var recordPath: String?
     /// Where to write the frames exactly as submitted, as Y4M (`--video-out`).
     public var videoOutPath: String?
+    /// Where to write the run's HTML report when it ends (`--report`).
+    public var reportPath: String?
+    /// Where to write the simulator's truth on the run's clock when it ends (`--truth-out`, simulator only).
+    public var truthOutPath: String?
 
     /// Creates the defaults: simulator, 24 fps, medium, raw, NV12, breathing and cardio, real time, text.
     public init() {}
+
+    /// The wait for a device to connect: ``connectTimeout``, or 60 s when listening and 10 s when dialling.
+    public var effectiveConnectTimeout: Duration {
+        let listening = if case .listening = device { true } else { false }
+        return .milliseconds(Int64(((connectTimeout ?? (listening ? 60 : 10)) * 1000).rounded()))
+    }
 
     /// The stream configuration asked of the glasses.
     /// - Throws: ``StreamConfigurationError`` when ``frameRate`` is not one the glasses support (the parser never

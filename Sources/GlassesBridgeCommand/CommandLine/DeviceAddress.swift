@@ -11,6 +11,8 @@ public enum DeviceAddress: Sendable, Hashable, CustomStringConvertible {
     case file(path: String)
     /// A simulator, relay or board serving the link protocol (`unix:PATH`, `tcp:HOST:PORT`, `bt:ADDRESS[@CHANNEL]`).
     case link(LinkAddress)
+    /// A relay that dials in: the bridge listens here (`--listen tcp:HOST:PORT|unix:PATH`).
+    case listening(LinkAddress)
 
     /// A link-protocol device on a Unix-domain socket.
     public static func unix(path: String) -> DeviceAddress { .link(.unix(path: path)) }
@@ -57,12 +59,21 @@ public enum DeviceAddress: Sendable, Hashable, CustomStringConvertible {
     /// Whether this is the in-process simulator.
     public var isSimulator: Bool { self == .simulator }
 
+    /// The link address, for glasses (or a relay) reached over a socket or Bluetooth, dialled or listened on.
+    public var linkAddress: LinkAddress? {
+        switch self {
+        case .link(let address), .listening(let address): address
+        case .simulator, .file: nil
+        }
+    }
+
     /// The command-line form, e.g. `tcp:127.0.0.1:7001`.
     public var description: String {
         switch self {
         case .simulator: "sim"
         case .file(let path): "file:\(path)"
         case .link(let address): address.description
+        case .listening(let address): "listen:\(address)"
         }
     }
 }

@@ -22,7 +22,7 @@ public enum BridgeCommandLine {
         }
         switch command {
         case .help(let topic):
-            print(topic == "devices" ? BridgeHelp.devices : BridgeHelp.main)
+            print(topic == "devices" ? BridgeHelp.devices : topic == "report" ? BridgeHelp.report : BridgeHelp.main)
             return BridgeExitCode.success.rawValue
         case .version:
             print(BridgeHelp.version)
@@ -30,6 +30,8 @@ public enum BridgeCommandLine {
         case .devices(let format):
             print(DeviceDiscovery.listing(format: format), terminator: "")
             return BridgeExitCode.success.rawValue
+        case .report(let options):
+            return ReportCommand.run(options).rawValue
         case .run(let options):
             return await runBridge(options).rawValue
         }
@@ -38,7 +40,8 @@ public enum BridgeCommandLine {
     /// Runs a measurement with parsed options.
     static func runBridge(_ options: BridgeOptions) async -> BridgeExitCode {
         // Every output is checked before anything starts: a run whose files cannot be written is not worth running.
-        for (flag, path) in [("--output", options.outputPath), ("--record", options.recordPath), ("--video-out", options.videoOutPath)] {
+        for (flag, path) in [("--output", options.outputPath), ("--record", options.recordPath), ("--video-out", options.videoOutPath),
+                             ("--report", options.reportPath), ("--truth-out", options.truthOutPath)] {
             if let path, let problem = OutputPathCheck.problem(writing: path) {
                 printError("glasses-bridge: error: cannot write \(flag) \(path): \(problem).")
                 return .cannotWriteOutput
@@ -47,6 +50,12 @@ public enum BridgeCommandLine {
         var context = OutputContext()
         context.verbosity = options.verbosity
         context.simulated = options.device.isSimulator
+        var realClock = options.realtime
+        switch options.device {
+        case .link, .listening: realClock = true
+        case .simulator, .file: break
+        }
+        if realClock { context.startedAt = Date() }  // references logged on the wall clock line up with it
         if case .file(let path) = options.device {
             context.isFile = true
             context.fileDuration = SourceFileInfo.durationSeconds(path: path)
@@ -65,18 +74,25 @@ public enum BridgeCommandLine {
         let filter = RunEventFilter(options: options) {
             stopper.withLock { $0 }?.requestStop(reason: BridgeFailure.Kind.outputFailed.rawValue)
         }
-        let pipeline: BridgePipeline
+        let report = RunReportRecorder(options: options, startedAt: context.startedAt)
+        let prepared: PreparedRun
         do {
-            pipeline = try makePipeline(options) { event, seconds in
-                for shown in filter.process(event, at: seconds) { sink.write(shown, at: seconds) }
-            }
+            prepared = try makePipeline(options, emit: { event, seconds in
+                for shown in filter.process(event, at: seconds) {
+                    sink.write(shown, at: seconds)
+                    report?.record(shown, at: seconds)
+                }
+            }, simulator: { report?.watch($0) })
         } catch {
             printError("glasses-bridge: \(error.message)")
             return error.exitCode
         }
+        let pipeline = prepared.pipeline
+        defer { prepared.teardown() }
         stopper.withLock { $0 = pipeline }
         if case .file = options.device {} else if let warning = FrameRateTable.warning(frameRate: options.frameRate, metrics: options.metrics) {
             sink.write(.warning(warning), at: 0)
+            report?.record(.warning(warning), at: 0)
             if options.format != .text || options.outputPath != nil {
                 printError("glasses-bridge: warning: \(warning)")
             }
@@ -92,6 +108,10 @@ public enum BridgeCommandLine {
         if let failure {
             printError("glasses-bridge: \(failure.message)")
         }
+        // The report and the truth are written however the run ended (also after Ctrl-C): they say what happened.
+        if let report, !report.finish() {
+            return failure?.exitCode ?? .cannotWriteOutput
+        }
         if let problem = sink.writeFailure {
             printError("glasses-bridge: error: the output stopped: \(problem).")
             return failure?.exitCode ?? .cannotWriteOutput
@@ -101,9 +121,12 @@ public enum BridgeCommandLine {
 
     /// Builds the pipeline the options describe.
     /// - Throws: ``BridgeFailure`` when the source cannot be set up (for example an unreadable scenario).
+    /// - Parameter simulator: called with the simulated glasses, when the source is the simulator.
     public static func makePipeline(
-        _ options: BridgeOptions, emit: @escaping @Sendable (BridgeEvent, Double) -> Void
-    ) throws(BridgeFailure) -> BridgePipeline {
+        _ options: BridgeOptions, emit: @escaping @Sendable (BridgeEvent, Double) -> Void,
+        simulator: (SimulatedGlasses) -> Void = { _ in }
+    ) throws(BridgeFailure) -> PreparedRun {
+        var teardown: @Sendable () -> Void = {}
         var settings = try BridgeSettings(options: options)
         let engine = EmbeddedVitalsBackend()
         if let refusal = options.metrics.unproducedMessage(produced: engine.producedMetrics, engine: engine.name) {
@@ -135,19 +158,55 @@ public enum BridgeCommandLine {
                 if settings.duration == nil, let seconds = scenario.duration {
                     settings.duration = .milliseconds(Int64((seconds * 1000).rounded()))
                 }
+                simulator(glasses)
                 source = .simulator(glasses)
             } else {
                 let glasses = try options.simulator.makeGlasses(scheduler: clock.scheduler)
+                simulator(glasses)
                 source = .simulator(glasses)
             }
         case .link(let address):
             let scheduler = DispatchEventScheduler(label: "glasses-bridge.clock")
             clock = .realTime(scheduler)
+            let connection = LinkConnectionOptions(
+                scheduler: scheduler, pairingToken: options.token, connectTimeout: options.effectiveConnectTimeout)
             source = .glasses(options.device.description) {
                 do {
-                    return try LinkConnector.connect(to: address, options: LinkConnectionOptions(scheduler: scheduler))
+                    return try LinkConnector.connect(to: address, options: connection)
                 } catch {
                     throw BridgeFailure(.deviceUnavailable, "Cannot reach the glasses at \(options.device): \(Self.words(error))")
+                }
+            }
+        case .listening(let address):
+            let scheduler = DispatchEventScheduler(label: "glasses-bridge.clock")
+            clock = .realTime(scheduler)
+            let listener: DeviceListener
+            do {
+                listener = try DeviceListener.listen(
+                    on: address,
+                    options: LinkListenerOptions(
+                        scheduler: scheduler, allowRemote: !address.isLoopback, pairingToken: options.token)
+                ) { refusal in
+                    emit(.warning("\(refusal)"), 0)
+                }
+            } catch {
+                throw BridgeFailure(.deviceUnavailable, "Cannot listen on \(address): \(error.message)")
+            }
+            let timeout = options.effectiveConnectTimeout
+            source = .glasses("listening on \(listener.address)") {
+                do throws(LinkError) {
+                    return try listener.waitForDevice(timeout: timeout)
+                } catch {
+                    throw BridgeFailure(
+                        .deviceUnavailable,
+                        "\(error.message). Check that the relay runs, dials \(listener.address) (glasses-relay --connect \(listener.address)), and presents the same token.")
+                }
+            }
+            teardown = {
+                listener.stop()
+                let counts = listener.statistics
+                if counts.refused > 0 {
+                    printError("glasses-bridge: the listener on \(listener.address) refused \(counts.refused) connection(s): pairing \(counts.refusedPairing), busy \(counts.refusedBusy), protocol \(counts.refusedProtocol).")
                 }
             }
         case .file(let path):
@@ -157,7 +216,16 @@ public enum BridgeCommandLine {
             clock = options.realtime ? .realTime(DispatchEventScheduler(label: "glasses-bridge.clock")) : .virtual(ManualScheduler())
             source = .file(path)
         }
-        return BridgePipeline(settings: settings, source: source, clock: clock, emit: emit)
+        return PreparedRun(pipeline: BridgePipeline(settings: settings, source: source, clock: clock, emit: emit),
+                           teardown: teardown)
+    }
+
+    /// A pipeline ready to run, and what to release once it has run (a listening socket).
+    public struct PreparedRun: Sendable {
+        /// The pipeline.
+        public let pipeline: BridgePipeline
+        /// Call once the run ended.
+        public let teardown: @Sendable () -> Void
     }
 
     /// A typed error in the user's terms: its `message` (or `LocalizedError` description), never its type name.
@@ -199,7 +267,7 @@ enum DeviceDiscovery {
                                  message: "paired Bluetooth device \(paired.name)   --device bt:\(paired.address)"))
         }
         entries.append(Entry(type: "sockets", device: nil, name: "sockets", available: true,
-                             message: "a glasses-sim or relay: --device unix:PATH or --device tcp:HOST:PORT"))
+                             message: "a glasses-sim or relay: --device unix:PATH or --device tcp:HOST:PORT; a relay that dials in (real glasses through a phone): --listen tcp:HOST:PORT"))
         return entries
     }
 

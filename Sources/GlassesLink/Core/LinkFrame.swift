@@ -8,6 +8,9 @@ public enum LinkFrame: Sendable, Hashable {
     case device(DeviceMessage)
     /// The sender is closing the link for this reason; nothing follows.
     case goodbye(LinkError)
+    /// The first frame a device sends when it dials a listening host: its protocol version and the pairing token the
+    /// host's listener requires (nil when it requires none). The listener checks it before anything else is read.
+    case pair(protocolVersion: UInt16, pairingToken: String?)
 }
 
 /// Heartbeat timing for a link.

@@ -76,6 +76,16 @@ public enum LinkAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether the address reaches this machine only: a Unix socket, or a loopback TCP host. Anything else needs a
+    /// pairing token.
+    public var isLoopback: Bool {
+        switch self {
+        case .unix: true
+        case .tcp(let host, _): Self.isLoopbackHost(host)
+        case .bluetooth: false
+        }
+    }
+
     /// Whether a TCP host names this machine only (`localhost`, 127.0.0.0/8, `::1`).
     public static func isLoopbackHost(_ host: String) -> Bool {
         if host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }

@@ -76,6 +76,40 @@ public enum LinkConnector {
         return HostEndLink(endpoint: endpoint)
     }
 
+    /// Dials a listening host (`glasses-bridge --listen`) as a device and returns the device end, ready to
+    /// ``HostLink/open(eventHandler:)``: what a relay does when the host cannot dial it.
+    ///
+    /// The connection opens with a `pair` frame carrying ``LinkConnectionOptions/pairingToken``; a host that refuses
+    /// it answers with a goodbye, which the returned link delivers as its `.closed` event (for example
+    /// `.incompatible` "pairing failed: the device presented a wrong pairing token"). Blocks while connecting.
+    /// - Throws: ``LinkError`` `.unavailable` when the connection cannot be made; Bluetooth is not supported here.
+    public static func connectDevice(
+        to address: LinkAddress,
+        options: LinkConnectionOptions = LinkConnectionOptions()
+    ) throws(LinkError) -> any HostLink {
+        let handle: SocketHandle
+        switch address {
+        case .unix(let path):
+            handle = try connectUnix(path: path, timeout: options.connectTimeout)
+        case .tcp(let host, let port):
+            handle = try connectTCP(host: host, port: port, timeout: options.connectTimeout)
+        case .bluetooth:
+            throw LinkError(.unavailable, "a device dials a host over Unix or TCP sockets only, not Bluetooth")
+        }
+        let pair = try LinkFrameEncoder(maxPayloadSize: options.maxPayloadSize)
+            .encode(.pair(protocolVersion: linkProtocolVersion, pairingToken: options.pairingToken))
+        if let failure = pair.withUnsafeBytes({ SocketCalls.writeAll(handle, $0) }) {
+            throw LinkError(.unavailable, "cannot pair with \(address): \(SocketCalls.describe(failure))")
+        }
+        let endpoint = SocketLinks.makeEndpoint(
+            handle: handle,
+            configuration: EndpointConfiguration(role: .device, liveness: options.liveness),
+            scheduler: options.scheduler,
+            maxPayloadSize: options.maxPayloadSize
+        )
+        return DeviceEndLink(endpoint: endpoint)
+    }
+
     static func connectUnix(path: String, timeout: Duration) throws(LinkError) -> SocketHandle {
         guard path.utf8.count <= LinkAddress.maxUnixPathLength else {
             throw LinkError(.unavailable, "cannot connect to unix:\(path): the path is longer than 107 bytes")

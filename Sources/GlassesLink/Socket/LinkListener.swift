@@ -48,7 +48,10 @@ public final class LinkListener: Sendable {
     public let address: LinkAddress
     private let handle: SocketHandle
     private let options: LinkListenerOptions
-    private let onConnection: @Sendable (any HostLink) -> Void
+    /// What to do with an accepted connection: returns the link end to close on ``stop(closingConnections:)``, if
+    /// one was made at once.
+    private let onAccepted: @Sendable (SocketHandle) -> LinkEndpoint?
+    private let handOver: @Sendable (LinkEndpoint) -> Void
     private let state = Mutex(State())
     private let acceptLoopDone = DispatchSemaphore(value: 0)
     /// The accepting thread's `pthread_self()`, so that ``stop(closingConnections:)`` called from a connection
@@ -59,12 +62,14 @@ public final class LinkListener: Sendable {
         address: LinkAddress,
         handle: SocketHandle,
         options: LinkListenerOptions,
-        onConnection: @escaping @Sendable (any HostLink) -> Void
+        onAccepted: @escaping @Sendable (SocketHandle) -> LinkEndpoint?,
+        handOver: @escaping @Sendable (LinkEndpoint) -> Void
     ) {
         self.address = address
         self.handle = handle
         self.options = options
-        self.onConnection = onConnection
+        self.onAccepted = onAccepted
+        self.handOver = handOver
     }
 
     /// Starts listening; `onConnection` receives each accepted host (on the listener's thread; open it there or
@@ -79,6 +84,29 @@ public final class LinkListener: Sendable {
         on address: LinkAddress,
         options: LinkListenerOptions = LinkListenerOptions(),
         onConnection: @escaping @Sendable (any HostLink) -> Void
+    ) throws(LinkError) -> LinkListener {
+        try start(address, options: options) { connection in
+            let endpoint = SocketLinks.makeEndpoint(
+                handle: connection,
+                configuration: EndpointConfiguration(
+                    role: .device, liveness: options.liveness, requiredPairingToken: options.pairingToken),
+                scheduler: options.scheduler,
+                maxPayloadSize: options.maxPayloadSize
+            )
+            return endpoint
+        } handOver: { endpoint in
+            onConnection(DeviceEndLink(endpoint: endpoint))
+        }
+    }
+
+    /// Binds `address` (checking the remote rules), starts the accepting thread and returns the listener.
+    /// `accept` makes a link end from each accepted socket (or nil when it hands the socket on by other means);
+    /// `handOver` gets each end once the listener tracks it.
+    static func start(
+        _ address: LinkAddress,
+        options: LinkListenerOptions,
+        accept: @escaping @Sendable (SocketHandle) -> LinkEndpoint?,
+        handOver: @escaping @Sendable (LinkEndpoint) -> Void
     ) throws(LinkError) -> LinkListener {
         let handle: SocketHandle
         var bound = address
@@ -107,7 +135,8 @@ public final class LinkListener: Sendable {
         guard Glibc.listen(handle.descriptor, 16) == 0 else {
             throw LinkError(.unavailable, "cannot listen on \(address): \(SystemError(errno))")
         }
-        let listener = LinkListener(address: bound, handle: handle, options: options, onConnection: onConnection)
+        let listener = LinkListener(
+            address: bound, handle: handle, options: options, onAccepted: accept, handOver: handOver)
         let thread = Thread { [listener] in listener.acceptLoop() }
         thread.name = "glasses.link.accept"
         thread.start()
@@ -132,6 +161,17 @@ public final class LinkListener: Sendable {
         }
     }
 
+    /// Tracks a link end made after the accept (by a handshake), so ``stop(closingConnections:)`` closes it too.
+    /// - Returns: false when the listener has stopped; the caller closes the end.
+    func track(_ endpoint: LinkEndpoint) -> Bool {
+        state.withLock { state in
+            guard !state.stopped else { return false }
+            state.links.removeAll { $0.isClosed }
+            state.links.append(endpoint)
+            return true
+        }
+    }
+
     private func acceptLoop() {
         acceptThread.store(UInt(pthread_self()), ordering: .releasing)
         defer { acceptLoopDone.signal() }
@@ -147,13 +187,7 @@ public final class LinkListener: Sendable {
             if case .tcp = address {
                 SocketCalls.setOption(connection, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
             }
-            let endpoint = SocketLinks.makeEndpoint(
-                handle: connection,
-                configuration: EndpointConfiguration(
-                    role: .device, liveness: options.liveness, requiredPairingToken: options.pairingToken),
-                scheduler: options.scheduler,
-                maxPayloadSize: options.maxPayloadSize
-            )
+            guard let endpoint = onAccepted(connection) else { continue }
             let accepted = state.withLock { state -> Bool in
                 guard !state.stopped else { return false }
                 state.links.removeAll { $0.isClosed }
@@ -164,7 +198,7 @@ public final class LinkListener: Sendable {
                 endpoint.close()
                 return
             }
-            onConnection(DeviceEndLink(endpoint: endpoint))
+            handOver(endpoint)
         }
     }
 

@@ -1,5 +1,6 @@
 import CBlueZ  // also brings sys/socket.h's SOCK_* constants, which Glibc's module map leaves to it
 import Foundation
+import GlassesMedia
 
 #if canImport(Glibc)
     import Glibc
@@ -176,6 +177,75 @@ enum SocketCalls {
             }
         default:
             return nil
+        }
+    }
+}
+
+extension SocketCalls {
+    /// Why an exact read ended early.
+    enum ExactReadFailure: Error {
+        /// The peer closed the connection after this many bytes.
+        case closed(after: Int)
+        /// The deadline passed.
+        case timedOut
+        /// A read failed.
+        case failed(SystemError)
+    }
+
+    /// Reads exactly `count` bytes, waiting at most until `deadline` in all (for short handshakes, never for a
+    /// stream's body: the socket's reader thread does that).
+    static func readExactly(
+        _ handle: SocketHandle, count: Int, deadline: ContinuousClock.Instant
+    ) -> Result<[UInt8], ExactReadFailure> {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else { return .failure(.timedOut) }
+            var descriptor = pollfd(fd: handle.descriptor, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(clamping: max(1, left.wholeMilliseconds))
+            let ready = poll(&descriptor, 1, milliseconds)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return .failure(.failed(SystemError(errno)))
+            }
+            if ready == 0 { continue }
+            let result = bytes.withUnsafeMutableBytes { buffer in
+                read(handle, into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+            }
+            switch result {
+            case .success(0): return .failure(.closed(after: filled))
+            case .success(let n): filled += n
+            case .failure(let error): return .failure(.failed(error))
+            }
+        }
+        return .success(bytes)
+    }
+
+    /// The peer's address as `HOST:PORT` (TCP) or `unix socket` (Unix), for messages.
+    static func peerDescription(_ handle: SocketHandle) -> String {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let status = withUnsafeMutablePointer(to: &storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(handle.descriptor, $0, &length) }
+        }
+        guard status == 0 else { return "an unknown peer" }
+        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        var service = [CChar](repeating: 0, count: Int(NI_MAXSERV))
+        switch Int32(storage.ss_family) {
+        case AF_INET, AF_INET6:
+            let resolved = withUnsafePointer(to: &storage) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    getnameinfo($0, length, &host, socklen_t(host.count), &service, socklen_t(service.count),
+                                NI_NUMERICHOST | NI_NUMERICSERV)
+                }
+            }
+            guard resolved == 0 else { return "an unknown TCP peer" }
+            let hostText = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let portText = String(decoding: service.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return hostText.contains(":") ? "[\(hostText)]:\(portText)" : "\(hostText):\(portText)"
+        default:
+            return "a Unix-socket peer"
         }
     }
 }

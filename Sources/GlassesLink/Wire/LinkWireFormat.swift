@@ -77,6 +77,8 @@ public enum LinkMessageType: UInt8, Sendable, CaseIterable {
     /// ``DeviceMessage/heartbeat(sequence:droppedFrames:)``.
     case deviceHeartbeat = 0x2A
     // Either direction: 0x70–0x7F.
+    /// ``LinkFrame/pair(protocolVersion:pairingToken:)``: a dialing device's first frame.
+    case pair = 0x7E
     /// ``LinkFrame/goodbye(_:)``.
     case goodbye = 0x7F
 }

@@ -48,6 +48,11 @@ enum MessageBodies {
             WireCodes.errorCode.write(error.code, to: &w)
             w.string(error.message)
             return .goodbye
+        case .pair(let version, let token):
+            w.u16(version)
+            w.bool(token != nil)
+            if let token { w.string(token) }
+            return .pair
         }
     }
 
@@ -319,6 +324,10 @@ enum MessageBodies {
         case .goodbye:
             let code = try WireCodes.errorCode.read(from: &r)
             return .goodbye(LinkError(code, try r.string("reason")))
+        case .pair:
+            let version = try r.u16("protocol version")
+            let token: String? = try r.bool("token flag") ? try r.string("pairing token") : nil
+            return .pair(protocolVersion: version, pairingToken: token)
         }
     }
 

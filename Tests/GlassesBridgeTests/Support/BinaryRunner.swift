@@ -46,13 +46,16 @@ final class BinaryRunner: Sendable {
     /// `signalWhenOutput`, when given, decides instead of the fragment, from all stdout read so far.
     init(
         _ arguments: [String], binary name: String = "glasses-bridge", signalWhen fragment: String? = nil,
-        signalWhenOutput predicate: (@Sendable (String) -> Bool)? = nil
+        signalWhenOutput predicate: (@Sendable (String) -> Bool)? = nil, environment: [String: String] = [:]
     ) throws {
         let binary = try #require(Self.binaryURL(named: name), "\(name) is not built next to the tests: run swift build --build-tests first")
         watchedFragment = fragment
         watchedPredicate = predicate
         process.executableURL = binary
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

@@ -76,6 +76,12 @@ final class LinkSettler: Sendable {
     }
 
     private let ends = Mutex(Ends())
+    /// Something else that must be idle before time moves on (a relay's permission query in flight).
+    private let alsoIdle: @Sendable () -> Bool
+
+    init(alsoIdle: @escaping @Sendable () -> Bool = { true }) {
+        self.alsoIdle = alsoIdle
+    }
 
     func setHost(_ link: CountingDeviceLink) {
         ends.withLock { $0.host = link; $0.hostGeneration += 1; $0.downBaseline = 0; $0.upBaseline = 0 }
@@ -100,7 +106,7 @@ final class LinkSettler: Sendable {
                 let up = Int64(host.counter.sent.load(ordering: .relaxed)) - Int64(device.counter.received.load(ordering: .relaxed))
                 return (down, up, ends.downBaseline, ends.upBaseline)
             }
-            if down <= downBase && up <= upBase { return }
+            if down <= downBase && up <= upBase && alsoIdle() { return }
             if Date() > deadline {
                 ends.withLock { $0.downBaseline = max($0.downBaseline, down); $0.upBaseline = max($0.upBaseline, up) }
                 return

@@ -140,13 +140,17 @@ public struct GroundTruth: Sendable, Hashable {
 
     // MARK: Export
 
-    /// One row of the sampled export.
+    /// One row of the sampled export, in the bridge's vocabulary: the keys of its NDJSON `stats` lines' `truth`
+    /// (`pulseRate`, `breathingRate`, `hrvRmssd`) with `t` in seconds, plus the waveforms.
     public struct Sample: Sendable, Hashable, Codable {
-        /// Time in seconds.
+        /// Time in seconds (the device clock, or the bridge's run clock when exported with an offset).
         public let time: Double
-        /// Instantaneous pulse rate, bpm.
+        /// Pulse rate over the trailing `rateWindow` (60 / the mean RR interval closing in it), bpm: what the
+        /// bridge's `stats` lines call `truth.pulseRate`.
         public let pulseRate: Double?
-        /// Breathing rate, breaths/min.
+        /// Instantaneous pulse rate (60 / the RR interval containing `time`), bpm.
+        public let instantPulseRate: Double?
+        /// Breathing rate over the trailing `rateWindow`, breaths/min.
         public let breathingRate: Double?
         /// PPG value 0...1.
         public let ppg: Double?
@@ -156,18 +160,35 @@ public struct GroundTruth: Sendable, Hashable {
         public let rmssd: Double?
         /// SDNN over the trailing `hrvWindow`, ms.
         public let sdnn: Double?
+
+        enum CodingKeys: String, CodingKey {
+            case time = "t", pulseRate, instantPulseRate, breathingRate, ppg, breathing, rmssd = "hrvRmssd", sdnn = "hrvSdnn"
+        }
     }
 
-    /// Samples every `step` seconds over `range`, with HRV over a trailing `hrvWindow`.
-    public func samples(in range: ClosedRange<Double>, step: Double, hrvWindow: Double = 30) -> [Sample] {
-        guard step > 0 else { return [] }
+    /// The export's columns, in order (CSV header; NDJSON keys, with `t` for `time_s`).
+    public static let exportColumns = ["time_s", "pulseRate", "breathingRate", "hrvRmssd", "hrvSdnn", "instantPulseRate", "ppg", "breathing"]
+
+    /// Samples every `step` seconds over `range` (device time): rates over a trailing `rateWindow` (as the bridge's
+    /// `stats` truth), HRV over a trailing `hrvWindow`; `timeOffset` is added to every exported time (device clock →
+    /// the bridge's run clock).
+    public func samples(
+        in range: ClosedRange<Double>, step: Double, hrvWindow: Double = 30, rateWindow: Double = 10, timeOffset: Double = 0
+    ) -> [Sample] {
+        guard step > 0, range.lowerBound.isFinite, range.upperBound.isFinite else { return [] }
         var out: [Sample] = []
-        var t = range.lowerBound
-        while t <= range.upperBound + 1e-9 {
-            let w = max(0, t - hrvWindow)...t
-            out.append(Sample(time: t, pulseRate: pulseRate(at: t), breathingRate: breathingRate(at: t), ppg: ppg(at: t),
-                              breathing: breathingSignal(at: t), rmssd: rmssd(window: w), sdnn: sdnn(window: w)))
-            t += step
+        var index = 0.0
+        while true {
+            let t = range.lowerBound + index * step
+            if t > range.upperBound + 1e-9 { break }
+            index += 1
+            let hrv = max(0, t - hrvWindow)...max(t, 0)
+            let rates = max(0, t - rateWindow)...max(t, 0)
+            out.append(Sample(
+                time: ((t + timeOffset) * 1000).rounded() / 1000, pulseRate: meanPulseRate(in: rates), instantPulseRate: pulseRate(at: t),
+                breathingRate: meanBreathingRate(in: rates), ppg: ppg(at: t), breathing: breathingSignal(at: t),
+                rmssd: rmssd(window: hrv), sdnn: sdnn(window: hrv)
+            ))
         }
         return out
     }
@@ -177,22 +198,28 @@ public struct GroundTruth: Sendable, Hashable {
         return String(format: "%.\(digits)f", v)
     }
 
-    /// CSV of sampled series: `time_s,pulse_bpm,breathing_brpm,ppg,breathing,rmssd_ms,sdnn_ms`.
-    public func csv(in range: ClosedRange<Double>, step: Double, hrvWindow: Double = 30) -> String {
-        var text = "time_s,pulse_bpm,breathing_brpm,ppg,breathing,rmssd_ms,sdnn_ms\n"
-        for s in samples(in: range, step: step, hrvWindow: hrvWindow) {
-            text += [Self.cell(s.time), Self.cell(s.pulseRate, 3), Self.cell(s.breathingRate, 3), Self.cell(s.ppg),
-                     Self.cell(s.breathing), Self.cell(s.rmssd, 2), Self.cell(s.sdnn, 2)].joined(separator: ",") + "\n"
+    /// CSV of sampled series: `time_s,pulseRate,breathingRate,hrvRmssd,hrvSdnn,instantPulseRate,ppg,breathing`.
+    public func csv(
+        in range: ClosedRange<Double>, step: Double, hrvWindow: Double = 30, rateWindow: Double = 10, timeOffset: Double = 0
+    ) -> String {
+        var text = Self.exportColumns.joined(separator: ",") + "\n"
+        for s in samples(in: range, step: step, hrvWindow: hrvWindow, rateWindow: rateWindow, timeOffset: timeOffset) {
+            text += [Self.cell(s.time, 3), Self.cell(s.pulseRate, 3), Self.cell(s.breathingRate, 3), Self.cell(s.rmssd, 2),
+                     Self.cell(s.sdnn, 2), Self.cell(s.instantPulseRate, 3), Self.cell(s.ppg), Self.cell(s.breathing)]
+                .joined(separator: ",") + "\n"
         }
         return text
     }
 
-    /// NDJSON of sampled series, one JSON object per line with the keys of ``Sample`` (nil values omitted).
-    public func ndjson(in range: ClosedRange<Double>, step: Double, hrvWindow: Double = 30) -> String {
+    /// NDJSON of sampled series, one JSON object per line with the keys of ``Sample`` (`t`, `pulseRate`, …; nil
+    /// values omitted).
+    public func ndjson(
+        in range: ClosedRange<Double>, step: Double, hrvWindow: Double = 30, rateWindow: Double = 10, timeOffset: Double = 0
+    ) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         var text = ""
-        for s in samples(in: range, step: step, hrvWindow: hrvWindow) {
+        for s in samples(in: range, step: step, hrvWindow: hrvWindow, rateWindow: rateWindow, timeOffset: timeOffset) {
             if let data = try? encoder.encode(s), let line = String(data: data, encoding: .utf8) { text += line + "\n" }
         }
         return text

@@ -1,0 +1,72 @@
+import CommandSupport
+import Foundation
+import GlassesBridge
+import GlassesReport
+
+/// `glasses-bridge report` and `--report`: reads a run's NDJSON and writes its HTML page.
+enum ReportCommand {
+    /// Builds the page the options describe; returns the exit code (65 for input problems, 73 for the page).
+    static func run(_ options: ReportOptions) -> BridgeExitCode {
+        if let problem = OutputPathCheck.problem(writing: options.outputPath) {
+            printError("glasses-bridge report: error: cannot write -o \(options.outputPath): \(problem).")
+            return .cannotWriteOutput
+        }
+        do {
+            let text = try read(options.inputPath, what: "the run")
+            let run = try RunRecord.parse(ndjson: text, name: options.inputPath)
+            let reference = try comparison(options, run: run)
+            var context = ReportContext()
+            context.input = options.inputPath
+            context.generator = BridgeHelp.version + " report"
+            context.tracesEnd = options.tracesAt
+            let html = RunReport(run: run, reference: reference, context: context).html()
+            return write(html, to: options.outputPath, flag: "-o")
+        } catch {
+            printError("glasses-bridge report: error: \(error.message)")
+            return .dataError
+        }
+    }
+
+    /// The truth or reference the options name, read and put on the run's clock.
+    static func comparison(_ options: ReportOptions, run: RunRecord) throws(ReportError) -> ReferenceSeries? {
+        let path: String
+        let kind: ReferenceSeries.Kind
+        if let truth = options.truthPath {
+            (path, kind) = (truth, .truth)
+        } else if let reference = options.referencePath {
+            (path, kind) = (reference, .reference)
+        } else {
+            return nil
+        }
+        let text = try read(path, what: kind == .truth ? "--truth" : "--reference")
+        return try ReferenceReader.parse(text, name: path, kind: kind, runStart: options.runStart ?? run.startedAt,
+                                         run: 0...max(run.endTime, 0))
+    }
+
+    /// A file's text; UTF-8 is required.
+    static func read(_ path: String, what: String) throws(ReportError) -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ReportError(.unreadable, "cannot read \(what) \(path): no such file, or no permission to read it.")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ReportError(.malformedInput, "\(path) is not UTF-8 text.")
+        }
+        return text
+    }
+
+    /// Writes the page (atomically, so a reader never sees half of it); 73 when it cannot.
+    static func write(_ html: String, to path: String, flag: String) -> BridgeExitCode {
+        do {
+            try Data(html.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+            return .success
+        } catch {
+            let reason = OutputPathCheck.problem(writing: path) ?? OutputSink.describe(error)
+            printError("glasses-bridge: error: cannot write \(flag) \(path): \(reason).")
+            return .cannotWriteOutput
+        }
+    }
+
+    static func printError(_ message: String) {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+    }
+}

@@ -1,0 +1,30 @@
+// The relay's platform adapter where DAT is WearablesKit (Linux): a `VideoFrame` already holds the link protocol's
+// layouts. The iOS counterpart, RelayFrameAdapter+CoreMedia.swift, reads a CMSampleBuffer instead; exactly one of
+// the two compiles on any platform.
+#if !canImport(CoreMedia)
+    import WearablesKit
+
+    /// Reads DAT video frames into the relay's layouts.
+    public enum RelayFrameAdapter {
+        /// An HEVC sample with its parameter sets, or a raw NV12 image, as the link protocol carries them; the
+        /// bytes are not copied (`Data` shares its storage).
+        @Sendable
+        public static func read(_ frame: VideoFrame) -> RelayVideoFrame? {
+            switch frame.content {
+            case .hevc(let sample):
+                let configuration = sample.codecConfiguration
+                let sets = RelayParameterSets(
+                    vps: configuration.videoParameterSets, sps: configuration.sequenceParameterSets,
+                    pps: configuration.pictureParameterSets, width: configuration.width, height: configuration.height)
+                return RelayVideoFrame(
+                    presentationTimeUs: frame.presentationTimeUs,
+                    content: .hevc(accessUnit: sample.data, isKeyframe: sample.isKeyframe, parameterSets: sets))
+            case .raw(let image):
+                return RelayVideoFrame(
+                    presentationTimeUs: frame.presentationTimeUs,
+                    content: .nv12(width: image.width, height: image.height, lumaBytesPerRow: image.lumaBytesPerRow,
+                                   chromaBytesPerRow: image.chromaBytesPerRow, data: image.data))
+            }
+        }
+    }
+#endif

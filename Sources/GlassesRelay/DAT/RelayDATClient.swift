@@ -1,0 +1,524 @@
+// The relay's DAT client. This file uses only the DAT 1.0 public surface (`../shared/reference/dat-sdk.md` §1):
+// on Linux it compiles against WearablesKit, on iOS against Meta's MWDATCore and MWDATCamera, unchanged. The test
+// suite proves it (DATSurfaceTests: this file and RelayModel.swift typecheck against modules that declare exactly
+// that surface). Everything platform-specific, the reading of a `VideoFrame`, comes in as `frameAdapter`.
+#if canImport(MWDATCore)
+    import MWDATCamera
+    import MWDATCore
+#else
+    import WearablesKit
+#endif
+import Foundation
+import Synchronization
+
+/// Drives one pair of glasses through DAT for a relay: device discovery, the session, the camera and its stream,
+/// permissions and photos, in the order DAT's camera-streaming walkthrough uses, and reports what happens as
+/// ``RelayEvent``s.
+///
+/// It keeps DAT's rules: one session per device (a second start while one runs reports the running one); at least
+/// ``RelayRules/sessionRestartSpacingUs`` between a session stopping and the next starting (an early start waits);
+/// listeners subscribed before `start()`; teardown parent to child (`camera.stop()` before `addCamera` again). It
+/// hides nothing: a stream that streams without frames (a zombie) is passed on as it is, so the host's watchdog sees
+/// it and restarts the camera through ``handle(_:)``.
+public final class RelayDATClient: Sendable {
+    /// Reads one DAT video frame into the link protocol's layouts; nil for a frame it cannot read (counted).
+    public typealias FrameAdapter = @Sendable (VideoFrame) -> RelayVideoFrame?
+
+    /// Counters of the relay's DAT side.
+    public struct Counters: Sendable, Hashable {
+        /// Frames DAT delivered and the relay passed on.
+        public var framesForwarded: UInt64 = 0
+        /// Frames the adapter could not read.
+        public var framesUnreadable: UInt64 = 0
+        /// Sessions created.
+        public var sessionsCreated: UInt64 = 0
+        /// Session starts that waited for the 2 s spacing.
+        public var sessionStartsDelayed: UInt64 = 0
+        /// Cameras added.
+        public var camerasAdded: UInt64 = 0
+    }
+
+    private struct State {
+        var handler: (@Sendable (RelayEvent) -> Void)?
+        var deviceID: String?
+        var session: DeviceSession?
+        var sessionGeneration: UInt64 = 0
+        var sessionStartedReported = false
+        var sessionPaused = false
+        var sessionEndReason: String?
+        var lastSessionStopUs: Int64?
+        var sessionStartPending = false
+        var camera: Camera?
+        var cameraGeneration: UInt64 = 0
+        var settings: RelayStreamSettings?
+        var photoRequestID: UInt32?
+        var asyncWork = 0
+        var counters = Counters()
+        var started = false
+    }
+
+    private let wearables: any WearablesInterface
+    private let clock: any RelayClock
+    private let frameAdapter: FrameAdapter
+    private let state = Mutex(State())
+    private let deviceTokens = ListenerTokenBag()
+    private let deviceStateTokens = ListenerTokenBag()
+    private let sessionTokens = ListenerTokenBag()
+    private let streamTokens = ListenerTokenBag()
+
+    /// Creates a client over a configured `Wearables` instance (on a phone, `Wearables.shared` after
+    /// `Wearables.configure()`).
+    public init(wearables: any WearablesInterface, clock: any RelayClock, frameAdapter: @escaping FrameAdapter) {
+        self.wearables = wearables
+        self.clock = clock
+        self.frameAdapter = frameAdapter
+    }
+
+    /// Where events go from now on (nil: nowhere); the link server of the current host sets it.
+    public func setEventHandler(_ handler: (@Sendable (RelayEvent) -> Void)?) {
+        state.withLock { $0.handler = handler }
+    }
+
+    /// Counters so far.
+    public var counters: Counters { state.withLock { $0.counters } }
+
+    /// Whether no permission query is in flight (a virtual-time test waits for it before moving time on).
+    public var isIdle: Bool { state.withLock { $0.asyncWork == 0 } }
+
+    /// The device DAT lists first, if any.
+    public var currentDevice: RelayDeviceInfo? {
+        guard let id = state.withLock({ $0.deviceID }), let device = wearables.deviceForIdentifier(id) else {
+            return nil
+        }
+        return Self.info(of: device)
+    }
+
+    /// The current device's state, if any.
+    public var currentDeviceState: RelayDeviceState? {
+        guard let id = state.withLock({ $0.deviceID }), let device = wearables.deviceForIdentifier(id) else {
+            return nil
+        }
+        return Self.state(of: device)
+    }
+
+    /// Starts watching DAT's device list. Call once.
+    public func start() {
+        let first = state.withLock { state -> Bool in
+            defer { state.started = true }
+            return !state.started
+        }
+        guard first else { return }
+        wearables.addDevicesListener { [weak self] identifiers in self?.devicesChanged(identifiers) }
+            .store(in: deviceTokens)
+        devicesChanged(wearables.devices)
+    }
+
+    /// Carries out a host's request.
+    public func handle(_ command: RelayCommand) {
+        switch command {
+        case .checkPermission(let name, let requestID):
+            answerPermission(name, requestID: requestID, asking: false)
+        case .requestPermission(let name, let requestID):
+            answerPermission(name, requestID: requestID, asking: true)
+        case .startSession:
+            startSession()
+        case .stopSession:
+            stopSession(reason: "stopped by host")
+        case .startStream(let settings):
+            startStream(settings)
+        case .stopStream:
+            stopStream(report: true)
+        case .capturePhoto(let format, let requestID):
+            capturePhoto(format: format, requestID: requestID)
+        }
+    }
+
+    /// The host went away: stop the camera and the session, so the glasses are free for the next host.
+    public func hostLeft() {
+        stopStream(report: false)
+        stopSession(reason: "the host left")
+    }
+
+    // MARK: Devices
+
+    private func devicesChanged(_ identifiers: [DeviceIdentifier]) {
+        let first = identifiers.first
+        let changed = state.withLock { state -> Bool in
+            guard state.deviceID != first else { return false }
+            state.deviceID = first
+            return true
+        }
+        guard changed else { return }
+        deviceStateTokens.clear()
+        guard let first, let device = wearables.deviceForIdentifier(first) else {
+            emit(.deviceUnavailable)
+            return
+        }
+        emit(.deviceAvailable(Self.info(of: device)))
+        // Delivers the state at once, then on every change.
+        device.addDeviceStateListener { [weak self] _ in
+            guard let self, self.state.withLock({ $0.deviceID }) == first else { return }
+            self.emit(.deviceState(Self.state(of: device)))
+        }.store(in: deviceStateTokens)
+    }
+
+    private static func info(of device: Device) -> RelayDeviceInfo {
+        RelayDeviceInfo(identifier: device.identifier, name: device.name, uuid: device.deviceUUID,
+                        deviceType: caseName(device.deviceType()))
+    }
+
+    private static func state(of device: Device) -> RelayDeviceState {
+        RelayDeviceState(
+            linkState: caseName(device.linkState), compatibility: caseName(device.compatibility()),
+            batteryLevel: device.batteryLevel, chargingState: caseName(device.chargingState),
+            donState: caseName(device.donState), hingeState: caseName(device.hingeState),
+            thermalLevel: caseName(device.thermalLevel))
+    }
+
+    // MARK: Permissions
+
+    private func answerPermission(_ name: String, requestID: UInt32, asking: Bool) {
+        guard let permission = Permission.allCases.first(where: { Self.caseName($0) == name }) else {
+            emit(.permission(permission: name, granted: false, requestID: requestID))
+            return
+        }
+        state.withLock { $0.asyncWork += 1 }
+        let wearables = self.wearables
+        Task { [weak self] in
+            var granted = false
+            do {
+                let status = asking
+                    ? try await wearables.requestPermission(permission)
+                    : try await wearables.checkPermissionStatus(permission)
+                granted = status == .granted
+            } catch {
+                granted = false
+            }
+            self?.emit(.permission(permission: name, granted: granted, requestID: requestID))
+            self?.state.withLock { $0.asyncWork -= 1 }
+        }
+    }
+
+    // MARK: Session
+
+    private enum SessionStart {
+        case now
+        case after(Int64)
+        case already(DeviceSession)
+        case pending
+    }
+
+    private func startSession() {
+        let now = clock.nowUs
+        // A session DAT already stopped without telling us counts as gone.
+        if let stale = state.withLock({ $0.session }), stale.state == .stopped {
+            state.withLock { state in
+                if state.session === stale {
+                    state.session = nil
+                    state.lastSessionStopUs = state.lastSessionStopUs ?? now
+                }
+            }
+        }
+        let decision = state.withLock { state -> SessionStart in
+            if let session = state.session { return .already(session) }
+            if state.sessionStartPending { return .pending }
+            if let stopped = state.lastSessionStopUs {
+                let wait = RelayRules.sessionRestartSpacingUs - (now - stopped)
+                if wait > 0 {
+                    state.sessionStartPending = true
+                    state.counters.sessionStartsDelayed += 1
+                    return .after(wait)
+                }
+            }
+            return .now
+        }
+        switch decision {
+        case .pending:
+            return
+        case .after(let wait):
+            clock.schedule(afterUs: wait) { [weak self] in
+                self?.state.withLock { $0.sessionStartPending = false }
+                self?.startSession()
+            }
+            return
+        case .already(let session):
+            // One session per device: report the one that runs.
+            if session.state == .started { emit(.session(.started)) }
+            if session.state == .paused { emit(.session(.paused)) }
+            return
+        case .now:
+            break
+        }
+        let session: DeviceSession
+        do {
+            session = try wearables.createSession(deviceSelector: AutoDeviceSelector(wearables: wearables))
+        } catch {
+            sessionStopped(reason: error.localizedDescription)
+            return
+        }
+        let generation = state.withLock { state -> UInt64 in
+            state.sessionGeneration += 1
+            state.session = session
+            state.sessionStartedReported = false
+            state.sessionPaused = false
+            state.sessionEndReason = nil
+            state.counters.sessionsCreated += 1
+            return state.sessionGeneration
+        }
+        sessionTokens.clear()
+        // Subscribe before start() so no transition is missed.
+        session.statePublisher.listen { [weak self] sessionState in
+            self?.sessionStateChanged(sessionState, generation: generation)
+        }.store(in: sessionTokens)
+        session.errorPublisher.listen { [weak self] error in
+            self?.state.withLock { state in
+                if state.sessionGeneration == generation { state.sessionEndReason = error.localizedDescription }
+            }
+        }.store(in: sessionTokens)
+        do {
+            try session.start()
+        } catch {
+            let current = state.withLock { state -> Bool in
+                guard state.sessionGeneration == generation else { return false }
+                state.session = nil
+                return true
+            }
+            if current { sessionStopped(reason: error.localizedDescription) }
+        }
+    }
+
+    private func sessionStateChanged(_ sessionState: DeviceSessionState, generation: UInt64) {
+        enum Report { case none, started, resumed, paused, stopped(String) }
+        let report = state.withLock { state -> Report in
+            guard state.sessionGeneration == generation, state.session != nil else { return .none }
+            if sessionState == .started {
+                if state.sessionPaused {
+                    state.sessionPaused = false
+                    return .resumed
+                }
+                guard !state.sessionStartedReported else { return .none }
+                state.sessionStartedReported = true
+                return .started
+            }
+            if sessionState == .paused {
+                guard !state.sessionPaused else { return .none }
+                state.sessionPaused = true
+                return .paused
+            }
+            if sessionState == .stopped {
+                state.session = nil
+                return .stopped(state.sessionEndReason ?? "the session stopped")
+            }
+            return .none
+        }
+        switch report {
+        case .none: break
+        case .started: emit(.session(.started))
+        case .resumed: emit(.session(.resumed))
+        case .paused: emit(.session(.paused))
+        case .stopped(let reason): sessionStopped(reason: reason)
+        }
+    }
+
+    /// The session is gone: its camera with it; the next may start 2 s from now.
+    private func sessionStopped(reason: String) {
+        let now = clock.nowUs
+        state.withLock { state in
+            state.lastSessionStopUs = now
+            state.camera = nil
+            state.cameraGeneration += 1
+        }
+        streamTokens.clear()
+        emit(.session(.ended(reason: reason)))
+    }
+
+    private func stopSession(reason: String) {
+        let (session, hadCamera) = state.withLock { state -> (DeviceSession?, Bool) in
+            state.sessionEndReason = reason
+            return (state.session, state.camera != nil)
+        }
+        // As the walkthrough does: the camera first, then the session; the session's `.stopped` reports the end.
+        if hadCamera { stopStream(report: true) }
+        session?.stop()
+    }
+
+    // MARK: Camera and stream
+
+    private func startStream(_ settings: RelayStreamSettings) {
+        let session = state.withLock { $0.session }
+        guard let session, session.state == .started else {
+            emit(.fault(name: "internalError", message: "no session is started; start a session first"))
+            emit(.stream(.stopped))
+            return
+        }
+        guard let configuration = Self.configuration(settings) else {
+            emit(.fault(name: "internalError", message: "the glasses cannot stream \(settings)"))
+            emit(.stream(.stopped))
+            return
+        }
+        // A camera already there stops first, so that addCamera can register a new one.
+        stopStream(report: false)
+        let added: Camera?
+        do {
+            added = try session.addCamera(config: configuration)
+        } catch {
+            emit(.fault(name: "internalError", message: error.localizedDescription))
+            emit(.stream(.stopped))
+            return
+        }
+        guard let camera = added else {
+            emit(.fault(name: "internalError", message: "the session is not started, so no camera could be added"))
+            emit(.stream(.stopped))
+            return
+        }
+        let generation = state.withLock { state -> UInt64 in
+            state.cameraGeneration += 1
+            state.camera = camera
+            state.settings = settings
+            state.counters.camerasAdded += 1
+            return state.cameraGeneration
+        }
+        let stream = camera.stream
+        stream.statePublisher.listen { [weak self] streamState in
+            self?.streamStateChanged(streamState, generation: generation)
+        }.store(in: streamTokens)
+        stream.videoFramePublisher.listen { [weak self] frame in
+            self?.frameArrived(frame, generation: generation)
+        }.store(in: streamTokens)
+        stream.photoDataPublisher.listen { [weak self] photo in
+            self?.photoArrived(photo, generation: generation)
+        }.store(in: streamTokens)
+        stream.errorPublisher.listen { [weak self] error in
+            self?.streamFailed(error, generation: generation)
+        }.store(in: streamTokens)
+        stream.start()
+    }
+
+    private func stopStream(report: Bool) {
+        let camera = state.withLock { state -> Camera? in
+            defer {
+                state.camera = nil
+                state.cameraGeneration += 1
+                state.photoRequestID = nil
+            }
+            return state.camera
+        }
+        streamTokens.clear()
+        // Stopping the camera cascades to its stream and detaches it from the session.
+        camera?.stop()
+        if report { emit(.stream(.stopped)) }
+    }
+
+    private func streamStateChanged(_ streamState: StreamState, generation: UInt64) {
+        guard let settings = state.withLock({ $0.cameraGeneration == generation ? $0.settings : nil }) else { return }
+        if streamState == .starting {
+            emit(.stream(.starting(settings)))
+        } else if streamState == .streaming {
+            emit(.stream(.streaming(settings)))
+        } else if streamState == .paused {
+            emit(.stream(.paused))
+        } else if streamState == .stopped {
+            emit(.stream(.stopped))
+        }
+        // `waitingForDevice` and `stopping` are DAT's own business: the host hears `starting` or `stopped`.
+    }
+
+    private func frameArrived(_ frame: VideoFrame, generation: UInt64) {
+        let receivedUs = clock.nowUs
+        let current = state.withLock { $0.cameraGeneration == generation }
+        guard current else { return }
+        guard var converted = frameAdapter(frame) else {
+            state.withLock { $0.counters.framesUnreadable += 1 }
+            return
+        }
+        converted.receivedUs = receivedUs
+        state.withLock { $0.counters.framesForwarded += 1 }
+        emit(.video(converted))
+    }
+
+    private func photoArrived(_ photo: PhotoData, generation: UInt64) {
+        let requestID = state.withLock { state -> UInt32? in
+            guard state.cameraGeneration == generation else { return nil }
+            defer { state.photoRequestID = nil }
+            return state.photoRequestID ?? 0
+        }
+        guard let requestID else { return }
+        emit(.photo(photo.data, format: Self.caseName(photo.format), requestID: requestID))
+    }
+
+    private func streamFailed(_ error: StreamError, generation: UInt64) {
+        let current = state.withLock { state -> Bool in
+            guard state.cameraGeneration == generation else { return false }
+            if error == .photoCaptureFailed { state.photoRequestID = nil }
+            return true
+        }
+        guard current else { return }
+        emit(.fault(name: Self.faultName(error), message: error.localizedDescription))
+    }
+
+    /// `StreamError`'s case name, spelled out: its `description` may be a message (WearablesKit's is), so the
+    /// name is not read from it. If-chains rather than a switch, so the same code compiles against a resilient
+    /// DAT enum (which would need `@unknown default`) and WearablesKit's (where that default is dead code).
+    static func faultName(_ error: StreamError) -> String {
+        if case .deviceNotFound = error { return "deviceNotFound" }
+        if case .deviceNotConnected = error { return "deviceNotConnected" }
+        let named: [(StreamError, String)] = [
+            (.internalError, "internalError"), (.timeout, "timeout"), (.videoStreamingError, "videoStreamingError"),
+            (.audioStreamingError, "audioStreamingError"), (.permissionDenied, "permissionDenied"),
+            (.hingesClosed, "hingesClosed"), (.thermalHot, "thermalHot"), (.batteryLow, "batteryLow"),
+            (.peakPowerLimit, "peakPowerLimit"), (.photoCaptureFailed, "photoCaptureFailed"),
+        ]
+        return named.first { $0.0 == error }?.1 ?? "internalError"
+    }
+
+    private func capturePhoto(format name: String, requestID: UInt32) {
+        let format: PhotoCaptureFormat
+        switch name {
+        case "jpeg": format = .jpeg
+        case "heic": format = .heic
+        default:
+            emit(.fault(name: "photoCaptureFailed", message: "unknown photo format \(name)"))
+            return
+        }
+        let camera = state.withLock { state -> Camera? in
+            guard let camera = state.camera else { return nil }
+            state.photoRequestID = requestID
+            return camera
+        }
+        guard let camera else {
+            emit(.fault(name: "photoCaptureFailed", message: "no stream is running; the camera cannot take a photo now"))
+            return
+        }
+        if !camera.stream.capturePhoto(format: format) {
+            state.withLock { if $0.photoRequestID == requestID { $0.photoRequestID = nil } }
+            emit(.fault(name: "photoCaptureFailed",
+                        message: "the glasses did not start the capture (one in flight, or no active session)"))
+        }
+    }
+
+    // MARK: Helpers
+
+    private func emit(_ event: RelayEvent) {
+        state.withLock { $0.handler }?(event)
+    }
+
+    private static func configuration(_ settings: RelayStreamSettings) -> StreamConfiguration? {
+        let codec: VideoCodec
+        switch settings.codec {
+        case "raw": codec = .raw
+        case "hvc1": codec = .hvc1
+        default: return nil
+        }
+        guard let resolution = StreamingResolution.allCases.first(where: { caseName($0) == settings.resolution }) else {
+            return nil
+        }
+        return StreamConfiguration(videoCodec: codec, resolution: resolution, frameRate: settings.frameRate)
+    }
+
+    /// A payload-free DAT enum value's case name (`connected`, `rayBanMeta`), as `String(describing:)` gives it
+    /// for enums without a custom description; associated values are cut off.
+    static func caseName(_ value: Any) -> String {
+        let text = String(describing: value)
+        return String(text.prefix { $0 != "(" })
+    }
+}

@@ -1,0 +1,222 @@
+// The relay's own vocabulary between its DAT client (which sees only the DAT 1.0 surface, on Linux through
+// WearablesKit and on iOS through Meta's MWDATCore/MWDATCamera) and its link server (which speaks the link
+// protocol through WearablesKit's message types). Foundation only, so it compiles unchanged on both sides; DAT
+// enum values travel as their case names (`String(describing:)`), which both sides spell the same way.
+import Foundation
+
+/// What the host asked for, as the relay's DAT client carries it out.
+public enum RelayCommand: Sendable, Hashable {
+    /// Silent permission query (`Wearables.checkPermissionStatus`); `permission` is a DAT case name (`camera`).
+    case checkPermission(permission: String, requestID: UInt32)
+    /// Permission request (`Wearables.requestPermission`; on a phone this switches to the Meta AI app).
+    case requestPermission(permission: String, requestID: UInt32)
+    /// Create and start a device session (one per device; at least ``RelayRules/sessionRestartSpacingUs`` after the
+    /// last one stopped).
+    case startSession
+    /// Stop the camera and the session.
+    case stopSession
+    /// Add the camera with this configuration and start its stream (stopping a camera already there first).
+    case startStream(RelayStreamSettings)
+    /// Stop the camera (it cascades to its stream), so a later start adds a new one.
+    case stopStream
+    /// Capture a photo mid-stream (`Stream.capturePhoto(format:)`); `format` is a DAT case name (`jpeg`, `heic`).
+    case capturePhoto(format: String, requestID: UInt32)
+}
+
+/// A stream configuration by DAT case names: codec (`raw`, `hvc1`), resolution (`high`, `medium`, `low`), rate.
+public struct RelayStreamSettings: Sendable, Hashable {
+    /// `raw` or `hvc1`.
+    public var codec: String
+    /// `high`, `medium` or `low`.
+    public var resolution: String
+    /// Frames per second (2, 7, 15, 24 or 30).
+    public var frameRate: UInt
+
+    /// Creates settings.
+    public init(codec: String, resolution: String, frameRate: UInt) {
+        self.codec = codec
+        self.resolution = resolution
+        self.frameRate = frameRate
+    }
+}
+
+/// Who the glasses are, as DAT's `Device` tells it.
+public struct RelayDeviceInfo: Sendable, Hashable {
+    /// DAT's device identifier.
+    public var identifier: String
+    /// The device's name.
+    public var name: String
+    /// The device's UUID.
+    public var uuid: UUID
+    /// DAT's `DeviceType` case name (`rayBanMeta`, …).
+    public var deviceType: String
+
+    /// Creates device info.
+    public init(identifier: String, name: String, uuid: UUID, deviceType: String) {
+        self.identifier = identifier
+        self.name = name
+        self.uuid = uuid
+        self.deviceType = deviceType
+    }
+}
+
+/// DAT's `DeviceState`, by case names.
+public struct RelayDeviceState: Sendable, Hashable {
+    /// `disconnected`, `connecting` or `connected`.
+    public var linkState: String
+    /// `undefined`, `compatible`, `deviceUpdateRequired` or `sdkUpdateRequired`.
+    public var compatibility: String
+    /// Battery percentage, when known.
+    public var batteryLevel: Int?
+    /// `unknown`, `charging` or `notCharging`.
+    public var chargingState: String
+    /// `unknown`, `doffed` or `donned`.
+    public var donState: String
+    /// `unknown`, `closed` or `open`.
+    public var hingeState: String
+    /// `unknown`, `none`, `light`, … `shutdown`.
+    public var thermalLevel: String
+
+    /// Creates a device state.
+    public init(linkState: String, compatibility: String, batteryLevel: Int?, chargingState: String, donState: String,
+                hingeState: String, thermalLevel: String) {
+        self.linkState = linkState
+        self.compatibility = compatibility
+        self.batteryLevel = batteryLevel
+        self.chargingState = chargingState
+        self.donState = donState
+        self.hingeState = hingeState
+        self.thermalLevel = thermalLevel
+    }
+}
+
+/// HEVC parameter sets of a stream (NAL units without start codes or length prefixes) and the coded size.
+public struct RelayParameterSets: Sendable, Hashable {
+    /// Video parameter sets.
+    public var vps: [Data]
+    /// Sequence parameter sets.
+    public var sps: [Data]
+    /// Picture parameter sets.
+    public var pps: [Data]
+    /// Width in pixels.
+    public var width: Int
+    /// Height in pixels.
+    public var height: Int
+
+    /// Creates parameter sets.
+    public init(vps: [Data], sps: [Data], pps: [Data], width: Int, height: Int) {
+        self.vps = vps
+        self.sps = sps
+        self.pps = pps
+        self.width = width
+        self.height = height
+    }
+}
+
+/// One video frame as DAT delivered it, in the link protocol's two layouts.
+public struct RelayVideoFrame: Sendable, Hashable {
+    /// What the frame holds.
+    public enum Content: Sendable, Hashable {
+        /// An HEVC access unit of 4-byte length-prefixed NAL units (the `hvc1` sample layout), passed on byte for
+        /// byte, with the parameter sets it decodes with.
+        case hevc(accessUnit: Data, isKeyframe: Bool, parameterSets: RelayParameterSets)
+        /// NV12 video range: luma plane, then interleaved CbCr, with these strides.
+        case nv12(width: Int, height: Int, lumaBytesPerRow: Int, chromaBytesPerRow: Int, data: Data)
+    }
+
+    /// The frame's presentation time in microseconds, on the glasses' clock as DAT reports it.
+    public var presentationTimeUs: Int64
+    /// The frame.
+    public var content: Content
+    /// When the relay received it from DAT, in microseconds on the relay's clock (set by the DAT client).
+    public var receivedUs: Int64 = 0
+
+    /// Creates a frame.
+    public init(presentationTimeUs: Int64, content: Content) {
+        self.presentationTimeUs = presentationTimeUs
+        self.content = content
+    }
+}
+
+/// A session-level change DAT reported.
+public enum RelaySessionEvent: Sendable, Hashable {
+    /// The session is started.
+    case started
+    /// The device paused the session (tap, doff, another experience).
+    case paused
+    /// A paused session is started again.
+    case resumed
+    /// The session stopped (terminal in DAT); `reason` is what DAT said.
+    case ended(reason: String)
+}
+
+/// A stream-level change DAT reported.
+public enum RelayStreamEvent: Sendable, Hashable {
+    /// The camera is powering up.
+    case starting(RelayStreamSettings)
+    /// Frames flow.
+    case streaming(RelayStreamSettings)
+    /// Frames are paused (tap, photo capture, doff).
+    case paused
+    /// The stream stopped.
+    case stopped
+}
+
+/// What the relay's DAT client reports, in order.
+public enum RelayEvent: Sendable, Hashable {
+    /// A device is there (the first one DAT lists).
+    case deviceAvailable(RelayDeviceInfo)
+    /// DAT lists no device.
+    case deviceUnavailable
+    /// The device's state changed (delivered at once on subscription, then on every change).
+    case deviceState(RelayDeviceState)
+    /// The answer to a permission query or request.
+    case permission(permission: String, granted: Bool, requestID: UInt32)
+    /// A session change.
+    case session(RelaySessionEvent)
+    /// A stream change.
+    case stream(RelayStreamEvent)
+    /// A stream error: DAT's `StreamError` case name (`hingesClosed`, …) and its `localizedDescription`.
+    case fault(name: String, message: String)
+    /// A video frame.
+    case video(RelayVideoFrame)
+    /// A captured photo for the request that asked for it; `format` is a DAT case name.
+    case photo(Data, format: String, requestID: UInt32)
+}
+
+/// The rules the relay keeps, from DAT's documentation.
+public enum RelayRules {
+    /// The least time between a session stopping and the next one starting: 2 s.
+    public static let sessionRestartSpacingUs: Int64 = 2_000_000
+}
+
+/// The relay's clock: microseconds on one monotonic time line, and one-shot timers on it.
+public protocol RelayClock: Sendable {
+    /// Microseconds since the clock's epoch.
+    var nowUs: Int64 { get }
+    /// Runs `action` once, after `delayUs` microseconds (at once for zero or less, but never inside this call).
+    func schedule(afterUs delayUs: Int64, _ action: @escaping @Sendable () -> Void)
+}
+
+/// A ``RelayClock`` in real time on a dispatch queue (what a phone's relay uses).
+public final class DispatchRelayClock: RelayClock {
+    private let queue: DispatchQueue
+    private let epoch = DispatchTime.now()
+
+    /// Creates a clock whose timers run on a private serial queue.
+    public init(label: String = "glasses.relay.clock") {
+        queue = DispatchQueue(label: label)
+    }
+
+    /// Microseconds since this clock was created.
+    public var nowUs: Int64 {
+        Int64(clamping: (DispatchTime.now().uptimeNanoseconds &- epoch.uptimeNanoseconds) / 1000)
+    }
+
+    /// Runs `action` on the clock's queue after `delayUs`.
+    public func schedule(afterUs delayUs: Int64, _ action: @escaping @Sendable () -> Void) {
+        let (product, overflow) = max(0, delayUs).multipliedReportingOverflow(by: 1000)
+        let nanoseconds = Int(clamping: overflow ? Int64.max : product)
+        queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: action)
+    }
+}

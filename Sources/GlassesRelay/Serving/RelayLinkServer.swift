@@ -1,0 +1,268 @@
+import Foundation
+import Synchronization
+import WearablesKit
+
+/// Serves the link protocol (`docs/PROTOCOL.md`) to one host over one link, on behalf of a ``RelayDATClient``: the
+/// device's identity and state, session and stream events, errors, codec configurations and samples (HEVC passed on
+/// byte for byte), photos; and the host's requests, carried out through DAT.
+///
+/// The device end of the link (a ``HostLink``) enforces credit, heartbeats and closing; the server answers the
+/// host's hello once DAT lists a device, and stops the camera and the session when the host goes.
+public final class RelayLinkServer: Sendable {
+    /// What the server passed on so far.
+    public struct Counters: Sendable, Hashable {
+        /// Video samples handed to the link (the link drops those the host has no credit for: see
+        /// ``HostLink/droppedVideoSamples``).
+        public var samplesSent: UInt64 = 0
+        /// Codec configurations sent.
+        public var codecConfigurationsSent: UInt64 = 0
+        /// Photos sent.
+        public var photosSent: UInt64 = 0
+        /// Stream errors passed on.
+        public var faultsSent: UInt64 = 0
+        /// Events DAT reported in a form the link cannot carry (an unknown configuration), skipped.
+        public var eventsSkipped: UInt64 = 0
+    }
+
+    private struct State {
+        var helloReceived = false
+        var helloSent = false
+        var closed = false
+        var closeReason: LinkError?
+        var lastParameterSets: RelayParameterSets?
+        var device: RelayDeviceInfo?
+        var deviceState: RelayDeviceState?
+        var counters = Counters()
+    }
+
+    /// The device end of the link to the host.
+    public let link: any HostLink
+    private let client: RelayDATClient
+    private let clock: any RelayClock
+    private let onClose: @Sendable (LinkError) -> Void
+    private let state = Mutex(State())
+
+    /// Creates a server; nothing happens until ``open()``.
+    /// - Parameter onClose: called once when the link to the host has closed (after the client was told).
+    public init(link: any HostLink, client: RelayDATClient, clock: any RelayClock,
+                onClose: @escaping @Sendable (LinkError) -> Void = { _ in }) {
+        self.link = link
+        self.client = client
+        self.clock = clock
+        self.onClose = onClose
+    }
+
+    /// What was passed on so far.
+    public var counters: Counters { state.withLock { $0.counters } }
+
+    /// Whether the host's link has closed.
+    public var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// Why the link closed, once it has.
+    public var closeReason: LinkError? { state.withLock { $0.closeReason } }
+
+    /// Whether the host turned the relay away before it said hello (a wrong token, another protocol version):
+    /// trying again would fail the same way.
+    public var wasRefused: Bool {
+        state.withLock { !$0.helloReceived && $0.closeReason?.code == .incompatible }
+    }
+
+    /// Starts serving: takes the client's events and opens the link.
+    public func open() {
+        state.withLock { state in
+            state.device = client.currentDevice
+            state.deviceState = client.currentDeviceState
+        }
+        client.setEventHandler { [weak self] event in self?.relay(event) }
+        link.open { [weak self] event in
+            guard let self else { return }
+            switch event {
+            case .message(let message): self.received(message)
+            case .closed(let error): self.linkClosed(error)
+            }
+        }
+    }
+
+    /// Closes the link to the host.
+    public func close() {
+        link.close()
+    }
+
+    // MARK: Host to DAT
+
+    private func received(_ message: HostMessage) {
+        switch message {
+        case .hello:
+            state.withLock { $0.helloReceived = true }
+            sendHelloIfReady()
+        case .checkPermission(let permission, let requestID):
+            client.handle(.checkPermission(permission: permission.rawValue, requestID: requestID))
+        case .requestPermission(let permission, let requestID):
+            client.handle(.requestPermission(permission: permission.rawValue, requestID: requestID))
+        case .startSession:
+            client.handle(.startSession)
+        case .stopSession:
+            client.handle(.stopSession)
+        case .startStream(let configuration):
+            client.handle(.startStream(RelayStreamSettings(
+                codec: configuration.videoCodec.rawValue, resolution: configuration.resolution.rawValue,
+                frameRate: configuration.frameRate)))
+        case .stopStream:
+            client.handle(.stopStream)
+        case .capturePhoto(let format, let requestID):
+            client.handle(.capturePhoto(format: format.rawValue, requestID: requestID))
+        case .frameCredit, .heartbeat:
+            break  // the link end keeps credit and liveness
+        }
+    }
+
+    private func linkClosed(_ error: LinkError) {
+        let first = state.withLock { state -> Bool in
+            defer {
+                state.closed = true
+                state.closeReason = state.closeReason ?? error
+            }
+            return !state.closed
+        }
+        guard first else { return }
+        client.setEventHandler(nil)
+        client.hostLeft()
+        onClose(error)
+    }
+
+    // MARK: DAT to host
+
+    private func relay(_ event: RelayEvent) {
+        switch event {
+        case .deviceAvailable(let device):
+            state.withLock { $0.device = device }
+            sendHelloIfReady()
+        case .deviceUnavailable:
+            let known = state.withLock { state -> RelayDeviceState? in
+                state.deviceState?.linkState = "disconnected"
+                return state.helloSent ? state.deviceState : nil
+            }
+            if let known { send(.deviceState(Self.deviceState(known))) }
+        case .deviceState(let deviceState):
+            let helloSent = state.withLock { state -> Bool in
+                state.deviceState = deviceState
+                return state.helloSent
+            }
+            if helloSent { send(.deviceState(Self.deviceState(deviceState))) }
+        case .permission(let name, let granted, let requestID):
+            guard let permission = Permission(rawValue: name) else { return skip() }
+            send(.permission(permission, granted ? .granted : .denied, requestID: requestID))
+        case .session(let sessionEvent):
+            switch sessionEvent {
+            case .started: send(.session(.started))
+            case .paused: send(.session(.paused))
+            case .resumed: send(.session(.resumed))
+            case .ended(let reason): send(.session(.ended(reason: reason)))
+            }
+        case .stream(let streamEvent):
+            switch streamEvent {
+            case .starting(let settings):
+                guard let configuration = Self.configuration(settings) else { return skip() }
+                send(.stream(.starting(configuration)))
+            case .streaming(let settings):
+                guard let configuration = Self.configuration(settings) else { return skip() }
+                send(.stream(.streaming(configuration)))
+            case .paused: send(.stream(.paused))
+            case .stopped: send(.stream(.stopped))
+            }
+        case .fault(let name, let message):
+            state.withLock { $0.counters.faultsSent += 1 }
+            send(.fault(Self.fault(named: name), message: message))
+        case .video(let frame):
+            forward(frame)
+        case .photo(let data, let name, let requestID):
+            guard let format = PhotoCaptureFormat(rawValue: name) else { return skip() }
+            state.withLock { $0.counters.photosSent += 1 }
+            send(.photo(PhotoData(data: data, format: format), requestID: requestID))
+        }
+    }
+
+    private func forward(_ frame: RelayVideoFrame) {
+        switch frame.content {
+        case .hevc(let accessUnit, let isKeyframe, let sets):
+            let changed = state.withLock { state -> Bool in
+                guard state.lastParameterSets != sets else { return false }
+                state.lastParameterSets = sets
+                state.counters.codecConfigurationsSent += 1
+                return true
+            }
+            if changed {
+                send(.codecConfiguration(HEVCCodecConfiguration(
+                    videoParameterSets: sets.vps, sequenceParameterSets: sets.sps, pictureParameterSets: sets.pps,
+                    width: sets.width, height: sets.height)))
+            }
+            sendSample(VideoSample(
+                presentationTimeUs: frame.presentationTimeUs, isKeyframe: isKeyframe, format: .hevc,
+                payload: accessUnit), frame: frame)
+        case .nv12(let width, let height, let luma, let chroma, let data):
+            sendSample(VideoSample(
+                presentationTimeUs: frame.presentationTimeUs, isKeyframe: true,
+                format: .nv12(width: width, height: height, lumaBytesPerRow: luma, chromaBytesPerRow: chroma),
+                payload: data), frame: frame)
+        }
+    }
+
+    private func sendSample(_ sample: VideoSample, frame: RelayVideoFrame) {
+        state.withLock { $0.counters.samplesSent += 1 }
+        send(.videoSample(sample))
+    }
+
+    private func sendHelloIfReady() {
+        let hello = state.withLock { state -> (RelayDeviceInfo, RelayDeviceState?)? in
+            guard state.helloReceived, !state.helloSent, !state.closed, let device = state.device else { return nil }
+            state.helloSent = true
+            return (device, state.deviceState)
+        }
+        guard let (device, deviceState) = hello else { return }
+        send(.hello(DeviceInfo(
+            identifier: device.identifier, name: device.name, uuid: device.uuid,
+            deviceType: DeviceType(rawValue: device.deviceType) ?? .unknown,
+            firmwareVersion: "unknown (through a DAT relay)",
+            // DAT 1.0 does not say what a device supports; everything its API accepts is offered, and the glasses
+            // refuse what they cannot do (a photo format, say) through DAT's own errors.
+            supportedPhotoFormats: [.heic, .jpeg])))
+        send(.deviceState(deviceState.map(Self.deviceState) ?? DeviceState()))
+    }
+
+    private func send(_ message: DeviceMessage) {
+        link.send(message)
+    }
+
+    private func skip() {
+        state.withLock { $0.counters.eventsSkipped += 1 }
+    }
+
+    // MARK: Names to the link's types
+
+    static func deviceState(_ relayed: RelayDeviceState) -> DeviceState {
+        DeviceState(
+            linkState: LinkState(rawValue: relayed.linkState) ?? .connected,
+            compatibility: Compatibility(rawValue: relayed.compatibility) ?? .undefined,
+            batteryLevel: relayed.batteryLevel,
+            chargingState: ChargingState(rawValue: relayed.chargingState) ?? .unknown,
+            donState: DonState(rawValue: relayed.donState) ?? .unknown,
+            hingeState: HingeState(rawValue: relayed.hingeState) ?? .unknown,
+            thermalLevel: ThermalLevel(rawValue: relayed.thermalLevel) ?? .unknown)
+    }
+
+    static func configuration(_ settings: RelayStreamSettings) -> StreamConfiguration? {
+        guard let codec = VideoCodec(rawValue: settings.codec),
+              let resolution = StreamingResolution(rawValue: settings.resolution) else { return nil }
+        return try? StreamConfiguration.validated(videoCodec: codec, resolution: resolution, frameRate: settings.frameRate)
+    }
+
+    /// DAT's `StreamError` case name as the link's fault; the cases the link has no code for travel as
+    /// `internalError` (device gone) or `videoStreamingError` (timeout, audio), with DAT's message.
+    static func fault(named name: String) -> DeviceStreamFault {
+        if let fault = DeviceStreamFault(rawValue: name) { return fault }
+        switch name {
+        case "timeout", "audioStreamingError": return .videoStreamingError
+        default: return .internalError
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+
+/// `glasses-relay` and `glasses-bridge` as separate processes, in real time over loopback TCP: listen mode, tokens,
+/// refusals on both ends and the exit codes that say what happened.
+@Suite("glasses-relay and glasses-bridge binaries (out of process, real time)", .serialized)
+struct RelayBinaryTests {
+    /// A free loopback port (bound once, then released; the test binds it again at once).
+    static func freePort() -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return UInt16(bigEndian: address.sin_port)
+    }
+
+    @Test("a listening bridge that no relay dials ends with exit 69 and says what to check")
+    func nobodyDialsIn() throws {
+        let port = Self.freePort()
+        let result = try BinaryRunner.run(["--listen", "tcp:127.0.0.1:\(port)", "--connect-timeout", "1", "--quiet"])
+        #expect(result.status == 69, "stdout \(result.stdout) stderr \(result.stderr)")
+        #expect(result.stderr.contains("no device connected to tcp:127.0.0.1:\(port) within 1 s"), "\(result.stderr)")
+        #expect(result.stderr.contains("glasses-relay --connect"), "\(result.stderr)")
+    }
+
+    @Test("a relay with the wrong token is refused at once on both ends; the right one streams frames")
+    func tokensOnBothEnds() throws {
+        let port = Self.freePort()
+        let address = "tcp:127.0.0.1:\(port)"
+        let bridge = try BinaryRunner(
+            ["--listen", address, "--token", "right-token", "--duration", "8", "--format", "ndjson"],
+            signalWhen: "\"streaming\"")
+        // Wait until the bridge is listening: a relay that dials too early retries by itself anyway.
+        let wrong = try BinaryRunner.run(
+            ["--connect", address, "--token", "wrong-token", "--duration", "20"], binary: "glasses-relay", timeout: 60)
+        #expect(wrong.status == 69, "stdout \(wrong.stdout) stderr \(wrong.stderr)")
+        #expect(wrong.stderr.contains("the bridge refused this relay") && wrong.stderr.contains("pairing failed: the device presented a wrong pairing token"),
+                "\(wrong.stderr)")
+        let right = try BinaryRunner(
+            ["--connect", address, "--duration", "30", "--quiet"], binary: "glasses-relay",
+            environment: ["GLASSES_TOKEN": "right-token"])
+        #expect(bridge.waitForWatchedLine(timeout: 60), "the bridge never streamed")
+        let result = bridge.finish(timeout: 60)
+        right.send(SIGTERM)
+        let relayResult = right.finish(timeout: 30)
+        #expect(result.status == 0, "stderr \(result.stderr)")
+        #expect(relayResult.status == 0, "relay stderr \(relayResult.stderr)")
+        let lines = try result.lines.map(jsonObject)
+        let warnings = lines.filter { $0["type"] as? String == "warning" }.compactMap { $0["message"] as? String }
+        #expect(warnings.contains { $0.contains("refused a device from 127.0.0.1:") && $0.contains("wrong pairing token") },
+                "\(warnings)")
+        let summary = try #require(lines.last)
+        #expect(summary["type"] as? String == "summary")
+        #expect((summary["framesReceived"] as? Int ?? 0) > 24, "\(summary)")
+        #expect(result.stderr.contains("refused 1 connection(s): pairing 1"), "\(result.stderr)")
+    }
+
+    @Test("glasses-relay refuses unsafe or contradictory command lines with exit 64")
+    func relayUsage() throws {
+        let cases: [([String], String)] = [
+            ([], "give --connect ADDR"),
+            (["--connect", "tcp:10.1.2.3:7000"], "is not loopback: give --token"),
+            (["--listen", "tcp:0.0.0.0:7000", "--token", "t"], "add --allow-remote"),
+            (["--listen", "tcp:127.0.0.1:7000", "--connect", "tcp:127.0.0.1:7001"], "cannot be combined"),
+            (["--conect", "tcp:127.0.0.1:7000"], "Did you mean '--connect'?"),
+            (["--connect", "bt:AA:BB:CC:DD:EE:FF"], "tcp: or unix:"),
+        ]
+        for (arguments, fragment) in cases {
+            let result = try BinaryRunner.run(arguments, binary: "glasses-relay", timeout: 60)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains(fragment), "\(arguments): \(result.stderr)")
+        }
+        let help = try BinaryRunner.run(["--help"], binary: "glasses-relay")
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("--connect") && help.stdout.contains("GLASSES_TOKEN"))
+    }
+}

@@ -1,0 +1,256 @@
+import Foundation
+import GlassesLink
+import GlassesRelay
+import GlassesSimulator
+import SmartSpectraInput
+import Synchronization
+import Testing
+import WearablesKit
+@testable import GlassesBridge
+
+/// Simulated glasses → WearablesKit (as the relay's DAT) → GlassesRelay → TCP with a pairing token → the bridge,
+/// in virtual time: one scheduler drives the glasses, both link ends and the pipeline, and the pipeline waits for
+/// the sockets to settle before time moves on.
+final class RelayRig: Sendable {
+    enum Direction: Sendable { case bridgeDials, relayDials }
+
+    /// One relay process's worth of parts (a restart replaces them).
+    struct Relay: Sendable {
+        let client: RelayDATClient
+        let service: RelayService
+    }
+
+    static let token = "sesame-\(UInt32.random(in: 0...UInt32.max))"
+
+    let scheduler = ManualScheduler()
+    let direction: Direction
+    let relayWearables: WearablesInstance
+    let kit: SimulatorKit
+    let glasses: SimulatedGlasses
+    let events = EventLog()
+    let settler: LinkSettler
+    let pipeline: BridgePipeline
+    let deviceListener: DeviceListener?
+    private let relay = Locked<Relay?>(nil)
+    private let relayAddress = Locked<LinkAddress?>(nil)
+    /// HEVC access units as DAT delivered them to the relay, by presentation time.
+    let datSamples = Locked<[Int64: Data]>([:])
+    /// Video sample payloads as they reached the bridge's link end, by presentation time.
+    let bridgeSamples = Locked<[Int64: Data]>([:])
+
+    init(_ direction: Direction, codec: VideoCodec = .raw, seconds: Double, pulse: Double = 72,
+         backend: any ProcessingBackend = RecordingBackend()) throws {
+        self.direction = direction
+        relayWearables = Wearables.makeInstance(configuration: try WearablesConfiguration(scheduler: scheduler))
+        kit = SimulatorKit(scheduler: scheduler)
+        glasses = try kit.pairGlasses(with: relayWearables, profile: SubjectProfile(pulseRate: pulse, seed: 5))
+        // The glasses introduce themselves to the relay's DAT before anything dials.
+        scheduler.advance(by: .milliseconds(50))
+        let relayBox = relay
+        settler = LinkSettler(alsoIdle: { relayBox.value?.client.isIdle ?? true })
+        var settings = BridgeSettings(streamConfiguration: try StreamConfiguration.validated(
+            videoCodec: codec, resolution: .low, frameRate: 24))
+        settings.duration = .milliseconds(Int64(seconds * 1000))
+        let settler = self.settler
+        // Nothing is lost on these links (samples dropped for credit are counted), so a long wait only matters on a
+        // loaded machine, where a short one would let virtual time run ahead of the sockets.
+        settings.virtualTimeSettle = { settler.settle(maximumWait: 10) }
+        let scheduler = self.scheduler
+        let bridgeSamples = self.bridgeSamples
+        let record: @Sendable (any DeviceLink) -> any DeviceLink = { link in
+            let counted = CountingDeviceLink(SampleRecordingLink(link) { sample in
+                bridgeSamples.update { $0[sample.presentationTimeUs] = sample.payload }
+            })
+            settler.setHost(counted)
+            return counted
+        }
+        let source: BridgeSource
+        switch direction {
+        case .bridgeDials:
+            deviceListener = nil
+            let address = relayAddress
+            source = .glasses("relay") {
+                guard let target = address.value else {
+                    throw BridgeFailure(.deviceUnavailable, "no relay is listening")
+                }
+                return record(try LinkConnector.connect(
+                    to: target, options: LinkConnectionOptions(scheduler: scheduler, pairingToken: Self.token)))
+            }
+        case .relayDials:
+            let listener = try DeviceListener.listen(
+                on: .tcp(host: "127.0.0.1", port: 0),
+                options: LinkListenerOptions(scheduler: scheduler, pairingToken: Self.token))
+            deviceListener = listener
+            source = .glasses("listening on \(listener.address)") {
+                record(try listener.waitForDevice(timeout: .seconds(20)))
+            }
+        }
+        let events = self.events
+        pipeline = BridgePipeline(settings: settings, source: source, clock: .virtual(scheduler), backend: backend) {
+            event, time in events.append(event, time)
+        }
+        try startRelay()
+    }
+
+    /// Starts a relay (again, after ``stopRelay()``): a new DAT client and service on the same glasses.
+    func startRelay() throws {
+        let datSamples = self.datSamples
+        let clock = SchedulerRelayClock(scheduler)
+        let client = RelayDATClient(wearables: relayWearables, clock: clock) { frame in
+            let read = RelayFrameAdapter.read(frame)
+            if case .hevc(let unit, _, _)? = read?.content {
+                datSamples.update { $0[frame.presentationTimeUs] = unit }
+            }
+            return read
+        }
+        let settler = self.settler
+        let mode: RelayService.Mode
+        switch direction {
+        case .bridgeDials:
+            mode = .listen(.tcp(host: "127.0.0.1", port: 0),
+                           LinkListenerOptions(scheduler: scheduler, pairingToken: Self.token))
+        case .relayDials:
+            guard let address = deviceListener?.address else { return }
+            mode = .dial(address, LinkConnectionOptions(scheduler: scheduler, pairingToken: Self.token),
+                         retryDelay: .milliseconds(50))
+        }
+        let service = RelayService(client: client, clock: clock, mode: mode, wrapLink: { link in
+            let counted = CountingHostLink(link)
+            settler.setDevice(counted)
+            return counted
+        })
+        relay.update { $0 = Relay(client: client, service: service) }
+        try service.start()
+        if let address = service.listeningAddress { relayAddress.update { $0 = address } }
+    }
+
+    /// Stops the relay as if its process ended: its sockets close, the glasses' camera and session stop.
+    func stopRelay() {
+        relay.value?.service.stop()
+        relayAddress.update { $0 = nil }
+    }
+
+    var currentRelay: Relay? { relay.value }
+
+    func at(_ seconds: Double, _ action: @escaping @Sendable () -> Void) {
+        scheduler.schedule(after: .milliseconds(Int64(seconds * 1000)), action)
+    }
+
+    func stop() {
+        stopRelay()
+        deviceListener?.stop()
+    }
+}
+
+/// A value behind a lock, in a class so closures can share it.
+final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+    init(_ value: Value) { mutex = Mutex(value) }
+    var value: Value { mutex.withLock { $0 } }
+    func update(_ change: (inout Value) -> Void) { mutex.withLock { change(&$0) } }
+}
+
+/// Passes a link's events on, showing each video sample to `onSample` first.
+final class SampleRecordingLink: DeviceLink {
+    let inner: any DeviceLink
+    let onSample: @Sendable (VideoSample) -> Void
+
+    init(_ inner: any DeviceLink, onSample: @escaping @Sendable (VideoSample) -> Void) {
+        self.inner = inner
+        self.onSample = onSample
+    }
+
+    func open(eventHandler: @escaping @Sendable (DeviceLinkEvent) -> Void) {
+        let onSample = self.onSample
+        inner.open { event in
+            if case .message(.videoSample(let sample)) = event { onSample(sample) }
+            eventHandler(event)
+        }
+    }
+
+    func send(_ message: HostMessage) { inner.send(message) }
+    func close() { inner.close() }
+}
+
+@Suite("Bridge through the relay (DAT → GlassesRelay → TCP with a token → bridge, virtual time)", .serialized)
+struct RelayEndToEndTests {
+    @Test("the bridge dials the relay and measures the simulated pulse within 5 bpm", arguments: [RelayRig.Direction.bridgeDials, .relayDials])
+    func measuresThePulseThroughTheRelay(direction: RelayRig.Direction) async throws {
+        let rig = try RelayRig(direction, seconds: 22, pulse: 84, backend: EmbeddedVitalsBackend())
+        defer { rig.stop() }
+        let result = await rig.pipeline.run()
+        let accounting = result.summary.stats.accounting
+        #expect(result.exitCode == .success, "\(String(describing: result.summary.failure)); notices \(rig.events.notices)")
+        #expect(accounting.isBalanced)
+        #expect(accounting.received >= 24 * 20, "phases \(rig.events.phases), notices \(rig.events.notices)")
+        let truth = rig.glasses.scene.groundTruth(through: 22).meanPulseRate(in: 10...22) ?? 0
+        let measured = result.summary.vitals.pulseRate ?? 0
+        #expect(abs(measured - truth) <= 5, "measured \(measured) bpm, truth \(truth) bpm")
+        #expect(rig.currentRelay?.client.counters.sessionsCreated == 1)
+    }
+
+    @Test("hvc1 samples reach the bridge byte for byte as DAT delivered them to the relay")
+    func hevcPassesThroughByteForByte() async throws {
+        let rig = try RelayRig(.relayDials, codec: .hvc1, seconds: 6)
+        defer { rig.stop() }
+        let result = await rig.pipeline.run()
+        #expect(result.exitCode == .success, "\(String(describing: result.summary.failure))")
+        let dat = rig.datSamples.value
+        let bridge = rig.bridgeSamples.value
+        #expect(bridge.count >= 24 * 5, "only \(bridge.count) samples reached the bridge")
+        var identical = 0
+        for (pts, payload) in bridge {
+            guard let original = dat[pts] else {
+                Issue.record("the bridge got a sample at \(pts) µs that DAT never delivered")
+                continue
+            }
+            if original == payload { identical += 1 } else { Issue.record("sample at \(pts) µs differs") }
+        }
+        #expect(identical == bridge.count)
+        #expect(result.summary.stats.accounting.rejectedByCode.isEmpty)
+    }
+
+    @Test("the phone path (the relay dials): tap pause, fold, relay restart and the glasses' link loss are survived with the accounting identity intact")
+    func survivesDeviceBehaviourAndARelayRestart() async throws {
+        let rig = try RelayRig(.relayDials, seconds: 80)
+        defer { rig.stop() }
+        let glasses = rig.glasses
+        rig.at(4) { glasses.tap() }
+        rig.at(7) { glasses.tap() }
+        rig.at(10) { glasses.fold() }
+        rig.at(12) { glasses.unfold() }
+        // Far apart, so that each recovery is checked on its own: folding drops the glasses' Bluetooth (DAT), the
+        // relay waits 2 s between sessions, the bridge backs off 2, 4, 8 s while recoveries fail.
+        rig.at(34) { rig.stopRelay() }
+        rig.at(35) { try? rig.startRelay() }
+        // The glasses drop off the phone's Bluetooth and come back within a second, before the bridge's first
+        // reconnect (its backoff is at least 2 s): in virtual time a bridge blocked waiting for a relay that waits
+        // for its glasses would stop the clock the glasses need to come back.
+        rig.at(58) { glasses.inject(.linkLoss) }
+        rig.at(59) { rig.kit.reconnect(glasses) }
+        let result = await rig.pipeline.run()
+        let stats = result.summary.stats
+        let why = "phases \(rig.events.phases), notices \(rig.events.notices)"
+        #expect(result.exitCode == .success, "\(String(describing: result.summary.failure)); \(why)")
+        #expect(stats.accounting.isBalanced)
+        #expect(rig.events.phases.contains(.paused), "\(why)")
+        #expect(stats.reconnects >= 1, "\(why)")
+        #expect(rig.events.submitted(by: 33.5) > rig.events.submitted(by: 13) + 24 * 3, "no stream after the fold: \(why)")
+        #expect(rig.events.submitted(by: 57.5) > rig.events.submitted(by: 35) + 24 * 3, "no stream after the relay restart: \(why)")
+        #expect(rig.events.submitted(by: 79.5) > rig.events.submitted(by: 59) + 24 * 3, "no stream after the glasses came back: \(why)")
+    }
+
+    @Test("the bridge dials again after the relay restarts, with the accounting identity intact")
+    func bridgeRedialsARestartedRelay() async throws {
+        let rig = try RelayRig(.bridgeDials, seconds: 30)
+        defer { rig.stop() }
+        rig.at(8) { rig.stopRelay() }
+        rig.at(9) { try? rig.startRelay() }
+        let result = await rig.pipeline.run()
+        let why = "phases \(rig.events.phases), notices \(rig.events.notices)"
+        #expect(result.exitCode == .success, "\(String(describing: result.summary.failure)); \(why)")
+        #expect(result.summary.stats.accounting.isBalanced)
+        #expect(result.summary.stats.reconnects >= 1, "\(why)")
+        #expect(rig.events.submitted(by: 29.5) > rig.events.submitted(by: 9) + 24 * 5, "no stream after the restart: \(why)")
+    }
+}
