@@ -11,9 +11,9 @@ import WearablesKit
 /// Grace Hopper's portrait (a public-domain US Navy photograph, `Fixtures/README.md`) is composited by the
 /// simulator with its face 54 px wide in 360×640 (DAT's low resolution; 15 % of the width, as a 75 px face is at
 /// 504×896), a known pulse and breathing rendered into its skin and chest, encoded by libx265 at 2 Mbit/s and
-/// decoded by libavcodec into the engine. On the engine before issue #18 this clip gave no pulse at all
-/// (`noFaceFound` for the whole run: its search started at ~72 px faces at 504 px, 48 px at 360). It runs on a
-/// thread of its own, like ``SimulatedSubjectTests``; about 35 s of CPU in a debug build.
+/// decoded by libavcodec into the engine. The engine before issue #18 called any face under 20 % of the shorter
+/// side `faceTooFar` (72 px here), so the verdict check fails on it; at 504×896 with a 75 px face it found no face
+/// at all (`noFaceFound` for the whole run). It runs on a thread of its own, like ``SimulatedSubjectTests``.
 @Suite("A small real face through HEVC", .serialized)
 struct SmallFacePortraitTests {
     @Test("Hopper's portrait, 54 px face in 360×640, HEVC 2 Mbit/s, 24 s: one face, no restart, pulse within 5 bpm")

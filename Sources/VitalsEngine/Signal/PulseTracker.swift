@@ -21,6 +21,8 @@ struct PulseTracker {
     /// How close to exactly half the frequency that peak must be, Hz (a harmonic is exactly twice its fundamental;
     /// a codec's rhythm near half a fast pulse is not, and must not halve it).
     static let harmonicTolerance = 0.025
+    /// A sub-harmonic within this of the band's low edge (Hz; 0.1 Hz = 6 bpm) is not taken for the fundamental.
+    static let edgeGuard = 0.1
 
     private var frequencies: [Double] = []
     private var accumulated: [Double] = []
@@ -57,7 +59,8 @@ struct PulseTracker {
         var chosen = peaks.max { accumulated[$0] * prior(frequencies[$0]) < accumulated[$1] * prior(frequencies[$1]) }!
         // Harmonic check: a strong peak at half the frequency is the fundamental.
         let half = frequencies[chosen] / 2
-        if half >= frequencies[0],
+        // Not near the band's low edge, where slow drift and the codec's slowest rhythms pile up.
+        if half >= frequencies[0] + Self.edgeGuard,
            let sub = peaks.filter({ abs(frequencies[$0] - half) <= Self.harmonicTolerance }).max(by: { accumulated[$0] < accumulated[$1] }),
            accumulated[sub] >= Self.subharmonicShare * accumulated[chosen] {
             chosen = sub
