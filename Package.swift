@@ -73,7 +73,9 @@ let package = Package(
         .target(name: "CommandSupport", swiftSettings: strictSettings),
         .target(
             name: "GlassesBridge",
-            dependencies: ["WearablesKit", "GlassesLink", "GlassesVideo", "SmartSpectraInput", "GlassesMedia", "CommandSupport"],
+            dependencies: [
+                "WearablesKit", "GlassesLink", "GlassesVideo", "SmartSpectraInput", "GlassesMedia", "CommandSupport", "GlassesJSON",
+            ],
             swiftSettings: strictSettings
         ),
         // The command: parsing, help, the program run, scenario loading and the simulator wiring.
@@ -122,7 +124,7 @@ let package = Package(
             name: "Benchmarks",
             dependencies: [
                 "GlassesVideo", "GlassesSimulator", "VitalsEngine", "SmartSpectraInput", "WearablesKit", "GlassesBridge",
-                "GlassesLink", "GlassesMedia", "GlassesReport",
+                "GlassesLink", "GlassesMedia", "GlassesRelay", "GlassesReport",
             ],
             swiftSettings: strictSettings
         ),
@@ -150,7 +152,8 @@ let package = Package(
             dependencies: [
                 "GlassesBridge", "GlassesBridgeCommand", "GlassesSimulator", "WearablesKit", "SmartSpectraInput",
                 "GlassesLink", "GlassesVideo", "GlassesMedia", "GlassesRelay",
-            ]
+            ],
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "GlassesBridgeCommandTests",

@@ -149,18 +149,25 @@ enum DeviceMessagesFuzz {
                 VideoSample(
                     presentationTimeUs: pts, isKeyframe: true,
                     format: .nv12(width: width, height: height, lumaBytesPerRow: stride, chromaBytesPerRow: stride),
-                    payload: Data(count: stride * height + stride * height / 2)))
+                    payload: Data(count: stride * height + stride * height / 2),
+                    // As a host end delivers it once the clocks are related (received set): becomes FrameTiming.
+                    timing: SampleTiming(captureUs: pts &- 40_000, sentUs: pts &- 5_000, receivedUs: pts)))
         case 7:
             return .videoSample(
                 VideoSample(
                     presentationTimeUs: pts, isKeyframe: true, format: .hevc,
-                    payload: Data([0, 0, 0, 3, 0x26, 0x01, 0xAF, 0, 0, 0, 2, 0x02, 0x01])))
+                    payload: Data([0, 0, 0, 3, 0x26, 0x01, 0xAF, 0, 0, 0, 2, 0x02, 0x01]),
+                    // Not yet on the host's clock (received nil): the frame must carry no timing.
+                    timing: SampleTiming(captureUs: pts, sentUs: pts)))
         case 8: return .permission(.camera, .granted, requestID: 1)
         case 9: return .photo(PhotoData(data: Data([0xFF, 0xD8, 0xFF, 0xD9]), format: .jpeg), requestID: 1)
         case 10: return .stream(.paused)
         case 11: return .stream(.stopped)
         case 12: return .session(.ended(reason: "doffed"))
-        case 13: return .heartbeat(sequence: UInt32(truncatingIfNeeded: max(0, pts / 1000)), droppedFrames: 0)
+        case 13:
+            return .heartbeat(
+                sequence: UInt32(truncatingIfNeeded: max(0, pts / 1000)), droppedFrames: 0,
+                clock: ClockEcho(echoHostClockUs: pts, receivedUs: pts &+ 1, sentUs: pts &+ 2))
         case 14: return .fault(.thermalHot, message: "hot")
         default: return .deviceState(DeviceState(batteryLevel: 3))
         }
@@ -192,6 +199,9 @@ enum DeviceMessagesFuzz {
                     let frames = self.frames
                     tokens.append(added.stream.videoFramePublisher.listen { frame in
                         if let image = frame.rawImage { _ = image.width &* image.height }
+                        // Only host-clock timing (received set) becomes a frame's: decoded bodies never have it, and
+                        // the canned HEVC sample's is still on the device's clock; only the canned raw sample's is.
+                        DeviceMessagesFuzz.check(frame.timing == nil || !frame.isCompressed, "unmapped timing on a frame")
                         _ = frames.add()
                     })
                     tokens.append(added.stream.errorPublisher.listen { error in _ = error.localizedDescription })
@@ -342,7 +352,9 @@ enum DeviceMessagesFuzz {
             .videoSample(
                 VideoSample(
                     presentationTimeUs: 33_333, isKeyframe: true, format: .hevc,
-                    payload: Data([0, 0, 0, 3, 0x26, 0x01, 0xAF, 0, 0, 0, 2, 0x02, 0x01]))))
+                    payload: Data([0, 0, 0, 3, 0x26, 0x01, 0xAF, 0, 0, 0, 2, 0x02, 0x01]),
+                    // The latency field on the wire (decoded without a host receive time).
+                    timing: SampleTiming(captureUs: 30_000, sentUs: 33_000))))
         let seeds: [(String, [UInt8])] = [
             ("decoded-walkthrough", [0x10] + hello + session + streaming + sample + [0x45] + sample + [0x84, 0x86, 0x87]),
             ("decoded-photo", [0x10] + hello + session + streaming + [0x85] + (try op(.photo(PhotoData(data: Data([0xFF, 0xD8]), format: .jpeg), requestID: 1))) + [0x50]),

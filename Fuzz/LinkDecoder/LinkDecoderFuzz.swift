@@ -121,6 +121,51 @@ enum LinkDecoderFuzz {
             let outputs = again.decode(encoded)
             check(outputs == [.frame(frame)], "round trip changed \(frame) into \(outputs)")
         }
+        clockSync(frames, control: control)
+    }
+
+    /// What a host end does with the latency fields it decoded (PROTOCOL.md 7.5): echoes feed its clock sync, sample
+    /// times are mapped. Every figure is the fuzzer's; none may trap, and the estimate must keep its invariants.
+    static func clockSync(_ frames: [LinkFrame], control: UInt8) {
+        var sync = LinkClockSync()
+        var echoes: UInt64 = 0
+        for frame in frames {
+            switch frame {
+            case .device(.heartbeat(let sequence, _, let echo?)):
+                // Half the inputs: a host that did send the echoed clock; the host receives it `sequence` µs later.
+                if control & 2 == 0 { sync.noteSent(hostClockUs: echo.echoHostClockUs) }
+                let t3 = echo.echoHostClockUs.addingReportingOverflow(Int64(sequence))
+                guard !t3.overflow else { continue }
+                echoes += 1
+                let offsetBefore = sync.offsetUs
+                let rejection = sync.receive(echo, atUs: t3.partialValue)
+                if rejection != nil { check(sync.offsetUs == offsetBefore, "a rejected echo moved the offset") }
+                check(sync.accepted + sync.rejected == echoes, "echoes not all counted")
+                if let best = sync.best {
+                    check(best.roundTripUs >= 0 && best.roundTripUs <= LinkClockSync.maximumRoundTripUs, "round trip \(best)")
+                    check(sync.offsetUs == best.offsetUs, "offset not from the best exchange")
+                }
+            case .host(.heartbeat(_, let hostClockUs?)):
+                sync.noteSent(hostClockUs: hostClockUs)
+            case .device(.videoSample(let sample)):
+                guard let timing = sample.timing else { continue }
+                check(timing.receivedUs == nil, "a decoded sample carries the host's receive time")
+                let mapped = sync.map(timing, receivedUs: timing.sentUs)
+                let offset = sync.offsetUs ?? 0
+                let capture = timing.captureUs.subtractingReportingOverflow(offset)
+                let sent = timing.sentUs.subtractingReportingOverflow(offset)
+                if sync.offsetUs != nil, timing.captureUs <= timing.sentUs, !capture.overflow, !sent.overflow {
+                    check(
+                        mapped == SampleTiming(
+                            captureUs: capture.partialValue, sentUs: sent.partialValue, receivedUs: timing.sentUs),
+                        "mapping")
+                } else {
+                    check(mapped.receivedUs == nil && mapped.captureUs == timing.captureUs, "unmapped times changed")
+                }
+            default:
+                break
+            }
+        }
     }
 
     /// Gives every run that starts with the magic and holds a whole header valid CRCs (the frame CRC over as much of
@@ -184,6 +229,7 @@ enum LinkDecoderFuzz {
             .host(.checkPermission(.camera, requestID: 1)), .host(.requestPermission(.microphone, requestID: 2)),
             .host(.startSession), .host(.stopSession), .host(.startStream(configuration)), .host(.stopStream),
             .host(.capturePhoto(.jpeg, requestID: 3)), .host(.frameCredit(8)), .host(.heartbeat(sequence: 4)),
+            .host(.heartbeat(sequence: 6, hostClockUs: 1_000_000)),
             .device(.hello(DeviceInfo(identifier: "sim", name: "Glasses", firmwareVersion: "1.0"))),
             .device(.deviceState(DeviceState(batteryLevel: 50))),
             .device(.permission(.camera, .granted, requestID: 1)),
@@ -203,6 +249,15 @@ enum LinkDecoderFuzz {
             .device(.videoSample(VideoSample(presentationTimeUs: 0, isKeyframe: false, format: .hevc, payload: Data([0, 0, 0, 1, 0x26])))),
             .device(.photo(PhotoData(data: Data([0xFF, 0xD8, 0xFF, 0xD9]), format: .jpeg), requestID: 3)),
             .device(.fault(.thermalHot, message: "hot")), .device(.heartbeat(sequence: 5, droppedFrames: 2)),
+            .device(
+                .heartbeat(
+                    sequence: 20_000, droppedFrames: 0,
+                    clock: ClockEcho(echoHostClockUs: 1_000_000, receivedUs: 7_001_000, sentUs: 7_011_000))),
+            .device(
+                .videoSample(
+                    VideoSample(
+                        presentationTimeUs: 66_666, isKeyframe: true, format: .hevc, payload: Data([0, 0, 0, 1, 0x26]),
+                        timing: SampleTiming(captureUs: 7_020_000, sentUs: 7_030_000)))),
             .goodbye(LinkError(.protocolViolation, "bye")),
         ]
         let encoder = LinkFrameEncoder()
@@ -217,7 +272,7 @@ enum LinkDecoderFuzz {
         }
         try write([0, 14] + all, "stream-all", to: directory)
         try write([2, 0] + all, "stream-all-repaired", to: directory)
-        var corrupt = try encoder.encode(messages[16])
+        var corrupt = try encoder.encode(messages[17])
         corrupt[corrupt.count - 1] ^= 1
         try write([0, 9] + corrupt + all.prefix(200), "stream-corrupt-frame", to: directory)
         try write([0, 0] + Array("GLNKGLNKGLN".utf8) + all.prefix(60), "stream-magic-garbage", to: directory)

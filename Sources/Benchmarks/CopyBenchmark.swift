@@ -68,7 +68,7 @@ private func measureCopies(codec: VideoCodec, seconds: Double) throws -> String 
 }
 
 /// Carries the run's result out of its task.
-private final class ResultBox: @unchecked Sendable {
+final class ResultBox: @unchecked Sendable {
     // @unchecked Sendable: written once by the task before the semaphore is signalled, read after the wait.
     var value: BridgeRunResult?
     func set(_ result: BridgeRunResult) { value = result }

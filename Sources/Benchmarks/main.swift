@@ -11,7 +11,9 @@ case "vitals":
     runVitalsBenchmark(Array(arguments.dropFirst()))
 case "vitals-frame":
     writePhotoFrame(Array(arguments.dropFirst()))
+case "latency":
+    runRelayLatencyBenchmark(Array(arguments.dropFirst()))
 default:
-    FileHandle.standardError.write(Data("usage: Benchmarks decode|copies|vitals [options]\n".utf8))
+    FileHandle.standardError.write(Data("usage: Benchmarks decode|copies|vitals|vitals-frame|latency [options]\n".utf8))
     exit(64)
 }

@@ -187,6 +187,10 @@ struct RelayEndToEndTests {
         let measured = result.summary.vitals.pulseRate ?? 0
         #expect(abs(measured - truth) <= 5, "measured \(measured) bpm, truth \(truth) bpm")
         #expect(rig.currentRelay?.client.counters.sessionsCreated == 1)
+        // Every sample carries the relay's capture and send times; the bridge relates the clocks and measures.
+        let latency = try #require(result.summary.stats.latency, "no latency measured through the relay")
+        #expect(latency.samples > 24 * 10)
+        #expect(latency.maxMs < 1_000, "virtual-time latency of \(latency.maxMs) ms")
     }
 
     @Test("hvc1 samples reach the bridge byte for byte as DAT delivered them to the relay")
@@ -212,7 +216,7 @@ struct RelayEndToEndTests {
 
     @Test("the phone path (the relay dials): tap pause, fold, relay restart and the glasses' link loss are survived with the accounting identity intact")
     func survivesDeviceBehaviourAndARelayRestart() async throws {
-        let rig = try RelayRig(.relayDials, seconds: 80)
+        let rig = try RelayRig(.relayDials, seconds: 95)
         defer { rig.stop() }
         let glasses = rig.glasses
         rig.at(4) { glasses.tap() }
@@ -221,13 +225,13 @@ struct RelayEndToEndTests {
         rig.at(12) { glasses.unfold() }
         // Far apart, so that each recovery is checked on its own: folding drops the glasses' Bluetooth (DAT), the
         // relay waits 2 s between sessions, the bridge backs off 2, 4, 8 s while recoveries fail.
-        rig.at(34) { rig.stopRelay() }
-        rig.at(35) { try? rig.startRelay() }
+        rig.at(45) { rig.stopRelay() }
+        rig.at(46) { try? rig.startRelay() }
         // The glasses drop off the phone's Bluetooth and come back within a second, before the bridge's first
         // reconnect (its backoff is at least 2 s): in virtual time a bridge blocked waiting for a relay that waits
         // for its glasses would stop the clock the glasses need to come back.
-        rig.at(58) { glasses.inject(.linkLoss) }
-        rig.at(59) { rig.kit.reconnect(glasses) }
+        rig.at(70) { glasses.inject(.linkLoss) }
+        rig.at(71) { rig.kit.reconnect(glasses) }
         let result = await rig.pipeline.run()
         let stats = result.summary.stats
         let why = "phases \(rig.events.phases), notices \(rig.events.notices)"
@@ -235,9 +239,10 @@ struct RelayEndToEndTests {
         #expect(stats.accounting.isBalanced)
         #expect(rig.events.phases.contains(.paused), "\(why)")
         #expect(stats.reconnects >= 1, "\(why)")
-        #expect(rig.events.submitted(by: 33.5) > rig.events.submitted(by: 13) + 24 * 3, "no stream after the fold: \(why)")
-        #expect(rig.events.submitted(by: 57.5) > rig.events.submitted(by: 35) + 24 * 3, "no stream after the relay restart: \(why)")
-        #expect(rig.events.submitted(by: 79.5) > rig.events.submitted(by: 59) + 24 * 3, "no stream after the glasses came back: \(why)")
+        #expect(rig.events.submitted(by: 44.5) > rig.events.submitted(by: 13) + 24 * 3, "no stream after the fold: \(why)")
+        #expect(rig.events.submitted(by: 69.5) > rig.events.submitted(by: 46) + 24 * 3, "no stream after the relay restart: \(why)")
+        #expect(rig.events.submitted(by: 94.5) > rig.events.submitted(by: 71) + 24 * 3, "no stream after the glasses came back: \(why)")
+        #expect((stats.latency?.samples ?? 0) > 0, "no frame through the relay carried timing")
     }
 
     @Test("the bridge dials again after the relay restarts, with the accounting identity intact")

@@ -75,6 +75,13 @@ struct SocketEndToEndTests {
         #expect(accounting.received >= 4 * 15, "phases \(run.events.phases), notices \(run.events.notices)")
         #expect(accounting.rejectedByCode.isEmpty)
         #expect(result.summary.vitals.pulseRate == 70)
+        // Over a socket the clocks are related by heartbeat exchange (the first completes after about 2 s):
+        // frames before it are not measured, those after are. In virtual time the host does no work in time, so all
+        // of it is the link's part: the virtual time that passed while the bytes were on the socket (the next tick).
+        let latency = try #require(result.summary.stats.latency)
+        #expect(latency.samples > 0 && latency.samples < accounting.submitted, "\(latency), \(accounting)")
+        #expect(latency.p50Ms == latency.linkP50Ms && latency.maxMs == latency.linkMaxMs, "\(latency)")
+        #expect(latency.maxMs <= 2 * 1000 / 15.0, "\(latency)")
     }
 
     @Test func garbageBytesOnTheLinkAreSkippedAndTheStreamGoesOn() async throws {

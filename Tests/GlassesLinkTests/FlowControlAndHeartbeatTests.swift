@@ -68,8 +68,15 @@ struct FlowControlAndHeartbeatTests {
             if case .message(let message) = event, case .heartbeat = message { return message }
             return nil
         }
-        #expect(beats == [1, 2, 3].map { .heartbeat(sequence: $0, droppedFrames: 2) })
-        #expect(deviceEvents.all.compactMap(\.message) == [1, 2, 3].map { .heartbeat(sequence: $0) })
+        let counts = beats.compactMap { beat -> [UInt64]? in
+            if case .heartbeat(let sequence, let dropped, _) = beat { return [UInt64(sequence), dropped] }
+            return nil
+        }
+        #expect(counts == [[1, 2], [2, 2], [3, 2]])
+        // Each host heartbeat carries the host's clock (virtual time here: 1 s, 2 s, 3 s).
+        #expect(deviceEvents.all.compactMap(\.message) == [1, 2, 3].map {
+            .heartbeat(sequence: $0, hostClockUs: Int64($0) * 1_000_000)
+        })
     }
 
     @Test("a dead link closes both ends with heartbeatTimeout after exactly the timeout", arguments: [5, 2])

@@ -22,6 +22,8 @@ enum AllMessages {
         .capturePhoto(.jpeg, requestID: 43),
         .frameCredit(8),
         .heartbeat(sequence: 123_456),
+        .heartbeat(sequence: 7, hostClockUs: 1_234_567),
+        .heartbeat(sequence: 8, hostClockUs: .min),
     ]
 
     static let device: [DeviceMessage] = [
@@ -57,6 +59,13 @@ enum AllMessages {
         .fault(.thermalHot, message: "too hot"),
         .fault(.photoCaptureFailed, message: ""),
         .heartbeat(sequence: 3, droppedFrames: 0xFFFF_FFFF_FFFF),
+        .heartbeat(
+            sequence: 4, droppedFrames: 1,
+            clock: ClockEcho(echoHostClockUs: 1_000_000, receivedUs: -7, sentUs: .max)),
+        .videoSample(
+            VideoSample(
+                presentationTimeUs: 99, isKeyframe: true, format: .hevc, payload: Data([1, 2, 3]),
+                timing: SampleTiming(captureUs: -40, sentUs: .max))),
     ]
 
     static let goodbyes: [LinkFrame] = [

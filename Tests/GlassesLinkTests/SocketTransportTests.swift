@@ -140,7 +140,7 @@ struct SocketTransportTests {
         // Heartbeats come from the device's own timer, in real time; it reports the drops.
         #expect(
             hostEvents.wait { events in
-                events.contains { if case .message(.heartbeat(_, 18)) = $0 { true } else { false } }
+                events.contains { if case .message(.heartbeat(_, 18, _)) = $0 { true } else { false } }
             })
         host.close()
     }

@@ -168,6 +168,29 @@ struct RelayCoreTests {
         #expect(restartedAt - stoppedAt >= RelayRules.sessionRestartSpacingUs, "restarted \(restartedAt - stoppedAt) µs after the stop")
     }
 
+    @Test("a restarted relay waits out the session its predecessor still holds, then starts its own")
+    func restartedRelayWaitsForTheOldSession() throws {
+        let core = try RelayCore()
+        core.client.handle(.startSession)
+        core.advance(0.2)
+        #expect(core.client.counters.sessionsCreated == 1)
+        // A second client on the same DAT instance, as after a relay restart with the old session not yet gone.
+        let successor = RelayDATClient(wearables: core.relayWearables, clock: SchedulerRelayClock(core.scheduler),
+                                       frameAdapter: RelayFrameAdapter.read)
+        let events = Collected<RelayEvent>()
+        successor.setEventHandler { events.append($0) }
+        successor.start()
+        successor.handle(.startSession)
+        core.advance(0.1)
+        #expect(successor.counters.sessionsCreated == 0)
+        #expect(!events.values.contains { if case .session(.ended) = $0 { true } else { false } },
+                "the successor gave up at once: \(events.values)")
+        core.client.hostLeft()
+        core.advance(2.5)
+        #expect(successor.counters.sessionsCreated == 1, "\(events.values)")
+        #expect(events.values.contains(.session(.started)), "\(events.values)")
+    }
+
     @Test("a zombie stream is passed on as it is: streaming, no frames, nothing faked; a camera restart cures it")
     func zombieIsReportedNotHidden() throws {
         let core = try RelayCore()

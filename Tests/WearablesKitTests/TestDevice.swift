@@ -107,7 +107,7 @@ final class TestDevice: DeviceLink {
     }
 
     /// Sends a raw NV12 sample of the configured size (or a malformed one).
-    func sendRawFrame(pts: Int64, truncated: Bool = false) {
+    func sendRawFrame(pts: Int64, truncated: Bool = false, timing: SampleTiming? = nil) {
         let size = StreamingResolution.low.videoFrameSize
         let (width, height) = (Int(size.width), Int(size.height))
         let stride = width + 16
@@ -116,7 +116,7 @@ final class TestDevice: DeviceLink {
         deliver(.videoSample(VideoSample(
             presentationTimeUs: pts, isKeyframe: true,
             format: .nv12(width: width, height: height, lumaBytesPerRow: stride, chromaBytesPerRow: stride),
-            payload: payload)))
+            payload: payload, timing: timing)))
     }
 
     /// Sends an HEVC sample: two length-prefixed NAL units (or a truncated one).

@@ -22,6 +22,20 @@ struct VideoFrameTests {
         withExtendedLifetime(token) {}
     }
 
+    @Test("a frame carries the sample's timing only when the link put it on the host's clock")
+    func frameTiming() throws {
+        let rig = try Rig()
+        let (_, _, stream) = try rig.streaming(StreamConfiguration(videoCodec: .raw, resolution: .low, frameRate: 30))
+        let frames = Recorder<VideoFrame>()
+        let token = stream.videoFramePublisher.listen(frames.callback)
+        rig.device.sendRawFrame(pts: 1, timing: SampleTiming(captureUs: 10, sentUs: 20, receivedUs: 35))
+        rig.device.sendRawFrame(pts: 2, timing: SampleTiming(captureUs: 10, sentUs: 20))  // still the device's clock
+        rig.device.sendRawFrame(pts: 3)
+        rig.run()
+        #expect(frames.values.map(\.timing) == [FrameTiming(captureUs: 10, sentUs: 20, receivedUs: 35), nil, nil])
+        withExtendedLifetime(token) {}
+    }
+
     @Test("HEVC samples carry the latest codec configuration")
     func hevcFrames() throws {
         let rig = try Rig()

@@ -5,6 +5,7 @@ import GlassesLink
 import GlassesRelay
 import MWDATCore
 import Observation
+import WearablesKit  // DispatchEventScheduler, the links' scheduler (module-qualified where names meet DAT's)
 
 @MainActor
 @Observable
@@ -23,7 +24,7 @@ final class RelayAppModel {
 
     init() {
         do {
-            try Wearables.configure()
+            try MWDATCore.Wearables.configure()
         } catch {
             status = "DAT could not be configured: \(error)"
         }
@@ -31,7 +32,7 @@ final class RelayAppModel {
 
     /// DAT's registration callback URLs (the `metaWearablesAction` query item).
     func handle(_ url: URL) {
-        Task { _ = try? await Wearables.shared.handleUrl(url) }
+        Task { _ = try? await MWDATCore.Wearables.shared.handleUrl(url) }
     }
 
     func start() {
@@ -39,9 +40,11 @@ final class RelayAppModel {
             status = "the port must be a number from 1 to 65535"
             return
         }
-        let clock = DispatchRelayClock()
-        let client = RelayDATClient(wearables: Wearables.shared, clock: clock, frameAdapter: RelayFrameAdapter.read)
-        let options = LinkConnectionOptions(pairingToken: token.isEmpty ? nil : token)
+        // One time line for the relay and its link, so sample times are on the clock the bridge relates to its own.
+        let scheduler = DispatchEventScheduler(label: "glasses.relay")
+        let clock = SchedulerRelayClock(scheduler)
+        let client = RelayDATClient(wearables: MWDATCore.Wearables.shared, clock: clock, frameAdapter: RelayFrameAdapter.read)
+        let options = LinkConnectionOptions(scheduler: scheduler, pairingToken: token.isEmpty ? nil : token)
         let service = RelayService(
             client: client, clock: clock, mode: .dial(.tcp(host: host, port: portNumber), options, retryDelay: .seconds(1)),
             notify: { notice in Task { @MainActor [weak self] in self?.status = "\(notice)" } })

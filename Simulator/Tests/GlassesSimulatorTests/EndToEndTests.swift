@@ -160,4 +160,65 @@ struct EndToEndTests {
         glasses.doff()
         #expect(waitFor("doff") { host.errors.values.contains(.hingesClosed) && host.states.values.last == .paused })
     }
+
+    @Test("a SimulatorServer serves the next host after one leaves (a finished relay no longer shuts down reused descriptors)")
+    func secondHostAfterFirstLeaves() throws {
+        let deviceScheduler = ManualScheduler()
+        let glasses = try SimulatedGlasses(profile: SubjectProfile(seed: 13), scheduler: deviceScheduler)
+        let server = try SimulatorServer(glasses: glasses, address: .tcp(host: "127.0.0.1", port: 0),
+                                         options: LinkListenerOptions(scheduler: deviceScheduler, liveness: .disabled))
+        defer { server.stop() }
+        for round in 1...3 {
+            let hostScheduler = ManualScheduler()
+            let host = try WearablesHost(scheduler: hostScheduler)
+            let link = try LinkConnector.connect(to: server.address,
+                                                 options: LinkConnectionOptions(scheduler: hostScheduler, liveness: .disabled))
+            host.wearables.attach(link: link)
+            #expect(waitFor("hello from host \(round)") { host.wearables.devices == [glasses.info.identifier] }, "host \(round) got no hello")
+            link.close()
+            #expect(waitFor("glasses free") { !glasses.isStreaming })
+        }
+    }
+
+    @Test("faults frameRate and dropPhoto: frames at the wrong rate while claiming the configured one; a photo never sent")
+    func frameRateAndDropPhoto() throws {
+        let scheduler = ManualScheduler()
+        let glasses = try SimulatedGlasses(profile: SubjectProfile(seed: 13), scheduler: scheduler)
+        let scenario = try Scenario(json: Data("""
+        {"events": [{"at": 0, "do": "frameRate", "fps": 10}, {"at": 0, "do": "dropPhoto"}]}
+        """.utf8))
+        guard case .fault(.frameRate(let fps)) = scenario.events[0].action, case .fault(.dropPhoto) = scenario.events[1].action else {
+            Issue.record("parsed \(scenario.events)")
+            return
+        }
+        #expect(fps == 10)
+        #expect(throws: SimulatorError.self) { try Scenario(json: Data(#"{"events": [{"at": 0, "do": "frameRate", "fps": 0}]}"#.utf8)) }
+        let counted = Collected<DeviceMessage>()
+        glasses.setSampleObserver { counted.append($0) }
+        let pair = InProcessLink.makePair(scheduler: scheduler, liveness: .disabled)
+        glasses.attach(pair.device)
+        pair.host.open { _ in }
+        pair.host.send(.hello(protocolVersion: linkProtocolVersion, pairingToken: nil))
+        pair.host.send(.frameCredit(1_000))
+        pair.host.send(.startSession)
+        scheduler.advance(by: .seconds(1))
+        pair.host.send(.startStream(StreamConfiguration(videoCodec: .raw, resolution: .low, frameRate: 24)))
+        scheduler.advance(by: .seconds(1))
+        glasses.inject(.frameRate(fps: 10))
+        let before = counted.values.count
+        scheduler.advance(by: .seconds(2))
+        let sent = counted.values.count - before
+        #expect((19...21).contains(sent), "\(sent) samples in 2 s at 10 fps")
+        glasses.inject(.frameRate(fps: nil))
+        let restored = counted.values.count
+        scheduler.advance(by: .seconds(1))
+        #expect((23...25).contains(counted.values.count - restored))
+        glasses.inject(.dropPhoto)
+        pair.host.send(.capturePhoto(.jpeg, requestID: 1))
+        scheduler.advance(by: .seconds(3))
+        #expect(glasses.statistics.photosDelivered == 0)
+        pair.host.send(.capturePhoto(.jpeg, requestID: 2))
+        scheduler.advance(by: .seconds(3))
+        #expect(glasses.statistics.photosDelivered == 1)
+    }
 }

@@ -20,6 +20,9 @@ public struct BridgeStats: Sendable, Hashable {
     public var deviceDroppedFrames: UInt64 = 0
     /// Frames the engine's own queue discarded after accepting them (it fell behind).
     public var engineDroppedFrames: UInt64 = 0
+    /// Capture → `sendFrame` accepted, and the link's part: over the last stats interval in `stats`, over the whole
+    /// run in the summary; nil when no frame carried timing on the host's clock (not measured).
+    public var latency: LatencySummary?
 
     /// Creates zeroed stats.
     public init() {}

@@ -150,6 +150,7 @@ public struct NDJSONEventFormatter: BridgeEventFormatter {
             members += [
                 ("fpsIn", .double((stats.framesPerSecondIn * 10).rounded() / 10)),
                 ("fpsOut", .double((stats.framesPerSecondOut * 10).rounded() / 10)),
+                latencyMember(stats.latency),
             ]
             members += vitalsMembers(vitals)
             if let truth { members.append(("truth", .object(vitalsMembers(truth)))) }
@@ -161,6 +162,7 @@ public struct NDJSONEventFormatter: BridgeEventFormatter {
             members += [
                 ("durationSeconds", .double((summary.durationSeconds * 1000).rounded() / 1000)),
                 ("reason", .string(summary.reason)),
+                latencyMember(summary.stats.latency),
             ]
             if let truth = summary.truth { members.append(("truth", .object(vitalsMembers(truth)))) }
             if let failure = summary.failure {
@@ -179,6 +181,18 @@ public struct NDJSONEventFormatter: BridgeEventFormatter {
             ("breathingRate", .number(vitals.breathingRate.map(round1))),
             ("hrvRmssd", .number(vitals.hrvRmssd.map(round1))),
         ]
+    }
+
+    /// `"latencyMs": {"p50":…,"p99":…,"max":…,"linkP50":…,"linkP99":…,"linkMax":…,"samples":N}`, or null when
+    /// no frame was measured.
+    static func latencyMember(_ latency: LatencySummary?) -> (String, JSONValue) {
+        guard let latency else { return ("latencyMs", .null) }
+        func ms(_ value: Double) -> JSONValue { .double((value * 1000).rounded() / 1000) }
+        return ("latencyMs", .object([
+            ("p50", ms(latency.p50Ms)), ("p99", ms(latency.p99Ms)), ("max", ms(latency.maxMs)),
+            ("linkP50", ms(latency.linkP50Ms)), ("linkP99", ms(latency.linkP99Ms)), ("linkMax", ms(latency.linkMaxMs)),
+            ("samples", .int(Int64(clamping: latency.samples))),
+        ]))
     }
 
     static func counters(_ stats: BridgeStats) -> [(String, JSONValue)] {
@@ -344,8 +358,19 @@ public struct TextEventFormatter: BridgeEventFormatter {
         let stats = summary.stats
         lines.append("  restarts: input \(stats.inputRestarts), stalled stream \(stats.stallRestarts), "
             + "reconnects \(stats.reconnects), sessions \(stats.sessionRestarts)")
+        lines.append("  " + latencyText(stats.latency))
         if let failure = summary.failure { lines.append("  stopped: \(failure.message)") }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `latency capture→sendFrame p50 12.3 p99 40.1 max 52.0 ms (link p50 3.2 p99 9.9 max 11.0 ms, 1440 frames)`, or
+    /// `latency capture→sendFrame not measured` when no frame carried timing.
+    static func latencyText(_ latency: LatencySummary?) -> String {
+        guard let latency else { return "latency capture→sendFrame not measured" }
+        func ms(_ value: Double) -> String { String(format: "%.1f", value) }
+        return "latency capture→sendFrame p50 \(ms(latency.p50Ms)) p99 \(ms(latency.p99Ms)) max \(ms(latency.maxMs)) ms "
+            + "(link p50 \(ms(latency.linkP50Ms)) p99 \(ms(latency.linkP99Ms)) max \(ms(latency.linkMaxMs)) ms, "
+            + "\(latency.samples) frames)"
     }
 }
 

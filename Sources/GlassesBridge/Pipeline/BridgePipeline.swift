@@ -42,6 +42,9 @@ public struct BridgeSettings: Sendable {
     /// In virtual time, called after every step once the worker is idle: lets a test wait for messages still in
     /// flight on a real socket before time moves on (in-process links need nothing).
     public var virtualTimeSettle: (@Sendable () -> Void)?
+    /// Sees every frame the glasses deliver, with its host arrival time, before the hand-off (`glasses-bridge check`
+    /// reads timestamps, sizes and keyframes here); called on the link's event thread, so keep it cheap.
+    public var frameObserver: (@Sendable (VideoFrame, Duration) -> Void)?
 
     /// Creates settings for a stream configuration; everything else has its command-line default.
     public init(streamConfiguration: StreamConfiguration) {
@@ -211,6 +214,8 @@ public final class BridgePipeline: Sendable {
             outputFormat: settings.pixelFormat == .bgra ? .bgra32 : .nv12VideoRange,
             frameRate: settings.streamConfiguration.frameRate, videoOutPath: settings.videoOutPath,
             engineQueueLimit: settings.engineQueueLimit,
+            // The link's host end is opened on this scheduler too, so frame timing and this clock are one clock.
+            hostClockUs: { scheduler.now.wholeMicroseconds },
             notice: { [weak self] message in self?.emit(.notice(message)) },
             fatal: { [weak self] failure in self?.fail(failure) }
         ))
@@ -235,6 +240,7 @@ public final class BridgePipeline: Sendable {
             let dependencies = GlassesController.Dependencies(
                 wearables: instance, scheduler: scheduler, streamConfiguration: settings.streamConfiguration,
                 handoff: handoff, counters: counters, connect: connect, record: record,
+                observe: settings.frameObserver,
                 emit: emitClosure, finish: { [weak self] failure in self?.markFinished(failure) }
             )
             frameSource = GlassesController(
@@ -333,6 +339,7 @@ public final class BridgePipeline: Sendable {
             state.lastStats = (now, stats.accounting.received, stats.accounting.submitted)
         }
         fillRestartCounts(&stats)
+        stats.latency = counters.takeIntervalLatency()
         let vitals = tracker.withLock { $0.latest }
         emit(.stats(stats, vitals: vitals, truth: source.truth?(10)))
     }
@@ -465,6 +472,7 @@ public final class BridgePipeline: Sendable {
             run.withLock { $0.failure = noFrames }
         }
         fillRestartCounts(&stats)
+        stats.latency = counters.runLatency
         var summary = BridgeSummary()
         summary.vitals = tracker.withLock { $0.runSummary }
         summary.truth = source.truth?(30)

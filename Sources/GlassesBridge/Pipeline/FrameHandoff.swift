@@ -163,4 +163,18 @@ final class BridgeCounters: Sendable {
 
     /// A snapshot.
     var snapshot: BridgeStats { state.withLock { $0 } }
+
+    /// Latency, apart from the counters: recorded by the worker, read per stats interval and for the summary.
+    private let latency = Mutex(LatencyTracker())
+
+    /// `sendFrame` accepted a frame with `timing` at host time `acceptedUs`.
+    func recordLatency(_ timing: FrameTiming, acceptedUs: Int64) {
+        latency.withLock { $0.record(timing, acceptedUs: acceptedUs) }
+    }
+
+    /// Latency over the stats interval that ends now (nil when no frame was measured); starts the next one.
+    func takeIntervalLatency() -> LatencySummary? { latency.withLock { $0.takeInterval() } }
+
+    /// Latency over the whole run (nil when no frame was measured).
+    var runLatency: LatencySummary? { latency.withLock { $0.run } }
 }

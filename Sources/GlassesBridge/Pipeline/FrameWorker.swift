@@ -20,6 +20,8 @@ struct FrameWorkerContext: Sendable {
     let videoOutPath: String?
     /// Frames that may wait inside the engine before new ones are dropped as late.
     let engineQueueLimit: Int
+    /// Now on the host's clock, µs: the scheduler the link's host end runs on (latency is measured against it).
+    let hostClockUs: @Sendable () -> Int64
     /// Reports a notable event.
     let notice: @Sendable (String) -> Void
     /// Reports a failure that must end the run.
@@ -41,6 +43,10 @@ final class FrameWorker: @unchecked Sendable {
     private var videoOut: Y4MWriter?
     private var pendingInDecoder = 0
     private var failed = false
+    /// Timing of frames given to the decoder and not yet submitted, by presentation time (a decoder may hold pictures
+    /// back); bounded, oldest forgotten first.
+    private var pendingTimings: [(presentationTimeUs: Int64, timing: FrameTiming)] = []
+    private static let pendingTimingLimit = 32
 
     init(handoff: FrameHandoff, context: FrameWorkerContext) {
         self.handoff = handoff
@@ -103,6 +109,10 @@ final class FrameWorker: @unchecked Sendable {
             return
         }
         let before = decoder.statistics
+        if let timing = frame.timing {
+            if pendingTimings.count == Self.pendingTimingLimit { pendingTimings.removeFirst() }
+            pendingTimings.append((frame.presentationTimeUs, timing))
+        }
         pendingInDecoder += 1
         let pictures: [DecodedVideoFrame]
         do {
@@ -147,6 +157,7 @@ final class FrameWorker: @unchecked Sendable {
     }
 
     private func submitOne(_ picture: DecodedVideoFrame, hostUs: Int64?) {
+        let timing = takeTiming(presentationTimeUs: picture.presentationTimeUs)
         guard !failed else {
             context.counters.update { $0.recordDropped(.inputNotRunning) }
             return
@@ -170,6 +181,10 @@ final class FrameWorker: @unchecked Sendable {
             switch context.input.sendFrame(picture.pixelBuffer, timestampUs: timestampUs) {
             case .accepted:
                 context.counters.update { $0.recordSubmitted() }
+                if let timing {
+                    // Latency ends here: capture (host clock) → sendFrame accepted.
+                    context.counters.recordLatency(timing, acceptedUs: context.hostClockUs())
+                }
                 if let videoOut {
                     do { try videoOut.write(picture.pixelBuffer) } catch {
                         self.videoOut = nil
@@ -180,6 +195,14 @@ final class FrameWorker: @unchecked Sendable {
                 context.counters.update { $0.recordRejected(code: "\(error.code)") }
             }
         }
+    }
+
+    /// The timing of the frame a picture came from (the newest with its presentation time), forgotten once taken.
+    private func takeTiming(presentationTimeUs: Int64) -> FrameTiming? {
+        guard let index = pendingTimings.lastIndex(where: { $0.presentationTimeUs == presentationTimeUs }) else {
+            return nil
+        }
+        return pendingTimings.remove(at: index).timing
     }
 
     /// Begins a fresh timeline for the next frame, without leaving the worker thread; false if the SDK failed.

@@ -21,6 +21,8 @@ final class GlassesController: Sendable {
         let connect: @Sendable () throws -> any DeviceLink
         /// Keeps what the glasses sent (`--record`), if asked.
         let record: (@Sendable (VideoFrame) -> Void)?
+        /// Sees every delivered frame with its host arrival time (``BridgeSettings/frameObserver``).
+        let observe: (@Sendable (VideoFrame, Duration) -> Void)?
         /// Reports an event for the output.
         let emit: @Sendable (BridgeEvent) -> Void
         /// The run must end (nil: normally).
@@ -333,6 +335,7 @@ final class GlassesController: Sendable {
         let scheduler = deps.scheduler
         let handoff = deps.handoff
         let record = deps.record
+        let observe = deps.observe
         let tokens: [any AnyListenerToken] = [
             stream.statePublisher.listen { [weak self] streamState in self?.streamStateChanged(streamState, id: id) },
             stream.errorPublisher.listen { [weak self] error in self?.streamError(error, id: id) },
@@ -346,6 +349,7 @@ final class GlassesController: Sendable {
                 }
                 guard current else { return }
                 record?(frame)
+                observe?(frame, now)
                 handoff.push(frame, hostUs: now.wholeMicroseconds)
             },
             stream.photoDataPublisher.listen { [weak self] photo in

@@ -16,6 +16,8 @@ public enum BridgeCommand: Sendable, Hashable {
     case help(topic: String?)
     /// Print the version (`--version`).
     case version
+    /// Run a plan of conformance and accuracy checks against a device (`glasses-bridge check`).
+    case check(CheckOptions)
 
     /// Parses the arguments after the program name.
     /// - Throws: ``BridgeUsageError`` with a message that names the bad argument and what would be accepted.
@@ -29,17 +31,20 @@ public enum BridgeCommand: Sendable, Hashable {
             case "devices":
                 parser.advance()
                 return try parseDevices(&parser)
+            case "check":
+                parser.advance()
+                return try parseCheck(&parser, environment: environment)
             case "report":
                 parser.advance()
                 return try parseReport(&parser)
             case "help":
                 parser.advance()
-                return .help(topic: ["devices", "report"].contains(parser.peek ?? "") ? parser.peek : nil)
+                return .help(topic: ["devices", "report", "check"].contains(parser.peek ?? "") ? parser.peek : nil)
             case "run":
                 parser.advance()
             default:
                 throw BridgeUsageError(
-                    "unknown command '\(first)'. Commands: devices, report, help; with no command glasses-bridge streams and measures."
+                    "unknown command '\(first)'. Commands: devices, report, check, help; with no command glasses-bridge streams and measures."
                 )
             }
         }

@@ -21,6 +21,8 @@ public enum BridgeHelp {
                                           list the devices that can be reached
       glasses-bridge report RUN.ndjson [--truth F | --reference F] -o PAGE.html
                                           an HTML report of a saved run (report --help)
+      glasses-bridge check --device DEVICE|--listen ADDR [--plan FILE] [--junit PATH]
+                                          run the hardware-in-the-loop checks (check --help)
       glasses-bridge help | --help        this text
       glasses-bridge --version            the version
 

@@ -22,7 +22,8 @@ public enum BridgeCommandLine {
         }
         switch command {
         case .help(let topic):
-            print(topic == "devices" ? BridgeHelp.devices : topic == "report" ? BridgeHelp.report : BridgeHelp.main)
+            print(topic == "devices" ? BridgeHelp.devices : topic == "report" ? BridgeHelp.report
+                  : topic == "check" ? CheckHelp.text : BridgeHelp.main)
             return BridgeExitCode.success.rawValue
         case .version:
             print(BridgeHelp.version)
@@ -34,6 +35,8 @@ public enum BridgeCommandLine {
             return ReportCommand.run(options).rawValue
         case .run(let options):
             return await runBridge(options).rawValue
+        case .check(let options):
+            return await CheckProgram.run(options)
         }
     }
 

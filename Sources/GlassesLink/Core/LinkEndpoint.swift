@@ -41,6 +41,8 @@ struct EndpointConfiguration: Sendable {
     var requiredPairingToken: String?
     /// Host end only: the token to put into a hello that carries none.
     var pairingTokenToPresent: String?
+    /// Host end only: both ends read one clock (in-process), so sample times need no heartbeat clock exchange.
+    var sharedClock = false
 }
 
 /// The transport-independent half of a link end: delivery order, flow control, heartbeats, pairing and close.
@@ -88,9 +90,13 @@ final class LinkEndpoint: Sendable {
                 decoder: decoder,
                 droppedVideoSamples: state.droppedVideoSamples,
                 uncreditedVideoSamples: state.uncreditedVideoSamples,
-                misdirectedFrames: state.misdirectedFrames)
+                misdirectedFrames: state.misdirectedFrames,
+                clock: state.clockStatistics)
         }
     }
+
+    /// Now on this end's link clock (its scheduler), in whole microseconds.
+    var linkClockUs: Int64 { scheduler.now.wholeMicroseconds }
 
     private var wire: (any LinkWire)? { wireBox.withLock { $0 } }
 
@@ -193,7 +199,8 @@ final class LinkEndpoint: Sendable {
     }
 
     private func heartbeatDue() {
-        let actions = state.withLock { $0.heartbeatDue() }
+        let now = scheduler.now
+        let actions = state.withLock { $0.heartbeatDue(now: now) }
         perform(actions)
     }
 
@@ -262,12 +269,21 @@ struct EndpointStateMachine {
     private(set) var uncreditedVideoSamples: UInt64 = 0
     private(set) var misdirectedFrames: UInt64 = 0
     private var helloSeen = false
+    // Latency (PROTOCOL.md 7.5): host end, the device clock's offset; device end, the host heartbeat to echo.
+    private var clockSync: LinkClockSync
+    private var hostBeatToEcho: (hostClockUs: Int64, receivedUs: Int64)?
 
     /// The most credit a device end accepts; more is a peer bug and is capped.
     private static let creditLimit = 1 << 20
 
     init(configuration: EndpointConfiguration) {
         self.configuration = configuration
+        self.clockSync = LinkClockSync(sharedClock: configuration.sharedClock)
+    }
+
+    /// Host end: how the device's clock relates to this end's.
+    var clockStatistics: LinkClockStatistics {
+        configuration.role == .host ? clockSync.statistics : LinkClockStatistics()
     }
 
     mutating func open(
@@ -325,12 +341,20 @@ struct EndpointStateMachine {
             return fail(Self.peerClosed(reason, peer: configuration.role.peerName), notifyPeer: false)
         case (.host, .device(let message)):
             switch message {
-            case .videoSample:
+            case .videoSample(let sample):
                 guard credit > 0 else {
                     uncreditedVideoSamples += 1
                     return []
                 }
                 credit -= 1
+                if let timing = sample.timing {
+                    // Latency: received now; capture and send times mapped onto this end's clock (or left unmapped).
+                    var stamped = sample
+                    stamped.timing = clockSync.map(timing, receivedUs: now.wholeMicroseconds)
+                    return enqueue(.message(.device(.videoSample(stamped))))
+                }
+            case .heartbeat(_, _, let echo?):
+                clockSync.receive(echo, atUs: now.wholeMicroseconds)
             case .hello(let info) where info.protocolVersion != linkProtocolVersion:
                 return fail(
                     LinkError(
@@ -374,6 +398,9 @@ struct EndpointStateMachine {
                     )
                 }
             }
+            if case .heartbeat(_, let hostClockUs?) = message {
+                hostBeatToEcho = (hostClockUs, now.wholeMicroseconds)
+            }
             return enqueue(.message(frame))
         default:
             misdirectedFrames += 1
@@ -402,15 +429,24 @@ struct EndpointStateMachine {
         return actions
     }
 
-    mutating func heartbeatDue() -> [EndpointAction] {
+    mutating func heartbeatDue(now: Duration) -> [EndpointAction] {
         heartbeatTimer = nil
         guard phase == .open else { return [] }
         heartbeatSequence &+= 1
-        let beat: LinkFrame =
-            switch configuration.role {
-            case .host: .host(.heartbeat(sequence: heartbeatSequence))
-            case .device: .device(.heartbeat(sequence: heartbeatSequence, droppedFrames: droppedVideoSamples))
+        let nowUs = now.wholeMicroseconds
+        let beat: LinkFrame
+        switch configuration.role {
+        case .host:
+            // The host's clock rides on every heartbeat; the device echoes it (PROTOCOL.md 7.5).
+            clockSync.noteSent(hostClockUs: nowUs)
+            beat = .host(.heartbeat(sequence: heartbeatSequence, hostClockUs: nowUs))
+        case .device:
+            let echo = hostBeatToEcho.map {
+                ClockEcho(echoHostClockUs: $0.hostClockUs, receivedUs: $0.receivedUs, sentUs: nowUs)
             }
+            hostBeatToEcho = nil
+            beat = .device(.heartbeat(sequence: heartbeatSequence, droppedFrames: droppedVideoSamples, clock: echo))
+        }
         return [.transmit(beat), .scheduleHeartbeat(after: configuration.liveness.heartbeatInterval)]
     }
 

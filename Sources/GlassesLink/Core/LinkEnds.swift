@@ -1,7 +1,7 @@
 import WearablesKit
 
 /// The host end of any link: a ``DeviceLink`` over a ``LinkEndpoint``.
-final class HostEndLink: DeviceLink, VideoCreditGating, LinkDiagnosticsReporting {
+final class HostEndLink: DeviceLink, VideoCreditGating, LinkDiagnosticsReporting, LinkClockReading {
     let endpoint: LinkEndpoint
 
     init(endpoint: LinkEndpoint) {
@@ -35,10 +35,12 @@ final class HostEndLink: DeviceLink, VideoCreditGating, LinkDiagnosticsReporting
     }
 
     var diagnostics: LinkDiagnostics { endpoint.diagnostics }
+
+    var linkClockUs: Int64 { endpoint.linkClockUs }
 }
 
 /// The device end of any link: a ``HostLink`` over a ``LinkEndpoint``.
-final class DeviceEndLink: HostLink, LinkDiagnosticsReporting {
+final class DeviceEndLink: HostLink, LinkDiagnosticsReporting, LinkClockReading {
     let endpoint: LinkEndpoint
 
     init(endpoint: LinkEndpoint) {
@@ -66,4 +68,6 @@ final class DeviceEndLink: HostLink, LinkDiagnosticsReporting {
     }
 
     var diagnostics: LinkDiagnostics { endpoint.diagnostics }
+
+    var linkClockUs: Int64 { endpoint.linkClockUs }
 }

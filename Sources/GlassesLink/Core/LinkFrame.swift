@@ -49,18 +49,22 @@ public struct LinkDiagnostics: Sendable, Hashable {
     public var uncreditedVideoSamples: UInt64
     /// Frames that belong to the other direction (ignored).
     public var misdirectedFrames: UInt64
+    /// Host end: how the device's link clock relates to this end's (zero and unknown on a device end).
+    public var clock: LinkClockStatistics
 
     /// Creates diagnostics.
     public init(
         decoder: LinkFrameDecoder.Statistics? = nil,
         droppedVideoSamples: UInt64 = 0,
         uncreditedVideoSamples: UInt64 = 0,
-        misdirectedFrames: UInt64 = 0
+        misdirectedFrames: UInt64 = 0,
+        clock: LinkClockStatistics = LinkClockStatistics()
     ) {
         self.decoder = decoder
         self.droppedVideoSamples = droppedVideoSamples
         self.uncreditedVideoSamples = uncreditedVideoSamples
         self.misdirectedFrames = misdirectedFrames
+        self.clock = clock
     }
 }
 

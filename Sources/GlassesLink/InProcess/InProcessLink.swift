@@ -7,7 +7,9 @@ import WearablesKit
 /// (`schedule(after: .zero)`), so under a ``ManualScheduler`` everything is deterministic and nothing is ever
 /// delivered from inside `send` or `close`. Closing either end delivers `.closed` to both. For fault injection,
 /// ``sever()`` cuts the link (both ends see `.connectionLost`) and ``blackhole()`` silently stops carrying messages
-/// (both ends time out on heartbeats, as with a dead radio link).
+/// (both ends time out on heartbeats, as with a dead radio link). Both ends read one clock, so the host end stamps
+/// a sample's ``SampleTiming`` (received time, host-clock capture and send) from the first sample, with no heartbeat
+/// clock exchange (`docs/PROTOCOL.md`, 7.5).
 public final class InProcessLink: Sendable {
     /// The host's end, for WearablesKit.
     public let host: any DeviceLink
@@ -29,7 +31,9 @@ public final class InProcessLink: Sendable {
             scheduler.schedule(after: .zero, work)
         }
         hostEndpoint = LinkEndpoint(
-            configuration: EndpointConfiguration(role: .host, initialCredit: initialCredit, liveness: liveness),
+            // One scheduler for both ends: sample times need no clock exchange (the offset is 0).
+            configuration: EndpointConfiguration(
+                role: .host, initialCredit: initialCredit, liveness: liveness, sharedClock: true),
             scheduler: scheduler,
             deliver: deliver
         )

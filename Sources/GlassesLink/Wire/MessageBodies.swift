@@ -84,8 +84,13 @@ enum MessageBodies {
         case .frameCredit(let credit):
             w.u32(credit)
             return .frameCredit
-        case .heartbeat(let sequence):
+        case .heartbeat(let sequence, let hostClockUs):
             w.u32(sequence)
+            // Trailing, optional (protocol 1 evolution): `opt<i64>` host clock.
+            if let hostClockUs {
+                w.bool(true)
+                w.i64(hostClockUs)
+            }
             return .hostHeartbeat
         }
     }
@@ -162,6 +167,12 @@ enum MessageBodies {
                 w.count32(chromaBytesPerRow)
             }
             w.blob(sample.payload)
+            // Trailing, optional: `opt<{captureUs i64, sentUs i64}>` (receivedUs is the host's, never sent).
+            if let timing = sample.timing {
+                w.bool(true)
+                w.i64(timing.captureUs)
+                w.i64(timing.sentUs)
+            }
             return .videoSample
         case .photo(let photo, let requestID):
             w.u32(requestID)
@@ -172,9 +183,16 @@ enum MessageBodies {
             WireCodes.fault.write(fault, to: &w)
             w.string(message)
             return .fault
-        case .heartbeat(let sequence, let dropped):
+        case .heartbeat(let sequence, let dropped, let clock):
             w.u32(sequence)
             w.u64(dropped)
+            // Trailing, optional: `opt<{echoHostClockUs i64, receivedUs i64, sentUs i64}>`.
+            if let clock {
+                w.bool(true)
+                w.i64(clock.echoHostClockUs)
+                w.i64(clock.receivedUs)
+                w.i64(clock.sentUs)
+            }
             return .deviceHeartbeat
         }
     }
@@ -208,7 +226,12 @@ enum MessageBodies {
             let format = try WireCodes.photoFormat.read(from: &r)
             return .host(.capturePhoto(format, requestID: try r.u32("request ID")))
         case .frameCredit: return .host(.frameCredit(try r.u32("credit")))
-        case .hostHeartbeat: return .host(.heartbeat(sequence: try r.u32("sequence")))
+        case .hostHeartbeat:
+            let sequence = try r.u32("sequence")
+            let clock: Int64? = try readTrailingOptional(&r, "host clock flag") {
+                (r: inout ByteReader) throws(BodyDecodingError) in try r.i64("host clock")
+            }
+            return .host(.heartbeat(sequence: sequence, hostClockUs: clock))
         case .deviceHello:
             let identifier = try r.string("identifier")
             let name = try r.string("name")
@@ -307,10 +330,15 @@ enum MessageBodies {
                     )
                 }
             }
+            let timing: SampleTiming? = try readTrailingOptional(&r, "timing flag") {
+                (r: inout ByteReader) throws(BodyDecodingError) in
+                SampleTiming(captureUs: try r.i64("capture time"), sentUs: try r.i64("sent time"))
+            }
             return .device(
                 .videoSample(
                     VideoSample(
-                        presentationTimeUs: pts, isKeyframe: keyframe, format: format, payload: payload)))
+                        presentationTimeUs: pts, isKeyframe: keyframe, format: format, payload: payload,
+                        timing: timing)))
         case .photo:
             let requestID = try r.u32("request ID")
             let format = try WireCodes.photoFormat.read(from: &r)
@@ -320,7 +348,14 @@ enum MessageBodies {
             return .device(.fault(fault, message: try r.string("fault message")))
         case .deviceHeartbeat:
             let sequence = try r.u32("sequence")
-            return .device(.heartbeat(sequence: sequence, droppedFrames: try r.u64("dropped frames")))
+            let dropped = try r.u64("dropped frames")
+            let clock: ClockEcho? = try readTrailingOptional(&r, "clock echo flag") {
+                (r: inout ByteReader) throws(BodyDecodingError) in
+                ClockEcho(
+                    echoHostClockUs: try r.i64("echoed host clock"), receivedUs: try r.i64("echo received time"),
+                    sentUs: try r.i64("echo sent time"))
+            }
+            return .device(.heartbeat(sequence: sequence, droppedFrames: dropped, clock: clock))
         case .goodbye:
             let code = try WireCodes.errorCode.read(from: &r)
             return .goodbye(LinkError(code, try r.string("reason")))
@@ -329,6 +364,15 @@ enum MessageBodies {
             let token: String? = try r.bool("token flag") ? try r.string("pairing token") : nil
             return .pair(protocolVersion: version, pairingToken: token)
         }
+    }
+
+    /// A field appended after protocol 1's first bodies: absent (nil) when the body ends before it, as bodies of
+    /// older senders do; otherwise an `opt<T>` that must be well formed.
+    private static func readTrailingOptional<T>(
+        _ r: inout ByteReader, _ what: String, _ read: (inout ByteReader) throws(BodyDecodingError) -> T
+    ) throws(BodyDecodingError) -> T? {
+        guard r.remaining > 0, try r.bool(what) else { return nil }
+        return try read(&r)
     }
 
     private static func readConfiguration(_ r: inout ByteReader) throws(BodyDecodingError) -> StreamConfiguration {

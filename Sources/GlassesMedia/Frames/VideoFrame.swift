@@ -79,6 +79,27 @@ public struct RawVideoImage: Sendable, Hashable {
     }
 }
 
+/// When a frame was captured, sent and received, all on the host's link clock in microseconds: what end-to-end
+/// latency is measured from (capture → `sendFrame` accepted) and the part of it spent on the link (sent → received).
+///
+/// Only times the host end of the link mapped onto its own clock become a `FrameTiming` (a sample whose clocks are
+/// not yet related carries none), so any two of these figures, and the host's scheduler time, may be subtracted.
+public struct FrameTiming: Sendable, Hashable {
+    /// When the frame was captured (the sender's estimate, mapped onto the host clock).
+    public var captureUs: Int64
+    /// When the sender handed it to the link (mapped onto the host clock).
+    public var sentUs: Int64
+    /// When the host end of the link received it.
+    public var receivedUs: Int64
+
+    /// Creates frame timing.
+    public init(captureUs: Int64, sentUs: Int64, receivedUs: Int64) {
+        self.captureUs = captureUs
+        self.sentUs = sentUs
+        self.receivedUs = receivedUs
+    }
+}
+
 /// A video frame from the glasses: the Linux stand-in for DAT's `VideoFrame` and its `CMSampleBuffer`.
 ///
 /// `presentationTimeUs` plays the part of `CMSampleBufferGetPresentationTimeStamp`, in microseconds on the
@@ -96,11 +117,15 @@ public struct VideoFrame: Sendable, Hashable {
     public var presentationTimeUs: Int64
     /// The image or sample.
     public var content: Content
+    /// Capture, send and receive times on the host's clock, when the link measured them (nil for files and for
+    /// senders that do not stamp samples).
+    public var timing: FrameTiming?
 
     /// Creates a video frame.
-    public init(presentationTimeUs: Int64, content: Content) {
+    public init(presentationTimeUs: Int64, content: Content, timing: FrameTiming? = nil) {
         self.presentationTimeUs = presentationTimeUs
         self.content = content
+        self.timing = timing
     }
 
     /// Whether the frame is compressed (`.hvc1`).

@@ -10,7 +10,8 @@
     /// Reads DAT video frames (CMSampleBuffers) into the relay's layouts.
     public enum RelayFrameAdapter {
         /// An `hvc1` sample buffer as its length-prefixed access unit and parameter sets, or a `420v` pixel buffer
-        /// as NV12 planes; nil for anything else.
+        /// as NV12 planes; nil for anything else. The capture time is left nil: DAT does not document the clock
+        /// of its presentation times, so the relay's receive time stands in for it.
         @Sendable
         public static func read(_ frame: VideoFrame) -> RelayVideoFrame? {
             let buffer = frame.sampleBuffer

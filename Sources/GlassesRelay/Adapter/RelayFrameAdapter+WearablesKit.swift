@@ -10,6 +10,13 @@
         /// bytes are not copied (`Data` shares its storage).
         @Sendable
         public static func read(_ frame: VideoFrame) -> RelayVideoFrame? {
+            var read = content(of: frame)
+            // WearablesKit's frame timing is on the clock of the relay's own link to the glasses: the relay's clock.
+            read?.captureUs = frame.timing?.captureUs
+            return read
+        }
+
+        private static func content(of frame: VideoFrame) -> RelayVideoFrame? {
             switch frame.content {
             case .hevc(let sample):
                 let configuration = sample.codecConfiguration

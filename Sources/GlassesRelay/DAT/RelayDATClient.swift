@@ -48,6 +48,7 @@ public final class RelayDATClient: Sendable {
         var sessionEndReason: String?
         var lastSessionStopUs: Int64?
         var sessionStartPending = false
+        var sessionExistsRetries = 0
         var camera: Camera?
         var cameraGeneration: UInt64 = 0
         var settings: RelayStreamSettings?
@@ -242,9 +243,18 @@ public final class RelayDATClient: Sendable {
             }
             return
         case .already(let session):
-            // One session per device: report the one that runs.
-            if session.state == .started { emit(.session(.started)) }
-            if session.state == .paused { emit(.session(.paused)) }
+            // One session per device: report the one that runs, as a fresh start would (started, then paused when
+            // the device has paused it). One that is still stopping is waited out, then a new one starts.
+            let current = session.state
+            if current == .started {
+                emit(.session(.started))
+            } else if current == .paused {
+                emit(.session(.started))
+                emit(.session(.paused))
+            } else if current == .stopping {
+                clock.schedule(afterUs: 100_000) { [weak self] in self?.startSession() }
+            }
+            // `idle` and `starting`: its state listener reports `started` when it gets there.
             return
         case .now:
             break
@@ -253,6 +263,23 @@ public final class RelayDATClient: Sendable {
         do {
             session = try wearables.createSession(deviceSelector: AutoDeviceSelector(wearables: wearables))
         } catch {
+            // A session this client does not know still holds the device (a relay restarted while its last one was
+            // stopping): wait the restart spacing and try again, a few times, before reporting the end.
+            let retry = error == .sessionAlreadyExists && state.withLock { state -> Bool in
+                guard state.sessionExistsRetries < 3 else { return false }
+                state.sessionExistsRetries += 1
+                state.sessionStartPending = true
+                state.counters.sessionStartsDelayed += 1
+                return true
+            }
+            if retry {
+                clock.schedule(afterUs: RelayRules.sessionRestartSpacingUs) { [weak self] in
+                    self?.state.withLock { $0.sessionStartPending = false }
+                    self?.startSession()
+                }
+                return
+            }
+            state.withLock { $0.sessionExistsRetries = 0 }
             sessionStopped(reason: error.localizedDescription)
             return
         }
@@ -262,6 +289,7 @@ public final class RelayDATClient: Sendable {
             state.sessionStartedReported = false
             state.sessionPaused = false
             state.sessionEndReason = nil
+            state.sessionExistsRetries = 0
             state.counters.sessionsCreated += 1
             return state.sessionGeneration
         }

@@ -130,6 +130,9 @@ public struct RelayVideoFrame: Sendable, Hashable {
     public var content: Content
     /// When the relay received it from DAT, in microseconds on the relay's clock (set by the DAT client).
     public var receivedUs: Int64 = 0
+    /// When the glasses captured it, in microseconds on the relay's clock, where the platform can tell (the Linux
+    /// adapter reads WearablesKit's frame timing); nil where it cannot, and the receive time stands in for it.
+    public var captureUs: Int64?
 
     /// Creates a frame.
     public init(presentationTimeUs: Int64, content: Content) {
@@ -196,27 +199,4 @@ public protocol RelayClock: Sendable {
     var nowUs: Int64 { get }
     /// Runs `action` once, after `delayUs` microseconds (at once for zero or less, but never inside this call).
     func schedule(afterUs delayUs: Int64, _ action: @escaping @Sendable () -> Void)
-}
-
-/// A ``RelayClock`` in real time on a dispatch queue (what a phone's relay uses).
-public final class DispatchRelayClock: RelayClock {
-    private let queue: DispatchQueue
-    private let epoch = DispatchTime.now()
-
-    /// Creates a clock whose timers run on a private serial queue.
-    public init(label: String = "glasses.relay.clock") {
-        queue = DispatchQueue(label: label)
-    }
-
-    /// Microseconds since this clock was created.
-    public var nowUs: Int64 {
-        Int64(clamping: (DispatchTime.now().uptimeNanoseconds &- epoch.uptimeNanoseconds) / 1000)
-    }
-
-    /// Runs `action` on the clock's queue after `delayUs`.
-    public func schedule(afterUs delayUs: Int64, _ action: @escaping @Sendable () -> Void) {
-        let (product, overflow) = max(0, delayUs).multipliedReportingOverflow(by: 1000)
-        let nanoseconds = Int(clamping: overflow ? Int64.max : product)
-        queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: action)
-    }
 }

@@ -43,7 +43,10 @@ public final class RelayLinkServer: Sendable {
     private let state = Mutex(State())
 
     /// Creates a server; nothing happens until ``open()``.
-    /// - Parameter onClose: called once when the link to the host has closed (after the client was told).
+    /// - Parameters:
+    ///   - clock: the time line of the link's scheduler (``SchedulerRelayClock`` over it): every sample's capture and
+    ///     send times are read on it, and the host relates that clock to its own by heartbeat exchange.
+    ///   - onClose: called once when the link to the host has closed (after the client was told).
     public init(link: any HostLink, client: RelayDATClient, clock: any RelayClock,
                 onClose: @escaping @Sendable (LinkError) -> Void = { _ in }) {
         self.link = link
@@ -208,8 +211,11 @@ public final class RelayLinkServer: Sendable {
     }
 
     private func sendSample(_ sample: VideoSample, frame: RelayVideoFrame) {
+        var timed = sample
+        // On the relay's link clock (``clock`` reads the links' scheduler), so the host can map both onto its own.
+        timed.timing = SampleTiming(captureUs: frame.captureUs ?? frame.receivedUs, sentUs: clock.nowUs)
         state.withLock { $0.counters.samplesSent += 1 }
-        send(.videoSample(sample))
+        send(.videoSample(timed))
     }
 
     private func sendHelloIfReady() {

@@ -46,6 +46,8 @@ public final class RelayService: Sendable {
     private let dialWake = DispatchSemaphore(value: 0)
 
     /// Creates a service; ``start()`` begins listening or dialing.
+    /// - Parameter clock: must read the time line of the scheduler in `mode`'s link options (``SchedulerRelayClock``
+    ///   over that scheduler), so that sample times are on the link clock the host relates to its own.
     /// - Parameter wrapLink: wraps each host link before the server uses it (tests count messages with it).
     public init(client: RelayDATClient, clock: any RelayClock, mode: Mode,
                 wrapLink: @escaping @Sendable (any HostLink) -> any HostLink = { $0 },

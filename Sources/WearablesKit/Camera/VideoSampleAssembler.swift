@@ -139,7 +139,8 @@ struct VideoSampleAssembler: Sendable {
             if let problem = Self.checkLengthPrefixedNALUnits(sample.payload) { return fail(problem) }
             if let rejection = checkInBandParameterSets(sample) { return .failure(rejection) }
             let hevc = HEVCSample(data: sample.payload, isKeyframe: sample.isKeyframe, codecConfiguration: configuration)
-            return .success(VideoFrame(presentationTimeUs: sample.presentationTimeUs, content: .hevc(hevc)))
+            return .success(VideoFrame(
+                presentationTimeUs: sample.presentationTimeUs, content: .hevc(hevc), timing: Self.hostTiming(sample)))
         case let .nv12(width, height, lumaBytesPerRow, chromaBytesPerRow):
             guard codec == .raw else { return fail("NV12 sample on an .hvc1 stream") }
             guard fits(width: width, height: height) else {
@@ -153,8 +154,15 @@ struct VideoSampleAssembler: Sendable {
             else {
                 return fail("NV12 sample \(width)x\(height) (strides \(lumaBytesPerRow)/\(chromaBytesPerRow)) does not fit its \(sample.payload.count)-byte payload")
             }
-            return .success(VideoFrame(presentationTimeUs: sample.presentationTimeUs, content: .raw(image)))
+            return .success(VideoFrame(
+                presentationTimeUs: sample.presentationTimeUs, content: .raw(image), timing: Self.hostTiming(sample)))
         }
+    }
+
+    /// The sample's timing as a frame carries it: only when the link put all of it on the host's clock.
+    static func hostTiming(_ sample: VideoSample) -> FrameTiming? {
+        guard let timing = sample.timing, let received = timing.receivedUs else { return nil }
+        return FrameTiming(captureUs: timing.captureUs, sentUs: timing.sentUs, receivedUs: received)
     }
 
     /// Checks every SPS a sample carries in band (the decoder would act on it as on an out-of-band one).

@@ -101,3 +101,11 @@ public protocol HostLink: AnyObject, Sendable {
     /// Closes the link; a `.closed(.closedLocally)` event follows if the link was open.
     func close()
 }
+
+/// A link end that can read its link clock: the clock ``SampleTiming`` and heartbeat clock exchanges are measured
+/// on (its ``EventScheduler``'s `now`). Every link end GlassesLink creates conforms; a device or relay reads it to
+/// stamp ``SampleTiming/captureUs`` and ``SampleTiming/sentUs`` (`(link as? any LinkClockReading)?.linkClockUs`).
+public protocol LinkClockReading: AnyObject, Sendable {
+    /// Now on this end's link clock, in whole microseconds.
+    var linkClockUs: Int64 { get }
+}

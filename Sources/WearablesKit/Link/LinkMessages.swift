@@ -90,6 +90,33 @@ public enum VideoSampleFormat: Sendable, Hashable {
     case nv12(width: Int, height: Int, lumaBytesPerRow: Int, chromaBytesPerRow: Int)
 }
 
+/// When a video sample was captured, handed to the link and received, for end-to-end latency.
+///
+/// The sender fills ``captureUs`` and ``sentUs`` on its *link clock* (the clock of its link end's
+/// ``EventScheduler``, see ``LinkClockReading``). The host end of the link sets ``receivedUs`` and, in the same step,
+/// maps ``captureUs`` and ``sentUs`` onto its own link clock with the offset it measured by heartbeat exchange
+/// (`docs/PROTOCOL.md`, 7.5). So: `receivedUs != nil` means all three are host-clock times; `receivedUs == nil` means
+/// the two others are still on the sender's clock and must not be compared with any host time.
+public struct SampleTiming: Sendable, Hashable {
+    /// When the frame was captured, in microseconds (the sender's best estimate, e.g. a relay's).
+    public var captureUs: Int64
+    /// When the sender handed the sample to its link end, in microseconds.
+    public var sentUs: Int64
+    /// When the host end received the sample, on the host's link clock; nil until then (or while the clocks are
+    /// not yet related).
+    public var receivedUs: Int64?
+
+    /// Creates sample timing.
+    public init(captureUs: Int64, sentUs: Int64, receivedUs: Int64? = nil) {
+        self.captureUs = captureUs
+        self.sentUs = sentUs
+        self.receivedUs = receivedUs
+    }
+
+    /// Whether all three times are on the host's clock (the host end mapped them).
+    public var isOnHostClock: Bool { receivedUs != nil }
+}
+
 /// One video sample on the link, before WearablesKit turns it into a ``VideoFrame``.
 public struct VideoSample: Sendable, Hashable {
     /// Presentation time in microseconds on the device's clock.
@@ -100,13 +127,37 @@ public struct VideoSample: Sendable, Hashable {
     public var format: VideoSampleFormat
     /// The sample bytes.
     public var payload: Data
+    /// Capture, send and receive times for latency; nil when the sender does not measure them.
+    public var timing: SampleTiming?
 
     /// Creates a video sample.
-    public init(presentationTimeUs: Int64, isKeyframe: Bool, format: VideoSampleFormat, payload: Data) {
+    public init(
+        presentationTimeUs: Int64, isKeyframe: Bool, format: VideoSampleFormat, payload: Data,
+        timing: SampleTiming? = nil
+    ) {
         self.presentationTimeUs = presentationTimeUs
         self.isKeyframe = isKeyframe
         self.format = format
         self.payload = payload
+        self.timing = timing
+    }
+}
+
+/// What a device heartbeat echoes of the most recent host heartbeat it received, so the host can relate the two
+/// link clocks (NTP style: `t0` host send, `t1` device receive, `t2` device send; the host notes `t3` on receipt).
+public struct ClockEcho: Sendable, Hashable {
+    /// `t0`: the host clock value the host heartbeat carried, in microseconds.
+    public var echoHostClockUs: Int64
+    /// `t1`: when the device received that heartbeat, on the device's link clock, in microseconds.
+    public var receivedUs: Int64
+    /// `t2`: when the device sent this heartbeat, on the device's link clock, in microseconds.
+    public var sentUs: Int64
+
+    /// Creates an echo.
+    public init(echoHostClockUs: Int64, receivedUs: Int64, sentUs: Int64) {
+        self.echoHostClockUs = echoHostClockUs
+        self.receivedUs = receivedUs
+        self.sentUs = sentUs
     }
 }
 
@@ -130,8 +181,8 @@ public enum HostMessage: Sendable, Hashable {
     case capturePhoto(PhotoCaptureFormat, requestID: UInt32)
     /// Flow control: the host can take this many more video samples.
     case frameCredit(UInt32)
-    /// Liveness.
-    case heartbeat(sequence: UInt32)
+    /// Liveness; `hostClockUs` is the host's link clock when sent, for the device to echo (``ClockEcho``).
+    case heartbeat(sequence: UInt32, hostClockUs: Int64? = nil)
 }
 
 /// A message from the device to the host.
@@ -154,6 +205,7 @@ public enum DeviceMessage: Sendable, Hashable {
     case photo(PhotoData, requestID: UInt32)
     /// A stream fault with a human-readable message.
     case fault(DeviceStreamFault, message: String)
-    /// Liveness; also carries how many video samples the device dropped so far for lack of credit.
-    case heartbeat(sequence: UInt32, droppedFrames: UInt64)
+    /// Liveness; also carries how many video samples the device dropped so far for lack of credit and, in `clock`,
+    /// the echo of the most recent host heartbeat that carried a clock.
+    case heartbeat(sequence: UInt32, droppedFrames: UInt64, clock: ClockEcho? = nil)
 }

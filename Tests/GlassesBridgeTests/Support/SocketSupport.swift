@@ -36,7 +36,7 @@ final class CountingDeviceLink: DeviceLink {
 }
 
 /// The device end of a link, counted.
-final class CountingHostLink: HostLink {
+final class CountingHostLink: HostLink, LinkClockReading {
     let inner: any HostLink
     let counter = MessageCounter()
 
@@ -59,6 +59,9 @@ final class CountingHostLink: HostLink {
     var droppedVideoSamples: UInt64 { inner.droppedVideoSamples }
 
     func close() { inner.close() }
+
+    /// The wrapped end's clock (always a GlassesLink end here), so the glasses stamp sample timing through it.
+    var linkClockUs: Int64 { (inner as? any LinkClockReading)?.linkClockUs ?? 0 }
 }
 
 /// Waits, in real time and briefly, until the current host and device ends have exchanged everything sent.

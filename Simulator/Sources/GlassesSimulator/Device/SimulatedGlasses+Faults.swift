@@ -54,6 +54,11 @@ extension SimulatedGlasses {
             link?.send(.fault(fault, message: message))
         case .burst(let count):
             state.withLock { $0.faults.burst = max(1, count) }
+        case .frameRate(let fps):
+            // Checked by the parser; clamped here for direct callers, so the frame clock never divides by zero.
+            state.withLock { $0.faults.frameRateOverride = fps.map { min(max($0, 0.5), 240) } }
+        case .dropPhoto:
+            state.withLock { $0.faults.dropNextPhoto = true }
         case .garbageBytes(let count):
             let (writer, bytes): (GarbageWriter?, Data) = state.withLock { s in
                 (s.garbageWriter, Self.garbage(count: count, random: &s.random))

@@ -16,13 +16,22 @@ extension SimulatedGlasses {
         log("streaming \(configuration.videoCodec.rawValue) \(configuration.resolution.videoFrameSize) @ \(configuration.frameRate) fps")
         let start = scheduler.now
         scheduler.schedule(after: .zero) { [weak self] in
-            self?.tick(generation: generation, configuration: configuration, start: start, index: 0)
+            self?.tick(generation: generation, configuration: configuration, start: start, index: 0, rate: nil)
         }
     }
 
-    private func tick(generation: UInt64, configuration: StreamConfiguration, start: Duration, index: Int) {
-        let interval = Duration.seconds(1) / Int(configuration.frameRate)
+    /// One frame tick; `rate` is the wrong frame rate (``SimulatedFault/frameRate(fps:)``) the ticks so far ran at.
+    private func tick(generation: UInt64, configuration: StreamConfiguration, start: Duration, index: Int, rate: Double?) {
+        var start = start, index = index
         let now = scheduler.now
+        let override = state.withLock { $0.faults.frameRateOverride }
+        if override != rate {
+            // The rate changed: count frames afresh from now.
+            start = now
+            index = 0
+        }
+        let interval: Duration = override.map { .microseconds(Int64((1_000_000 / $0).rounded())) }
+            ?? Duration.seconds(1) / Int(configuration.frameRate)
         struct Plan {
             var feed: CameraFeed
             var feedScene: SimulatedScene?
@@ -47,8 +56,9 @@ extension SimulatedGlasses {
             }
         }
         let next = start + interval * (index + 1)
+        let (tickStart, tickIndex) = (start, index)
         scheduler.schedule(after: next - scheduler.now) { [weak self] in
-            self?.tick(generation: generation, configuration: configuration, start: start, index: index + 1)
+            self?.tick(generation: generation, configuration: configuration, start: tickStart, index: tickIndex + 1, rate: override)
         }
     }
 
@@ -107,12 +117,31 @@ extension SimulatedGlasses {
         guard let link, !messages.isEmpty else { return }
         for m in messages { observer?(m) }
         let outgoing = messages
+        let scheduler = self.scheduler
         if delay <= .zero {
-            for m in outgoing { link.send(m) }
+            for m in outgoing { link.send(Self.stamped(m, renderedAt: now, glassesNow: scheduler.now, link: link)) }
         } else {
-            // Weakly: a pending delayed send must not keep the link (and through it the scheduler) alive.
-            scheduler.schedule(after: delay) { [weak link] in for m in outgoing { link?.send(m) } }
+            // Weakly: a pending delayed send must not keep the link, the glasses or the scheduler alive.
+            scheduler.schedule(after: delay) { [weak self, weak link] in
+                guard let self, let link else { return }
+                for m in outgoing {
+                    link.send(Self.stamped(m, renderedAt: now, glassesNow: self.scheduler.now, link: link))
+                }
+            }
         }
+    }
+
+    /// `message` with its sample timing on the link's clock (what the host end measures latency on): sent now, and
+    /// captured as long ago as the glasses' own clock says the frame was rendered. A link that cannot read its
+    /// clock gets no timing (the host then reports latency as not measured, never across unrelated clocks).
+    static func stamped(
+        _ message: DeviceMessage, renderedAt: Duration, glassesNow: Duration, link: any HostLink
+    ) -> DeviceMessage {
+        guard case .videoSample(var sample) = message, let clock = link as? any LinkClockReading else { return message }
+        let sentUs = clock.linkClockUs
+        let ageUs = max(0, (glassesNow - renderedAt).wholeMicroseconds)
+        sample.timing = SampleTiming(captureUs: sentUs.subtractingReportingOverflow(ageUs).partialValue, sentUs: sentUs)
+        return .videoSample(sample)
     }
 
     func render(feed: CameraFeed, feedScene: SimulatedScene?, time: Double, width: Int, height: Int) -> RawVideoImage {

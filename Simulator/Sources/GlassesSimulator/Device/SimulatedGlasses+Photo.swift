@@ -17,6 +17,19 @@ extension SimulatedGlasses {
             (s.feed, s.feedScene, s.core.currentConfiguration != nil)
         }
         guard stillWanted else { return }
+        let dropped = state.withLock { s -> Bool in
+            defer { s.faults.dropNextPhoto = false }
+            return s.faults.dropNextPhoto
+        }
+        if dropped {
+            // Video resumes as after a delivered photo; only the photo itself is never sent.
+            log("photo withheld (dropPhoto fault)")
+            let actions = state.withLock { s in
+                Array(s.core.photoDelivered(PhotoData(data: Data(), format: .jpeg), requestID: requestID).dropFirst())
+            }
+            perform(actions)
+            return
+        }
         let w = Int(options.photoSize.width), h = Int(options.photoSize.height)
         let image: RawVideoImage
         if case .videoFile(let file) = feed {

@@ -347,7 +347,7 @@ public final class SimulatedGlasses: Sendable {
         case .stopStream: "stop stream"
         case .capturePhoto(let f, _): "capture photo \(f.rawValue)"
         case .frameCredit(let n): "credit \(n)"
-        case .heartbeat(let s): "heartbeat \(s)"
+        case .heartbeat(let s, _): "heartbeat \(s)"
         }
     }
 }

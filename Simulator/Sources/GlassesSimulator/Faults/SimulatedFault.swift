@@ -29,6 +29,10 @@ public enum SimulatedFault: Sendable, Hashable {
     case burst(count: Int)
     /// Bytes that violate the link protocol, written below the message layer (socket transports only).
     case garbageBytes(count: Int)
+    /// Wrong frame rate: frames are sent at `fps` while the stream still claims its configured rate; nil restores it.
+    case frameRate(fps: Double?)
+    /// The next photo the host asks for is never sent (no photo, no fault): a capture that never arrives.
+    case dropPhoto
 }
 
 /// Fault injection state consumed by the frame path.
@@ -44,4 +48,6 @@ struct FaultState: Sendable {
     var timestampOffsetUs: Int64 = 0
     var skipUntil: Duration?
     var burst = 1
+    var frameRateOverride: Double?
+    var dropNextPhoto = false
 }

@@ -110,6 +110,8 @@ final class SocketRelay: Sendable {
         var tracker = FrameBoundaryTracker()
         var pending: [UInt8] = []
         var closed = false
+        /// Both descriptors are closed: their numbers may already belong to another connection.
+        var descriptorsClosed = false
     }
 
     private let hostFD: Int32
@@ -162,17 +164,25 @@ final class SocketRelay: Sendable {
     }
 
     /// Ends the connection (both directions); the pumps finish and close the sockets.
+    /// Safe after the relay ended: once its descriptors are closed their numbers may have been reused by the next
+    /// connection, which a late shutdown (the registry replacing this relay) must not cut.
     func shutdownBoth() {
-        output.withLock { $0.closed = true }
-        shutdown(hostFD, Int32(SHUT_RDWR))
-        shutdown(deviceFD, Int32(SHUT_RDWR))
+        output.withLock { out in
+            out.closed = true
+            guard !out.descriptorsClosed else { return }
+            shutdown(hostFD, Int32(SHUT_RDWR))
+            shutdown(deviceFD, Int32(SHUT_RDWR))
+        }
     }
 
     private func pumpFinished() {
         shutdownBoth()
         if pumpsRunning.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
-            close(hostFD)
-            close(deviceFD)
+            output.withLock { out in
+                out.descriptorsClosed = true
+                close(hostFD)
+                close(deviceFD)
+            }
         }
     }
 

@@ -16,7 +16,7 @@ extension Scenario {
         "powerOff", "powerOn", "doff", "don", "fold", "unfold", "tap", "battery", "charging", "thermal", "permission",
         "permissionRequestResult", "bandwidthCap", "captureFailure", "pulseRate", "breathingRate", "linkLoss", "zombie",
         "dropFrames", "dropKeyframe", "corrupt", "truncate", "latency", "duplicateTimestamp", "timestampJump",
-        "frameGap", "deviceFault", "burst", "garbage",
+        "frameGap", "deviceFault", "burst", "garbage", "frameRate", "dropPhoto",
     ]
 
     /// Reads a scenario file.
@@ -334,6 +334,10 @@ private struct EventReader {
                                        message: try string("message", default: "simulated fault")))
         case "burst": return .fault(.burst(count: try count(in: 1...1000, default: 10)))
         case "garbage": return .fault(.garbageBytes(count: try count(default: 64)))
+        case "frameRate":
+            if node["fps"] == nil || isNull("fps") { return .fault(.frameRate(fps: nil)) }
+            return .fault(.frameRate(fps: try number("fps", in: 1...240, unit: " fps")))
+        case "dropPhoto": return .fault(.dropPhoto)
         default:
             // Unreachable: `event()` accepted only names in `actionNames`.
             throw fail("unknown action '\(name)'; the valid actions are \(Scenario.actionNames.joined(separator: ", "))")

@@ -1,0 +1,307 @@
+import Foundation
+import GlassesLink
+import Synchronization
+import WearablesKit
+
+/// One frame as the glasses delivered it: when it arrived, its device time, size, keyframe flag.
+public struct ObservedFrame: Sendable, Hashable {
+    /// Host arrival time, seconds since the run began.
+    public var arrival: Double
+    /// Device presentation time, µs.
+    public var presentationTimeUs: Int64
+    /// Width and height delivered (the codec configuration's for hvc1).
+    public var width: Int
+    /// See ``width``.
+    public var height: Int
+    /// Whether it is a keyframe (every raw frame is).
+    public var isKeyframe: Bool
+
+    /// Creates an observation.
+    public init(arrival: Double, presentationTimeUs: Int64, width: Int, height: Int, isKeyframe: Bool) {
+        self.arrival = arrival
+        self.presentationTimeUs = presentationTimeUs
+        self.width = width
+        self.height = height
+        self.isKeyframe = isKeyframe
+    }
+
+    init(_ frame: VideoFrame, arrival: Double) {
+        self.arrival = arrival
+        presentationTimeUs = frame.presentationTimeUs
+        switch frame.content {
+        case .raw(let image):
+            width = image.width
+            height = image.height
+            isKeyframe = true
+        case .hevc(let sample):
+            width = sample.codecConfiguration.width
+            height = sample.codecConfiguration.height
+            isKeyframe = sample.isKeyframe
+        }
+    }
+}
+
+/// Everything one pipeline run showed: frames, phases, vitals, the summary and the link counters.
+public struct StreamObservation: Sendable {
+    /// Frames in arrival order.
+    public var frames: [ObservedFrame] = []
+    /// Phase changes with their times (seconds since the run began).
+    public var phases: [(phase: LifecyclePolicy.Phase, time: Double)] = []
+    /// Notices and errors, with times.
+    public var messages: [(text: String, time: Double)] = []
+    /// Stable and unstable vitals samples, with the event time (seconds since the run began).
+    public var vitals: [(sample: VitalsSample, time: Double)] = []
+    /// The run's summary.
+    public var summary = BridgeSummary()
+    /// The periodic counters, with their times: what happened before the measurement window is left out of the
+    /// decoding and rejection checks (the warm-up settles the link and the decoder).
+    public var accountingSnapshots: [(accounting: FrameAccounting, time: Double)] = []
+    /// Counters of every link the run opened, summed.
+    public var linkDecoder = LinkFrameDecoder.Statistics()
+    /// Whether any link encoded frames (socket transports; in-process links do not).
+    public var linkEncoded = false
+    /// Video samples the device sent beyond the credit granted.
+    public var uncreditedSamples: UInt64 = 0
+
+    /// Creates an empty observation.
+    public init() {}
+
+    /// The first time the phase was reached at or after `after`.
+    func firstTime(of phase: LifecyclePolicy.Phase, after: Double = 0) -> Double? {
+        phases.first { $0.phase == phase && $0.time >= after }?.time
+    }
+}
+
+/// Turns one configuration's observation into check results (pure: unit-tested without a device).
+public enum StreamEvaluator {
+    /// The checks of one stream configuration, in a fixed order.
+    public static func evaluate(
+        _ configuration: StreamConfiguration, _ observation: StreamObservation, plan: CheckPlan
+    ) -> [CheckResult] {
+        let group = "stream.\(configuration.checkName)"
+        let t = plan.tolerances
+        var results: [CheckResult] = []
+        let stats = observation.summary.stats
+        let seconds = observation.summary.durationSeconds
+
+        // Reaches .streaming.
+        if let streaming = observation.firstTime(of: .streaming) {
+            results.append(.measured(group, "reaches streaming", within: streaming <= t.streamingWithinSeconds,
+                                     measured: "\(format(streaming)) s", bound: "≤ \(format(t.streamingWithinSeconds)) s",
+                                     value: streaming, seconds: streaming))
+        } else {
+            results.append(CheckResult(group: group, name: "reaches streaming", verdict: .fail, bound: "≤ \(format(t.streamingWithinSeconds)) s",
+                                       message: "the stream never reached streaming in \(format(seconds)) s (bound \(format(t.streamingWithinSeconds)) s)",
+                                       failureType: "missing", seconds: seconds))
+        }
+
+        let frames = observation.frames
+        guard let first = frames.first else {
+            let names = ["frame size", "frame rate", "monotonic timestamps", "frame-interval jitter", "continuity"]
+                + (configuration.videoCodec == .hvc1 ? ["keyframe interval"] : [])
+            for name in names {
+                results.append(CheckResult(group: group, name: name, verdict: .fail, message: "no frame arrived in \(format(seconds)) s",
+                                           failureType: "missing", seconds: seconds))
+            }
+            results += accounting(group, observation, plan, seconds)
+            return results
+        }
+        let windowStart = first.arrival + plan.warmUpSeconds
+        let windowEnd = windowStart + plan.measureSeconds
+        let window = frames.filter { $0.arrival >= windowStart && $0.arrival < windowEnd }
+
+        // Size, with DAT's adaptation (lower resolution first).
+        let configured = configuration.resolution.videoFrameSize
+        let sizeResult = frameSize(group, configured: configured, frames: window.isEmpty ? frames : window, seconds: plan.measureSeconds)
+        results.append(sizeResult.result)
+
+        // Rate over the window, by arrival.
+        results.append(frameRate(group, configuration, window: window, adaptedResolution: sizeResult.adapted,
+                                 plan: plan))
+
+        // Monotonic device timestamps over the whole run, plus what the pipeline dropped for them.
+        var backwards = 0
+        for (previous, next) in zip(frames, frames.dropFirst()) where next.presentationTimeUs <= previous.presentationTimeUs {
+            backwards += 1
+        }
+        let droppedForTime = (stats.accounting.droppedByReason[.duplicateTimestamp] ?? 0)
+            + (stats.accounting.droppedByReason[.backwardTimestamp] ?? 0)
+        let violations = UInt64(backwards) + droppedForTime
+        results.append(.measured(group, "monotonic timestamps", within: violations == 0,
+                                 measured: "\(violations) non-increasing timestamp(s) in \(frames.count) frames",
+                                 bound: "0", value: Double(violations), seconds: seconds,
+                                 detail: violations == 0 ? nil : "\(backwards) seen on arrival, \(droppedForTime) dropped by the bridge"))
+
+        // Jitter of device frame intervals (gaps left to continuity).
+        let intervals = zip(window, window.dropFirst()).map { Double($1.presentationTimeUs - $0.presentationTimeUs) / 1000 }
+            .filter { $0 > 0 }
+        if let median = percentile(intervals, 0.5) {
+            let deviations = intervals.filter { $0 < median * 1.5 }.map { abs($0 - median) }
+            let p99 = percentile(deviations, 0.99) ?? 0
+            results.append(.measured(group, "frame-interval jitter", within: p99 <= t.jitterMs,
+                                     measured: "p99 \(format(p99)) ms around a median interval of \(format(median)) ms",
+                                     bound: "≤ \(format(t.jitterMs)) ms", value: p99, seconds: plan.measureSeconds))
+        } else {
+            results.append(CheckResult(group: group, name: "frame-interval jitter", verdict: .fail,
+                                       message: "fewer than two frames in the \(format(plan.measureSeconds)) s window", failureType: "missing",
+                                       seconds: plan.measureSeconds))
+        }
+
+        // Continuity: the longest gap in the window, and no watchdog restart.
+        var longest = 0.0
+        var edges = window.map(\.arrival)
+        if edges.isEmpty { edges = [windowStart] }
+        edges = [windowStart] + edges + [min(windowEnd, max(seconds, windowStart))]
+        for (a, b) in zip(edges, edges.dropFirst()) { longest = max(longest, b - a) }
+        let stalls = stats.stallRestarts
+        let allowedStalls = Int(t.maxStallRestarts)
+        results.append(.measured(group, "continuity", within: longest <= t.maxGapSeconds && stalls <= allowedStalls,
+                                 measured: "longest gap \(format(longest)) s, \(stalls) watchdog restart(s)",
+                                 bound: "gap ≤ \(format(t.maxGapSeconds)) s, ≤ \(allowedStalls) restarts", value: longest, seconds: plan.measureSeconds))
+
+        // Keyframes (hvc1).
+        if configuration.videoCodec == .hvc1 {
+            let keyframeFrames = frames.filter(\.isKeyframe)
+            let keyframes = keyframeFrames.map(\.presentationTimeUs)
+            // Spans ending in the measurement window or later (the warm-up may still hold the encoder's first GOP).
+            let spans = zip(keyframeFrames, keyframeFrames.dropFirst()).filter { $1.arrival >= windowStart }
+                .map { Double($1.presentationTimeUs - $0.presentationTimeUs) / 1_000_000 }
+            let lastSpan = Double((frames.last?.presentationTimeUs ?? 0) - (keyframes.last ?? first.presentationTimeUs)) / 1_000_000
+            let longestSpan = max(spans.max() ?? 0, lastSpan)
+            let within = !keyframes.isEmpty && longestSpan <= t.keyframeIntervalSeconds
+            results.append(.measured(group, "keyframe interval", within: within,
+                                     measured: keyframes.isEmpty ? "no keyframe" : "longest \(format(longestSpan)) s between keyframes (\(keyframes.count) keyframes)",
+                                     bound: "≤ \(format(t.keyframeIntervalSeconds)) s", value: longestSpan, seconds: seconds))
+        }
+
+        results += accounting(group, observation, plan, seconds, windowStart: windowStart)
+        return results
+    }
+
+    /// Accounting identity, no rejections, clean decoding, link integrity, latency.
+    static func accounting(
+        _ group: String, _ observation: StreamObservation, _ plan: CheckPlan, _ seconds: Double, windowStart: Double = 0
+    ) -> [CheckResult] {
+        let t = plan.tolerances
+        let a = observation.summary.stats.accounting
+        // Counts before the window (the last snapshot at or before its start) are the warm-up's.
+        let before = observation.accountingSnapshots.last { $0.time <= windowStart }?.accounting ?? FrameAccounting()
+        func since(_ total: UInt64, _ earlier: UInt64) -> UInt64 { total >= earlier ? total - earlier : total }
+        let warmUpNote = before.received > 0 ? " after the \(format(plan.warmUpSeconds)) s warm-up" : ""
+        var results: [CheckResult] = []
+        let drops = a.droppedByReason.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }
+        results.append(.measured(group, "accounting identity", within: a.isBalanced,
+                                 measured: "received \(a.received), submitted \(a.submitted) + rejected \(a.rejected) + dropped \(a.dropped)",
+                                 bound: "received = submitted + rejected + dropped", value: nil, seconds: seconds,
+                                 detail: drops.isEmpty ? nil : drops.joined(separator: ", ")))
+        let codes = a.rejectedByCode.sorted { $0.key < $1.key }.map { "\($0.key) \(since($0.value, before.rejectedByCode[$0.key] ?? 0))" }
+        let rejected = since(a.rejected, before.rejected)
+        results.append(.measured(group, "no rejected frames", within: rejected == 0,
+                                 measured: "\(rejected) rejected by custom input\(warmUpNote)", bound: "0", value: Double(rejected),
+                                 seconds: seconds, detail: rejected == 0 ? nil : codes.joined(separator: ", ")))
+        let failed = since(a.droppedByReason[.decodeFailed] ?? 0, before.droppedByReason[.decodeFailed] ?? 0)
+        let awaiting = since(a.droppedByReason[.awaitingKeyframe] ?? 0, before.droppedByReason[.awaitingKeyframe] ?? 0)
+        let damaged = failed + awaiting
+        let warmUpDamage = (before.droppedByReason[.decodeFailed] ?? 0) + (before.droppedByReason[.awaitingKeyframe] ?? 0)
+        results.append(.measured(group, "decoded frames free of errors", within: damaged == 0,
+                                 measured: "\(damaged) frame(s) damaged\(warmUpNote) (decodeFailed \(failed), awaitingKeyframe \(awaiting))",
+                                 bound: "0", value: Double(damaged), seconds: seconds,
+                                 detail: warmUpDamage > 0 ? "\(warmUpDamage) more during the warm-up, not counted" : nil))
+        if observation.linkEncoded {
+            let d = observation.linkDecoder
+            let bad = d.garbageBytesSkipped + d.checksumFailures + d.malformedFramesSkipped + observation.uncreditedSamples
+            results.append(.measured(group, "link integrity", within: bad == 0,
+                                     measured: "\(d.garbageBytesSkipped) garbage byte(s) skipped, \(d.checksumFailures) CRC failure(s), \(d.malformedFramesSkipped) malformed frame(s), \(observation.uncreditedSamples) uncredited sample(s)",
+                                     bound: "0 of each", value: Double(bad), seconds: seconds))
+        } else {
+            results.append(CheckResult(group: group, name: "link integrity", verdict: .pass, measured: "in-process link",
+                                       message: "in-process link: no bytes on a wire to check", seconds: seconds))
+        }
+        if let latency = observation.summary.stats.latency, latency.samples > 0 {
+            let within = latency.p50Ms <= t.latencyP50Ms && latency.p99Ms <= t.latencyP99Ms && latency.maxMs <= t.latencyMaxMs
+            results.append(.measured(group, "latency", within: within,
+                                     measured: "p50 \(format(latency.p50Ms)) ms, p99 \(format(latency.p99Ms)) ms, max \(format(latency.maxMs)) ms over \(latency.samples) frames",
+                                     bound: "p50 ≤ \(format(t.latencyP50Ms)) ms, p99 ≤ \(format(t.latencyP99Ms)) ms, max ≤ \(format(t.latencyMaxMs)) ms",
+                                     value: latency.p99Ms, seconds: seconds,
+                                     detail: "link p50 \(format(latency.linkP50Ms)) ms"))
+        } else {
+            results.append(.skipped(group, "latency", "not measured: no frame carried capture timing on the host's clock (the device does not stamp samples, or no clock exchange completed)"))
+        }
+        if let failure = observation.summary.failure {
+            results.append(CheckResult(group: group, name: "run", verdict: .error, message: "the run stopped: \(failure.message)",
+                                       failureType: failure.kind.rawValue, seconds: seconds))
+        }
+        return results
+    }
+
+    static func frameSize(_ group: String, configured: VideoFrameSize, frames: [ObservedFrame], seconds: Double)
+        -> (result: CheckResult, adapted: StreamingResolution?)
+    {
+        var counts: [String: Int] = [:]
+        for frame in frames { counts["\(frame.width)x\(frame.height)", default: 0] += 1 }
+        let seen = counts.sorted { $0.value > $1.value }.map { "\($0.key) (\($0.value))" }.joined(separator: ", ")
+        let bound = "\(configured) or a lower DAT resolution"
+        let wrong = frames.filter { $0.width != Int(configured.width) || $0.height != Int(configured.height) }
+        if wrong.isEmpty {
+            return (.measured(group, "frame size", within: true, measured: "\(configured) in \(frames.count) frames", bound: "\(configured)",
+                              value: nil, seconds: seconds), nil)
+        }
+        // Adapted: every other size is a smaller DAT resolution.
+        let sizes = Set(wrong.map { VideoFrameSize(width: UInt(max(0, $0.width)), height: UInt(max(0, $0.height))) })
+        let resolutions = sizes.compactMap(StreamingResolution.init(size:))
+        let smaller = resolutions.count == sizes.count
+            && resolutions.allSatisfy { $0.videoFrameSize.width < configured.width && $0.videoFrameSize.height < configured.height }
+        if smaller, let lowest = resolutions.min(by: { $0.videoFrameSize.width < $1.videoFrameSize.width }) {
+            let note = "the glasses lowered the resolution to \(lowest.rawValue) \(lowest.videoFrameSize) (bandwidth adaptation)"
+            return (CheckResult(group: group, name: "frame size", verdict: .pass, measured: seen, bound: bound,
+                                message: "measured \(seen); bound \(bound): \(note)", seconds: seconds, adaptation: note), lowest)
+        }
+        return (.measured(group, "frame size", within: false, measured: seen, bound: bound, value: nil, seconds: seconds), nil)
+    }
+
+    static func frameRate(
+        _ group: String, _ configuration: StreamConfiguration, window: [ObservedFrame], adaptedResolution: StreamingResolution?,
+        plan: CheckPlan
+    ) -> CheckResult {
+        let t = plan.tolerances
+        let requested = Double(configuration.frameRate)
+        let bound = "\(configuration.frameRate) fps ± \(format(t.frameRatePercent)) %"
+        // Frames arriving in the half-open window, over its length: a stream that stops part-way counts short.
+        let span = plan.measureSeconds
+        let rate = Double(window.count) / span
+        let measured = "\(format(rate, digits: 2)) fps (\(window.count) frames in \(format(span)) s)"
+        let tolerance = t.frameRatePercent / 100
+        if abs(rate - requested) <= requested * tolerance {
+            return .measured(group, "frame rate", within: true, measured: measured, bound: bound, value: rate, seconds: span)
+        }
+        // DAT adapts: resolution first, then rate, never below 15 fps.
+        let lower = StreamConfiguration.supportedFrameRates.map(Double.init)
+            .filter { $0 < requested && $0 >= t.minimumAdaptedFrameRate }
+        if let adapted = lower.first(where: { abs(rate - $0) <= $0 * tolerance }) {
+            let resolutionFirst = adaptedResolution == .low || configuration.resolution == .low
+            if resolutionFirst {
+                let note = "the glasses lowered the frame rate to \(Int(adapted)) fps after the resolution (DAT's adaptation)"
+                return CheckResult(group: group, name: "frame rate", verdict: .pass, measured: measured, bound: bound,
+                                   message: "measured \(measured); bound \(Int(adapted)) fps ± \(format(t.frameRatePercent)) % after adaptation: \(note)",
+                                   value: rate, seconds: span, adaptation: note)
+            }
+            return .measured(group, "frame rate", within: false, measured: measured, bound: bound, value: rate, seconds: span,
+                             detail: "\(Int(adapted)) fps would be DAT's adaptation only after the resolution reached low")
+        }
+        return .measured(group, "frame rate", within: false, measured: measured, bound: bound, value: rate, seconds: span)
+    }
+
+    /// The `q` quantile of `values` (nearest rank), nil when empty.
+    static func percentile(_ values: [Double], _ q: Double) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        let rank = Int((q * Double(sorted.count)).rounded(.up)) - 1
+        return sorted[min(max(rank, 0), sorted.count - 1)]
+    }
+}
+
+/// A number for a message: `digits` decimals, trailing zeros kept short.
+func format(_ value: Double, digits: Int = 1) -> String {
+    guard value.isFinite else { return "\(value)" }
+    return String(format: "%.\(digits)f", value)
+}

@@ -1,0 +1,235 @@
+import Foundation
+import GlassesLink
+import GlassesSimulator
+import Synchronization
+import Testing
+import WearablesKit
+@testable import GlassesBridge
+
+/// `glasses-bridge check` in process, virtual time: a healthy device passes every check, and each fault or wrong
+/// behaviour makes exactly the checks it should fail, with a message naming the measured value and the bound.
+@Suite("Check runner (in process)")
+struct CheckRunnerTests {
+    static let rawLow = StreamConfiguration(videoCodec: .raw, resolution: .low, frameRate: 24)
+    static let hvc1Low = StreamConfiguration(videoCodec: .hvc1, resolution: .low, frameRate: 24)
+
+    @Test("a healthy simulator passes every group of a short plan, nothing skipped")
+    func healthyPlanPasses() async throws {
+        let rig = try CheckRig()
+        let report = await rig.run(CheckRig.plan(CheckGroup.allCases, streams: [Self.hvc1Low, Self.rawLow]))
+        #expect(report.passed, "\(report.listing)")
+        #expect(report.count(.skipped) == 0, "\(report.listing)")
+        #expect(report.exitCode == 0)
+        let names = Set(report.results.map(\.fullName))
+        for name in ["link: hello", "link: identity and capabilities", "link: protocol version", "link: heartbeat round trip",
+                     "photo: capture mid-stream", "photo: photo decodes", "photo: video resumes",
+                     "stream.hvc1.low.24: frame rate", "stream.hvc1.low.24: keyframe interval", "stream.hvc1.low.24: latency",
+                     "stream.raw.low.24: frame-interval jitter", "stream.raw.low.24: accounting identity",
+                     "lifecycle: pause and resume", "lifecycle: link loss and reconnect", "vitals: stable pulse", "vitals: stable breathing"] {
+            #expect(names.contains(name), "missing \(name)")
+        }
+        #expect(report.result("photo: photo decodes")?.measured == "a 720×1280 JPEG")
+    }
+
+    @Test("wrong frame rate: only the frame rate fails, naming 20 fps against 24 ± 5 %")
+    func wrongFrameRate() async throws {
+        let rig = try CheckRig()
+        rig.glasses.inject(.frameRate(fps: 20))
+        let report = await rig.run(CheckRig.plan([.streams]))
+        #expect(report.failing == ["stream.raw.low.24: frame rate"], "\(report.listing)")
+        let message = try #require(report.result("stream.raw.low.24: frame rate")?.message)
+        #expect(message.contains("20.00 fps") && message.contains("expected 24 fps ± 5.0 %"), "\(message)")
+        #expect(report.exitCode == 1)
+    }
+
+    @Test("zombie stream: frame rate and continuity fail, nothing else")
+    func zombieStream() async throws {
+        let rig = try CheckRig()
+        rig.at(2) { rig.glasses.inject(.zombieStream(true)) }
+        let report = await rig.run(CheckRig.plan([.streams]))
+        #expect(report.failing == ["stream.raw.low.24: frame rate", "stream.raw.low.24: continuity"], "\(report.listing)")
+        let continuity = try #require(report.result("stream.raw.low.24: continuity")?.message)
+        #expect(continuity.contains("longest gap") && continuity.contains("expected gap ≤ 0.5 s, ≤ 0 restarts"), "\(continuity)")
+    }
+
+    @Test("dropped keyframe: keyframe interval and decoding fail, nothing else")
+    func droppedKeyframe() async throws {
+        let rig = try CheckRig()
+        rig.at(1.5) { rig.glasses.inject(.dropKeyframe) }
+        let report = await rig.run(CheckRig.plan([.streams], streams: [Self.hvc1Low]))
+        #expect(report.failing == ["stream.hvc1.low.24: keyframe interval", "stream.hvc1.low.24: decoded frames free of errors"],
+                "\(report.listing)")
+        let keyframes = try #require(report.result("stream.hvc1.low.24: keyframe interval")?.message)
+        #expect(keyframes.contains("longest 2.0 s between keyframes") && keyframes.contains("expected ≤ 1.5 s"), "\(keyframes)")
+    }
+
+    @Test("corrupt samples: only decoding fails")
+    func corruptSamples() async throws {
+        let rig = try CheckRig()
+        rig.at(1.5) { rig.glasses.inject(.corruptSamples(count: 3)) }
+        let report = await rig.run(CheckRig.plan([.streams], streams: [Self.hvc1Low]))
+        #expect(report.failing.contains("stream.hvc1.low.24: decoded frames free of errors"), "\(report.listing)")
+        #expect(report.failing.isSubset(of: ["stream.hvc1.low.24: decoded frames free of errors", "stream.hvc1.low.24: keyframe interval"]),
+                "\(report.listing)")
+    }
+
+    @Test("added latency: only latency fails, naming p50 against 150 ms")
+    func addedLatency() async throws {
+        let rig = try CheckRig()
+        rig.glasses.inject(.latency(latencyMs: 400, jitterMs: 0))
+        let report = await rig.run(CheckRig.plan([.streams]))
+        #expect(report.failing == ["stream.raw.low.24: latency"], "\(report.listing)")
+        let message = try #require(report.result("stream.raw.low.24: latency")?.message)
+        #expect(message.contains("p50 400") && message.contains("expected p50 ≤ 150.0 ms"), "\(message)")
+    }
+
+    @Test("a photo that never arrives: only the capture fails; decode and resume are skipped")
+    func photoNeverArrives() async throws {
+        let rig = try CheckRig()
+        rig.glasses.inject(.dropPhoto)
+        let report = await rig.run(CheckRig.plan([.link, .photo]))
+        #expect(report.failing == ["photo: capture mid-stream"], "\(report.listing)")
+        let message = try #require(report.result("photo: capture mid-stream")?.message)
+        #expect(message.contains("no photo arrived") && message.contains("expected a photo within 5.0 s"), "\(message)")
+        #expect(report.result("photo: photo decodes")?.verdict == .skipped)
+    }
+
+    @Test("a failed capture is reported as the capture failing")
+    func photoCaptureFails() async throws {
+        let rig = try CheckRig()
+        rig.glasses.simulateCaptureFailure()
+        let report = await rig.run(CheckRig.plan([.photo]))
+        #expect(report.failing == ["photo: capture mid-stream"], "\(report.listing)")
+        #expect(report.result("photo: capture mid-stream")?.message.contains("the capture failed") == true)
+    }
+
+    @Test("glasses that never resume after a pause: only pause and resume fails")
+    func neverResumes() async throws {
+        let rig = try CheckRig()
+        let glasses = rig.glasses
+        let taps = ManagedCount()
+        let control = CheckDeviceControl(tap: { if taps.next() == 1 { glasses.tap() } }, loseLink: { glasses.inject(.linkLoss) })
+        let report = await rig.run(CheckRig.plan([.pauseResume]), control: control)
+        #expect(report.failing == ["lifecycle: pause and resume"], "\(report.listing)")
+        #expect(report.result("lifecycle: pause and resume")?.message.contains("no frame after the resume") == true)
+    }
+
+    @Test("glasses that never come back after a link loss: only the reconnect fails")
+    func neverReconnects() async throws {
+        let rig = try CheckRig()
+        let glasses = rig.glasses
+        let control = CheckDeviceControl(tap: { glasses.tap() }, loseLink: { glasses.powerOff() })
+        let report = await rig.run(CheckRig.plan([.linkLoss]), control: control)
+        #expect(report.failing == ["lifecycle: link loss and reconnect"], "\(report.listing)")
+        let message = try #require(report.result("lifecycle: link loss and reconnect")?.message)
+        #expect(message.contains("no frame after the loss") && message.contains("expected a reconnect and frames within 15.0 s"), "\(message)")
+    }
+
+    @Test("a device that cannot be driven and no operator: lifecycle steps are skipped, the run still passes")
+    func manualStepsSkipped() async throws {
+        let rig = try CheckRig()
+        let report = await rig.run(CheckRig.plan([.pauseResume, .linkLoss]), control: CheckDeviceControl())
+        #expect(report.count(.skipped) == 2)
+        #expect(report.results.allSatisfy { $0.message.contains("manual step") })
+        #expect(report.passed && report.exitCode == 0)
+    }
+
+    @Test("bandwidth adaptation: a lowered resolution is reported, not failed")
+    func bandwidthAdaptation() async throws {
+        let rig = try CheckRig()
+        rig.glasses.setBandwidthCap(bitsPerSecond: 100_000_000)
+        let report = await rig.run(CheckRig.plan([.streams], streams: [StreamConfiguration(videoCodec: .raw, resolution: .high, frameRate: 24)]))
+        let size = try #require(report.result("stream.raw.high.24: frame size"))
+        #expect(size.verdict == .pass, "\(report.listing)")
+        #expect(size.adaptation?.contains("lowered the resolution") == true, "\(size.message)")
+        #expect(report.passed, "\(report.listing)")
+    }
+
+    @Test("a repeated and a backward timestamp: only monotonic timestamps fails, naming both")
+    func timestampsGoBack() async throws {
+        let rig = try CheckRig()
+        rig.at(1.5) { rig.glasses.inject(.duplicateTimestamp) }
+        rig.at(2.5) { rig.glasses.inject(.timestampJump(ms: -300)) }
+        let report = await rig.run(CheckRig.plan([.streams]))
+        #expect(report.failing == ["stream.raw.low.24: monotonic timestamps"], "\(report.listing)")
+        let message = try #require(report.result("stream.raw.low.24: monotonic timestamps")?.message)
+        #expect(message.contains("non-increasing timestamp(s)") && message.contains("expected 0"), "\(message)")
+    }
+
+    @Test("glasses without a name or firmware version: only identity fails")
+    func missingIdentity() async throws {
+        let scheduler = ManualScheduler()
+        var options = SimulatedGlasses.Options()
+        options.firmwareVersion = ""
+        let glasses = try SimulatedGlasses(name: "", profile: SubjectProfile(seed: 7), scheduler: scheduler, options: options)
+        let runner = CheckRunner(plan: CheckRig.plan([.link]), target: CheckTarget(source: .simulator(glasses), clock: .virtual(scheduler)),
+                                 backend: { RecordingBackend() })
+        let report = await runner.run()
+        #expect(report.failing == ["link: identity and capabilities"], "\(report.listing)")
+        #expect(report.result("link: identity and capabilities")?.message.contains("missing: name, firmware version") == true)
+    }
+
+    @Test("a pulse far from the reference fails the reference check only; a close one passes")
+    func pulseAgainstReference() async throws {
+        for (bpm, shouldPass) in [(110.0, false), (71.0, true)] {
+            let rig = try CheckRig()
+            let reference = Self.reference(bpm: bpm, rr: nil)
+            let report = await rig.run(CheckRig.plan([.vitals]), reference: reference)
+            let result = try #require(report.result("vitals: pulse against the reference"), "\(report.listing)")
+            #expect((result.verdict == .pass) == shouldPass, "\(result.message)")
+            #expect(report.failing == (shouldPass ? [] : ["vitals: pulse against the reference"]), "\(report.listing)")
+            if !shouldPass {
+                #expect(result.message.contains("mean |error| 40.0 bpm") && result.message.contains("expected mean |error| ≤ 5.0 bpm"), "\(result.message)")
+            }
+            #expect(report.result("vitals: RMSSD against the reference")?.verdict == .skipped)
+        }
+    }
+
+    @Test("a reference that does not overlap the run is an error that names both spans")
+    func referenceWithoutOverlap() async throws {
+        let rig = try CheckRig()
+        let reference = Self.reference(bpm: 70, rr: nil, start: CheckRig.startDate.addingTimeInterval(-7200))
+        let report = await rig.run(CheckRig.plan([.vitals]), reference: reference)
+        let result = try #require(report.result("vitals: pulse against the reference"))
+        #expect(result.verdict == .error && result.message.contains("do not overlap"), "\(result.message)")
+        #expect(report.exitCode == 1)
+    }
+
+    @Test("a device that never says hello is unreachable: exit 69, no results")
+    func unreachable() async throws {
+        let scheduler = ManualScheduler()
+        let source = BridgeSource.glasses("silent") {
+            InProcessLinkPairForTests.make(scheduler: scheduler)
+        }
+        let runner = CheckRunner(plan: CheckRig.plan([.link, .streams]), target: CheckTarget(source: source, clock: .virtual(scheduler)),
+                                 backend: { RecordingBackend() })
+        let report = await runner.run()
+        #expect(report.exitCode == 69)
+        #expect(report.unreachable?.contains("did not introduce itself") == true)
+    }
+
+    static func reference(bpm: Double, rr: Double?, start: Date = CheckRig.startDate.addingTimeInterval(-5)) -> ReferenceRecording {
+        let samples = (0..<60).map { i in
+            ReferenceRecording.Sample(time: start.addingTimeInterval(Double(i)), heartRate: bpm, rrIntervalsMs: rr.map { [$0] } ?? [])
+        }
+        return ReferenceRecording(samples: samples, columnsUsed: "time=timestamp, hr=hr", source: "test")
+    }
+}
+
+/// Counts calls across threads.
+final class ManagedCount: Sendable {
+    private let value = Mutex(0)
+    /// The call's number, from 1.
+    func next() -> Int { value.withLock { $0 += 1; return $0 } }
+}
+
+/// A link whose device end is kept but never answers: glasses that never say hello.
+enum InProcessLinkPairForTests {
+    private static let kept = Mutex<[any HostLink]>([])
+
+    static func make(scheduler: ManualScheduler) -> any DeviceLink {
+        let pair = InProcessLink.makePair(scheduler: scheduler, liveness: .disabled)
+        kept.withLock { $0.append(pair.device) }
+        return pair.host
+    }
+}
