@@ -53,7 +53,7 @@ private struct SubjectResult: Sendable {
 }
 
 func runVitalsBenchmark(_ arguments: [String]) {
-    var subjects = 20, duration = 65.0, jobs = 2, seedBase: UInt64 = 1000, verbose = false, trace = false
+    var subjects = 20, duration: Double?, jobs = 2, seedBase: UInt64 = 1000, verbose = false, trace = false, quick = false
     var names = allConditions.map(\.name)
     var reportDirectory: String?
     var i = 0
@@ -66,23 +66,35 @@ func runVitalsBenchmark(_ arguments: [String]) {
         switch arguments[i] {
         case "--subjects": subjects = Int(value("--subjects")) ?? subjects
         case "--duration": duration = Double(value("--duration")) ?? duration
+        case "--quick": quick = true
         case "--jobs": jobs = max(1, Int(value("--jobs")) ?? jobs)
         case "--seed": seedBase = UInt64(value("--seed")) ?? seedBase
-        case "--conditions": names = value("--conditions").split(separator: ",").map(String.init)
+        case "--conditions":
+            names = value("--conditions").split(separator: ",").flatMap { name -> [String] in
+                switch name {
+                case "all": allConditions.map(\.name) + photoConditions.map(\.name)
+                case "photo": photoConditions.map(\.name)
+                case "sim": allConditions.map(\.name)
+                default: [String(name)]
+                }
+            }
         case "--verbose", "-v": verbose = true
         case "--trace": trace = true
         case "--report": reportDirectory = value("--report")
         case "--help", "-h":
-            say("usage: Benchmarks vitals [--subjects N=20] [--duration S=65] [--jobs J=2] [--seed N] [--verbose] [--trace] [--report DIR] [--conditions \(allConditions.map(\.name).joined(separator: ","))]")
+            say("usage: Benchmarks vitals [--subjects N=20] [--duration S=65] [--jobs J=2] [--seed N] [--verbose] [--trace] [--quick] [--report DIR] [--conditions sim|photo|all|NAME,...]")
+            say("  simulator conditions (the default): \(allConditions.map(\.name).joined(separator: ","))")
+            say("  real-photograph conditions: \(photoConditions.map(\.name).joined(separator: ",")); --quick runs 8 of their 24 clips")
             exit(0)
         default: fail("unknown option \(arguments[i])")
         }
         i += 1
     }
-    let conditions = names.map { name -> BenchCondition in
-        guard let c = allConditions.first(where: { $0.name == name }) else { fail("unknown condition \(name)") }
-        return c
+    for name in names where !allConditions.contains(where: { $0.name == name }) && !photoConditions.contains(where: { $0.name == name }) {
+        fail("unknown condition \(name)")
     }
+    let conditions = names.compactMap { name in allConditions.first { $0.name == name } }
+    let photoNames = names.filter { name in photoConditions.contains { $0.name == name } }
     do { _ = try HaarCascade.frontalFace() } catch { fail("\(error)") }
     if let reportDirectory {
         var isDirectory: ObjCBool = false
@@ -97,9 +109,15 @@ func runVitalsBenchmark(_ arguments: [String]) {
         }
     }
     var pages: [BenchmarkCondition] = []
-    say("vitals benchmark: \(subjects) subjects × \(Int(duration)) s per condition, 504×896, \(jobs) jobs")
+    if !photoNames.isEmpty {
+        runPhotoBenchmark(photoNames, duration: duration ?? (quick ? 40 : 65), jobs: jobs, seedBase: seedBase, quick: quick,
+                          verbose: verbose, trace: trace)
+        if conditions.isEmpty { return }
+    }
+    let runDuration = duration ?? 65
+    say("vitals benchmark: \(subjects) subjects × \(Int(runDuration)) s per condition, 504×896, \(jobs) jobs")
     say("condition    | pulse MAE  RMSE | breath MAE RMSE | RMSSD MAE RMSE | 1st stable pulse/breath/HRV s | ms/frame | fails")
-    let subjectCount = subjects, firstSeed = seedBase, seconds = duration, chatty = verbose, tracing = trace
+    let subjectCount = subjects, firstSeed = seedBase, seconds = runDuration, chatty = verbose, tracing = trace
     for condition in conditions {
         let results = Mutex<[Int: SubjectResult]>([:])
         let next = Mutex(0)

@@ -9,9 +9,11 @@ case "copies":
     runCopyBenchmark(Array(arguments.dropFirst()))
 case "vitals":
     runVitalsBenchmark(Array(arguments.dropFirst()))
+case "vitals-frame":
+    writePhotoFrame(Array(arguments.dropFirst()))
 case "latency":
     runRelayLatencyBenchmark(Array(arguments.dropFirst()))
 default:
-    FileHandle.standardError.write(Data("usage: Benchmarks decode|copies|vitals|latency [options]\n".utf8))
+    FileHandle.standardError.write(Data("usage: Benchmarks decode|copies|vitals|vitals-frame|latency [options]\n".utf8))
     exit(64)
 }

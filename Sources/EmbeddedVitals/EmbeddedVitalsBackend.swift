@@ -50,6 +50,7 @@ final class EmbeddedVitalsProcessor: FrameProcessor {
     private let engine: VitalsEngine
     private let requested: Set<MetricType>
     private var lastValidation: ValidationCode?
+    private var restartsSeen = 0
     private let traces = StreamingTraces()
     private var pulseConfidence = 0.0
     private var breathingConfidence = 0.0
@@ -94,10 +95,22 @@ final class EmbeddedVitalsProcessor: FrameProcessor {
             lastValidation = code
             update.validation = ValidationStatus(code: code, hint: result.condition.hint)
         }
+        // A restart of the measurement (the face lost, or the input silent, for over a second) is rare and visible:
+        // the verdict is re-asserted with a hint that counts it.
+        if engine.restarts != restartsSeen {
+            restartsSeen = engine.restarts
+            update.validation = ValidationStatus(code: code, hint: Self.restartHint(restartsSeen, condition: result.condition))
+        }
         return update
     }
 
     func finish() -> ProcessingUpdate { ProcessingUpdate() }
+
+    /// The hint that reports the `count`th restart of the measurement in this run.
+    static func restartHint(_ count: Int, condition: VitalsCondition) -> String {
+        "Measurement restarted (\(count) in this run): the face was out of view or the video stopped for over a second. "
+            + condition.hint
+    }
 
     /// The validation code for an engine condition.
     static func validationCode(_ condition: VitalsCondition) -> ValidationCode {

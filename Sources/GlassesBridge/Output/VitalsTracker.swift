@@ -51,12 +51,26 @@ public struct VitalsSample: Sendable, Hashable {
 /// Keeps the last values of the headline vitals from a sequence of metrics payloads.
 ///
 /// Payloads hold only what is new, and rate metrics arrive now and then, so the tracker keeps the last value
-/// (shown live, `--` until the first) and the last *stable* value (reported in the summary).
+/// (shown live, windowed as the engine reports it, `--` until the first), the last *stable* value, and every stable
+/// value of the run, whose median is the run's summary (``runSummary``).
 public struct VitalsTracker: Sendable, Hashable {
     /// The latest values, stable or not.
     public private(set) var latest = VitalsSnapshot()
     /// The latest stable values.
     public private(set) var lastStable = VitalsSnapshot()
+    /// Every stable value of the run, per vital (one a second for the rates, one per HRV window).
+    private var stableValues: [[Double]] = [[], [], []]
+    /// The run's vitals from all of its stable data: for each vital, the median of its stable values (each a
+    /// windowed estimate: 12 s of pulse, 30 s of breathing, 60 s of HRV), so that one bad window at the end, or a
+    /// short spell of a wrong rate anywhere, does not become the run's value. Nil where nothing was stable.
+    public var runSummary: VitalsSnapshot {
+        func median(_ v: [Double]) -> Double? {
+            guard !v.isEmpty else { return nil }
+            let s = v.sorted()
+            return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+        }
+        return VitalsSnapshot(pulseRate: median(stableValues[0]), breathingRate: median(stableValues[1]), hrvRmssd: median(stableValues[2]))
+    }
     /// Whether each latest value is stable.
     public private(set) var latestIsStable = VitalsStability()
     /// How many metrics payloads were seen.
@@ -82,7 +96,7 @@ public struct VitalsTracker: Sendable, Hashable {
             for sample in metrics.cardio.pulseRate {
                 latest.pulseRate = Double(sample.value)
                 latestIsStable.pulseRate = sample.stable
-                if sample.stable { lastStable.pulseRate = Double(sample.value) }
+                if sample.stable { lastStable.pulseRate = Double(sample.value); stableValues[0].append(Double(sample.value)) }
                 rows.append(VitalsSample(
                     metric: "pulseRate", timeSeconds: Double(sample.timestamp) / 1e6, value: Double(sample.value),
                     confidence: Double(sample.confidence), stable: sample.stable
@@ -91,7 +105,7 @@ public struct VitalsTracker: Sendable, Hashable {
             for sample in metrics.cardio.hrv {
                 latest.hrvRmssd = sample.rmssd
                 latestIsStable.hrvRmssd = sample.stable
-                if sample.stable { lastStable.hrvRmssd = sample.rmssd }
+                if sample.stable { lastStable.hrvRmssd = sample.rmssd; stableValues[2].append(sample.rmssd) }
                 rows.append(VitalsSample(
                     metric: "hrvRmssd", timeSeconds: Double(sample.timestamp) / 1e6, value: sample.rmssd,
                     confidence: Double(sample.confidence), stable: sample.stable
@@ -102,7 +116,7 @@ public struct VitalsTracker: Sendable, Hashable {
             for sample in metrics.breathing.rate {
                 latest.breathingRate = Double(sample.value)
                 latestIsStable.breathingRate = sample.stable
-                if sample.stable { lastStable.breathingRate = Double(sample.value) }
+                if sample.stable { lastStable.breathingRate = Double(sample.value); stableValues[1].append(Double(sample.value)) }
                 rows.append(VitalsSample(
                     metric: "breathingRate", timeSeconds: Double(sample.timestamp) / 1e6, value: Double(sample.value),
                     confidence: Double(sample.confidence), stable: sample.stable

@@ -474,7 +474,7 @@ public final class BridgePipeline: Sendable {
         fillRestartCounts(&stats)
         stats.latency = counters.runLatency
         var summary = BridgeSummary()
-        summary.vitals = tracker.withLock { $0.lastStable }
+        summary.vitals = tracker.withLock { $0.runSummary }
         summary.truth = source.truth?(30)
         summary.stats = stats
         summary.durationSeconds = (clock.scheduler.now - startedAt).inSeconds

@@ -40,13 +40,17 @@ extension VitalsEngine {
             let x = Self.removeLine(candidate.signal)
             detrended.append(x)
             let spectrum = BandSpectrum(x, rate: fs, low: low, high: high, step: 0.002).normalized
-            let peak = spectrum.peak.frequency
+            let peak = Self.interiorPeak(spectrum)
             let snr = spectrum.snr(at: peak, halfWidth: 0.03)
             if best == nil || snr > best!.snr { best = (peak * 60, snr, i) }
         }
         guard let chosen = best else { return }
         var confidence = Self.confidence(snr: chosen.snr - 1)
         if duration < c.breathingWarmUp { confidence = min(confidence, VitalsStability.breathing - 1) }
+        // A rate at the edge of the band is the slope of slow drift (or of something faster), not a breath: never stable.
+        if chosen.rate - c.breathingRange.lowerBound < Self.breathingEdge || c.breathingRange.upperBound - chosen.rate < Self.breathingEdge {
+            confidence = min(confidence, VitalsStability.breathing - 1)
+        }
         let us = Int64((t * 1_000_000).rounded())
         result.breathingRate.append(VitalsRateSample(value: chosen.rate, confidence: confidence, timestampUs: us))
         result.breathingTraceConfidence = confidence
@@ -64,6 +68,23 @@ extension VitalsEngine {
             lastTs = ts
         }
         lastEmittedBreathing = lastTs
+    }
+
+    /// How close to either end of the breathing band (breaths/min) a rate may be and still be called stable.
+    static let breathingEdge = 1.0
+
+    /// The highest local maximum of `spectrum` inside the band (not on its first or last bin), refined by a parabola;
+    /// the overall peak when the spectrum has none (it only rises towards an edge).
+    static func interiorPeak(_ spectrum: BandSpectrum) -> Double {
+        let p = spectrum.power, f = spectrum.frequencies
+        guard p.count >= 5, f.count == p.count else { return spectrum.peak.frequency }
+        guard let i = (2 ..< p.count - 2).filter({ p[$0] >= p[$0 - 1] && p[$0] > p[$0 + 1] }).max(by: { p[$0] < p[$1] }) else {
+            return spectrum.peak.frequency
+        }
+        let a = p[i - 1], b = p[i], c = p[i + 1]
+        let denom = a - 2 * b + c
+        let shift = denom != 0 ? max(-0.5, min(0.5, 0.5 * (a - c) / denom)) : 0
+        return f[i] + shift * (f[1] - f[0])
     }
 
     static func removeLine(_ x: [Double]) -> [Double] {

@@ -5,19 +5,41 @@ import Foundation
 extension VitalsEngine {
     func trackFace(_ view: VitalsPixelView, at t: Double) {
         let shorter = min(view.width, view.height)
-        // Detection works on luma shrunk to about 170 px across (faces from ~70 px up at 504×896).
-        let factor = max(1, shorter / 168)
-        if t - lastFullDetection >= configuration.fullDetectionInterval || trackedBox == nil && t - lastFullDetection >= 0.25 {
+        let confirming = pendingFaces.contains { $0.sightings < Self.secondFaceSightings } && t - lastFullDetection >= Self.confirmDelay
+        if t - lastFullDetection >= configuration.fullDetectionInterval || trackedBox == nil && t - lastFullDetection >= 0.25
+            || confirming {
             lastFullDetection = t
-            let image = GrayImage(downsampling: view, factor: factor)
-            var faces = detector.detect(in: image, minSize: 24).map { scaled($0.rect, by: factor) }
-            usingSkinFinder = false
-            if faces.isEmpty, let blob = SkinFaceFinder(step: max(2, shorter / 128)).find(in: view) {
+            let found = fullFrameFaces(view, smallest: trackedBox == nil)
+            var faces = found.map(\.rect)
+            if faces.isEmpty, trackedBox == nil || usingSkinFinder, let blob = SkinFaceFinder(step: max(2, shorter / 128)).find(in: view) {
                 faces = [blob]
                 usingSkinFinder = true
+            } else if !faces.isEmpty {
+                usingSkinFinder = false
             }
-            extraFaces = max(0, faces.count - 1)
-            if let face = faces.first { adopt(face, view: view, force: trackedBox == nil) } else { loseFace() }
+            let strong = found.filter { $0.votes >= Self.secondFaceVotes }.map(\.rect)
+            var others = faces
+            if let current = trackedBox {
+                // Ours is the detection on the tracked face; a miss keeps the track (hysteresis, see `noteMiss`).
+                if let i = faces.indices.max(by: { Self.overlap(faces[$0], current) < Self.overlap(faces[$1], current) }),
+                   Self.overlap(faces[i], current) > 0.25 {
+                    noteHit(at: t)
+                    adopt(faces[i], view: view, force: false)
+                    others.remove(at: i)
+                } else {
+                    noteMiss(at: t)
+                }
+            } else if let first = faces.first {
+                noteHit(at: t)
+                adopt(first, view: view, force: true)
+                others.removeFirst()
+            }
+            // A second face counts only when later searches find it again in the same place.
+            others = others.filter { o in strong.contains(o) }
+            pendingFaces = others.map { o in
+                (rect: o, sightings: 1 + (pendingFaces.first { Self.overlap($0.rect, o) > 0.3 }?.sightings ?? 0))
+            }
+            extraFaces = pendingFaces.filter { $0.sightings >= Self.secondFaceSightings }.count
             framesSinceLocal = 0
             return
         }
@@ -28,31 +50,96 @@ extension VitalsEngine {
             subpixel = (Double(anchor.x) + dx, Double(anchor.y) + dy)
         }
         framesSinceLocal += 1
+        guard framesSinceLocal >= configuration.localDetectionInterval else { return }
+        framesSinceLocal = 0
         if usingSkinFinder {
-            if framesSinceLocal >= configuration.localDetectionInterval {
-                framesSinceLocal = 0
-                if let blob = SkinFaceFinder(step: max(2, shorter / 128)).find(in: view) { adopt(blob, view: view, force: false) } else { loseFace() }
+            if let blob = SkinFaceFinder(step: max(2, shorter / 128)).find(in: view) {
+                noteHit(at: t)
+                adopt(blob, view: view, force: false)
+            } else {
+                noteMiss(at: t)
             }
             return
         }
-        if framesSinceLocal >= configuration.localDetectionInterval {
-            framesSinceLocal = 0
-            let margin = box.width / 2
-            let region = VitalsRect(x: box.x - margin, y: box.y - margin, width: box.width + 2 * margin, height: box.height + 2 * margin)
-                .clamped(width: view.width, height: view.height)
-            let image = GrayImage(downsampling: view, factor: factor, region: region)
-            let minSize = Int(Double(box.width) * 0.7) / factor, maxSize = Int(Double(box.width) * 1.4) / factor + 1
-            let faces = detector.detect(in: image, minSize: max(24, minSize), maxSize: maxSize)
-            if let face = faces.first {
-                localMisses = 0
-                let r = scaled(face.rect, by: factor)
-                adopt(VitalsRect(x: r.x + region.x, y: r.y + region.y, width: r.width, height: r.height), view: view, force: false)
-            } else {
-                localMisses += 1
-                if localMisses >= 3 { loseFace() }
-            }
+        // Around the tracked face, on luma shrunk so the face is about 40 px across (never below the cascade's 24).
+        let factor = max(1, box.width / 40)
+        let margin = box.width / 2
+        let region = VitalsRect(x: box.x - margin, y: box.y - margin, width: box.width + 2 * margin, height: box.height + 2 * margin)
+            .clamped(width: view.width, height: view.height)
+        let image = GrayImage(downsampling: view, factor: factor, region: region)
+        let minSize = Int(Double(box.width) * 0.7) / factor, maxSize = Int(Double(box.width) * 1.4) / factor + 1
+        let faces = searchDetector.detect(in: image, minSize: max(24, minSize), maxSize: max(25, maxSize))
+        if let face = faces.first {
+            noteHit(at: t)
+            let r = scaled(face.rect, by: factor)
+            adopt(VitalsRect(x: r.x + region.x, y: r.y + region.y, width: r.width, height: r.height), view: view, force: false)
+        } else {
+            noteMiss(at: t)
         }
     }
+
+    /// Seconds after a search that found a possible second face before the search that may confirm it.
+    static let confirmDelay = 0.3
+    /// Searches in a row that must find a second face before it counts (the first and two confirmations).
+    static let secondFaceSightings = 3
+
+    /// Faces in the whole frame, largest first, with the votes each had: the cascade on luma shrunk to about 170 px
+    /// across (faces from ~72 px at 504×896) and, for the small sizes that misses, on luma shrunk to about 250 px
+    /// across (faces from ~48 px); with `smallest` (no face tracked: the search is all there is), also on luma at
+    /// two thirds of the frame's size (faces from ~36 px, which are then `faceTooFar`).
+    func fullFrameFaces(_ view: VitalsPixelView, smallest: Bool) -> [(rect: VitalsRect, votes: Int)] {
+        let shorter = min(view.width, view.height)
+        let coarse = max(1, shorter / 168), fine = max(1, shorter / 252)
+        var faces = searchDetector.detect(in: GrayImage(downsampling: view, factor: coarse), minSize: 24)
+            .map { (rect: scaled($0.rect, by: coarse), votes: $0.neighbors) }
+        if fine < coarse {
+            let limit = 24 * coarse
+            let small = searchDetector.detect(in: GrayImage(downsampling: view, factor: fine), minSize: 24, maxSize: limit / fine + 2)
+                .map { (rect: scaled($0.rect, by: fine), votes: $0.neighbors) }
+            for s in small where !faces.contains(where: { Self.overlap($0.rect, s.rect) > 0.2 }) { faces.append(s) }
+        }
+        if smallest, faces.isEmpty {
+            let full = GrayImage(downsampling: view, factor: 1)
+            let w = full.width * 2 / 3, h = full.height * 2 / 3
+            if w >= 24, h >= 24 {
+                let image = full.resized(width: w, height: h)
+                let sx = Double(full.width) / Double(w), sy = Double(full.height) / Double(h)
+                let tiny = searchDetector.detect(in: image, minSize: 24, maxSize: Int(48 / sx) + 2).map { d in
+                    (rect: VitalsRect(x: Int(Double(d.rect.x) * sx), y: Int(Double(d.rect.y) * sy),
+                                      width: Int(Double(d.rect.width) * sx), height: Int(Double(d.rect.height) * sy)), votes: d.neighbors)
+                }
+                faces.append(contentsOf: tiny)
+            }
+        }
+        return faces.sorted { $0.rect.width * $0.rect.height > $1.rect.width * $1.rect.height }
+    }
+
+    /// Votes a second face needs (besides being found by two searches in a row): the strict detector's rule, so
+    /// that the sensitive search's stray hits on texture never make a second face.
+    static let secondFaceVotes = 6
+
+    /// Intersection over the smaller box's area (0 when apart, 1 when one holds the other).
+    static func overlap(_ a: VitalsRect, _ b: VitalsRect) -> Double {
+        let w = min(a.maxX, b.maxX) - max(a.x, b.x), h = min(a.maxY, b.maxY) - max(a.y, b.y)
+        guard w > 0, h > 0 else { return 0 }
+        return Double(w * h) / Double(max(1, min(a.width * a.height, b.width * b.height)))
+    }
+
+    /// A detection confirmed the tracked face.
+    private func noteHit(at t: Double) {
+        lastDetectionHit = t
+        localMisses = 0
+    }
+
+    /// A detection missed the tracked face: the profile tracker keeps it until misses have lasted
+    /// ``faceHoldTime`` (one missed detection, or a blink of the cascade, changes nothing).
+    private func noteMiss(at t: Double) {
+        localMisses += 1
+        if localMisses >= 2, t - lastDetectionHit > Self.faceHoldTime { loseFace() }
+    }
+
+    /// How long the tracker holds a face the detector no longer confirms, seconds.
+    static let faceHoldTime = 1.0
 
     private func scaled(_ r: VitalsRect, by f: Int) -> VitalsRect {
         VitalsRect(x: r.x * f, y: r.y * f, width: r.width * f, height: r.height * f)

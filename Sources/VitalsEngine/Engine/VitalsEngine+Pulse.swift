@@ -11,13 +11,17 @@ extension VitalsEngine {
         let (r, g, b) = skinTrace(window, from: start, to: t, rate: fs)
         let analysis = PulseAnalysis.analyse(r: r, g: g, b: b, rate: fs, low: c.pulseRange.lowerBound, high: c.pulseRange.upperBound,
                                              chromaExcess: chromaExcess(window, from: start, to: t, rate: fs))
-        var confidence = Self.confidence(snr: analysis.snr)
+        // The rate the tracker follows across windows (see PulseTracker), and the SNR of this window at it.
+        let frequency = pulseTracker.update(analysis.spectrum)
+        let rate = frequency * 60
+        let snr = analysis.spectrum.snr(at: frequency, halfWidth: 0.1)
+        var confidence = Self.confidence(snr: snr)
         if duration < c.pulseWarmUp { confidence = min(confidence, VitalsStability.pulse - 1) }
         let us = Int64((t * 1_000_000).rounded())
-        result.pulseRate.append(VitalsRateSample(value: analysis.rate, confidence: confidence, timestampUs: us))
+        result.pulseRate.append(VitalsRateSample(value: rate, confidence: confidence, timestampUs: us))
         result.pulseMethod = analysis.best
         result.pulseWaveConfidence = confidence
-        latestPulse = (analysis.rate, confidence, analysis.snr)
+        latestPulse = (rate, confidence, snr)
         // The newest part of the wave (not emitted before).
         for (i, v) in analysis.wave.enumerated() {
             let ts = start + Double(i) / fs

@@ -13,6 +13,9 @@ public final class VitalsEngine {
     /// The configuration in use.
     public let configuration: VitalsEngineConfiguration
     let detector: FaceDetector
+    /// The full-frame search: a finer pyramid and fewer votes, so that small and distant faces are found (a false
+    /// hit costs little: a second face must be found twice, and the tracked one is chosen by overlap).
+    let searchDetector: FaceDetector
 
     // Face tracking (see VitalsEngine+FaceTracking.swift).
     var anchorBox: VitalsRect?
@@ -23,6 +26,10 @@ public final class VitalsEngine {
     var lastFullDetection = -Double.infinity
     var framesSinceLocal = 0
     var localMisses = 0
+    var lastDetectionHit = -Double.infinity
+    /// Other faces the last full search found, with how many searches in a row found each: a second face counts
+    /// once ``secondFaceSightings`` searches have.
+    var pendingFaces: [(rect: VitalsRect, sightings: Int)] = []
     var extraFaces = 0
     var usingSkinFinder = false
     var subpixel = (x: 0.0, y: 0.0)
@@ -57,12 +64,17 @@ public final class VitalsEngine {
     var lastEmittedPulseWave = -Double.infinity
     var lastEmittedBreathing = -Double.infinity
     var latestPulse: (rate: Double, confidence: Double, snr: Double)?
+    var pulseTracker = PulseTracker()
     private var condition = VitalsCondition.noFaceFound
+    /// How many times the measurement started over after it had begun (a gap in the input or the face lost for
+    /// longer than ``VitalsEngineConfiguration/maximumGap``): the rare, visible exception, not every flicker.
+    public private(set) var restarts = 0
 
     /// Creates an engine with a face detector built on `cascade`.
     public init(configuration: VitalsEngineConfiguration = VitalsEngineConfiguration(), cascade: HaarCascade) {
         self.configuration = configuration
         self.detector = FaceDetector(cascade: cascade, scaleFactor: 1.15, minNeighbors: 5)
+        self.searchDetector = FaceDetector(cascade: cascade, scaleFactor: 1.1, minNeighbors: 3)
     }
 
     /// Creates an engine with the default frontal-face cascade (see ``HaarCascade/frontalFace()``).
@@ -117,10 +129,12 @@ public final class VitalsEngine {
     }
 
     private func restartSignals() {
+        if !samples.isEmpty { restarts += 1 }
         samples.removeAll()
         startTime = nil
         lastHRV = -Double.infinity
         latestPulse = nil
+        pulseTracker.reset()
         lastEmittedPulseWave = -Double.infinity
         lastEmittedBreathing = -Double.infinity
     }

@@ -33,8 +33,9 @@ public struct VitalsEngineConfiguration: Sendable, Hashable {
     public var localDetectionInterval = 10
     /// Below this frame rate the verdict is `frameRateTooLow`.
     public var minimumFrameRate = 22.0
-    /// Face narrower than this fraction of the frame's shorter side: `faceTooFar`.
-    public var minimumFaceFraction = 0.2
+    /// Face narrower than this fraction of the frame's shorter side: `faceTooFar` (0.095: 48 px at 504×896, the
+    /// smallest face whose pulse the real-photograph benchmark still measures within 3 bpm; docs/VITALS-ENGINE.md).
+    public var minimumFaceFraction = 0.095
     /// Face wider than this fraction of the frame's shorter side: `faceTooClose`.
     public var maximumFaceFraction = 0.7
     /// Face moving more than this fraction of its width per second: `excessiveMotion`.

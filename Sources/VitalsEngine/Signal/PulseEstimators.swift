@@ -115,6 +115,8 @@ struct PulseAnalysis {
     var best: PulseMethod
     /// The band-passed pulse wave of the best method, one value per input sample.
     var wave: [Double]
+    /// The fused spectrum (normalised) whose peak is ``rate``.
+    var spectrum: BandSpectrum
 
     /// Background chroma-to-luma noise ratio (see `VitalsEngine.chromaExcess`) up to which the methods that read
     /// chroma are trusted fully: uncompressed video measures 0.1–0.5 (lighting moves luma more than chroma),
@@ -173,6 +175,6 @@ struct PulseAnalysis {
         let fusedSpectrum = BandSpectrum(frequencies: spectra[best]!.frequencies, power: fused).normalized
         let peak = fusedSpectrum.peak.frequency
         return PulseAnalysis(rate: peak * 60, snr: fusedSpectrum.snr(at: peak, halfWidth: 0.1), methods: methods, best: best,
-                             wave: waves[best]!)
+                             wave: waves[best]!, spectrum: fusedSpectrum)
     }
 }

@@ -62,7 +62,8 @@ final class SceneCanvas: Sendable {
     let faceBox: PixelRect
     let skinBoxes: [PixelRect]
 
-    init(width: Int, height: Int, profile: SubjectProfile, face: FaceImage?, signature: (Float, Float, Float)) {
+    init(width: Int, height: Int, profile: SubjectProfile, face: FaceImage?, portrait: PortraitPhoto? = nil,
+         signature: (Float, Float, Float)) {
         self.width = width
         self.height = height
         let margin = max(8, Int(Double(width) * 0.08) & ~1)
@@ -70,6 +71,22 @@ final class SceneCanvas: Sendable {
         let art = SceneArtwork(width: width, height: height, margin: margin, profile: profile, face: face)
         let cw = width + 2 * margin, ch = height + 2 * margin
         func even(_ v: Int) -> Int { max(0, v & ~1) }
+        if let portrait {
+            let photo = PortraitArtwork(photo: portrait, room: art, width: width, margin: margin)
+            background = SceneLayer(x0: 0, y0: 0, width: cw, height: ch, shade: photo.background, signature: signature)
+            let bodyTop = min(even(photo.bodyTop()), ch - 2)
+            body = SceneLayer(x0: 0, y0: bodyTop, width: cw, height: max(2, (ch - bodyTop) & ~1), shade: photo.body,
+                              signature: signature)
+            let (hx0, hy0, hx1, hy1) = photo.headBounds()
+            let x0 = min(even(hx0), cw - 2), y0 = min(even(hy0), ch - 2)
+            let x1 = min(max(hx1, x0 + 2), cw), y1 = min(max(hy1, y0 + 2), ch)
+            head = SceneLayer(x0: x0, y0: y0, width: max(2, (x1 - x0) & ~1), height: max(2, (y1 - y0) & ~1), shade: photo.head,
+                              signature: signature)
+            let f = photo.faceBox()
+            faceBox = PixelRect(x: f.0, y: f.1, width: f.2, height: f.3)
+            skinBoxes = photo.skinBoxes().map { PixelRect(x: $0.0, y: $0.1, width: $0.2, height: $0.3) }
+            return
+        }
         background = SceneLayer(x0: 0, y0: 0, width: cw, height: ch, shade: art.background, signature: signature)
         let bodyTop = even(Int(0.78 * Double(width)) + margin - 4)
         body = SceneLayer(x0: 0, y0: bodyTop, width: cw, height: (ch - bodyTop) & ~1, shade: art.body, signature: signature)
@@ -96,6 +113,8 @@ public final class SimulatedScene: Sendable {
     /// The pulse signature used (R, G, B relative to green).
     public let pulseSignature: LinearRGB
     private let face: FaceImage?
+    private let portrait: PortraitPhoto?
+    private let personScale: Double
     private let physiology: Mutex<PhysiologyModel>
     private let canvases = Mutex<[Int: SceneCanvas]>([:])
     private let noiseTable: NoiseTable
@@ -107,10 +126,23 @@ public final class SimulatedScene: Sendable {
     ///   - profile: the subject, camera and light.
     ///   - face: an optional image to use as the face (the pulse is applied to its skin-coloured pixels).
     /// - Throws: ``SimulatorError`` `invalidProfile` when the profile is out of range.
-    public init(profile: SubjectProfile = SubjectProfile(), face: FaceImage? = nil) throws(SimulatorError) {
+    public convenience init(profile: SubjectProfile = SubjectProfile(), face: FaceImage? = nil) throws(SimulatorError) {
+        try self.init(profile: profile, face: face, portrait: nil)
+    }
+
+    /// Creates a scene of a real photograph of a person (see ``PortraitPhoto``) instead of the drawn one.
+    /// - Throws: ``SimulatorError`` `invalidProfile` when the profile is out of range.
+    public convenience init(profile: SubjectProfile = SubjectProfile(), portrait: PortraitPhoto) throws(SimulatorError) {
+        try self.init(profile: profile, face: nil, portrait: portrait)
+    }
+
+    private init(profile: SubjectProfile, face: FaceImage?, portrait: PortraitPhoto?) throws(SimulatorError) {
         try profile.validate()
         self.profile = profile
         self.face = face
+        self.portrait = portrait
+        // A smaller person is further away: their breathing moves fewer pixels (the drawn face is 0.38 frame widths).
+        personScale = portrait.map { $0.faceWidth / 0.38 } ?? 1
         var random = SeededRandom(seed: profile.seed, stream: 20)
         if let s = profile.pulseSignature {
             pulseSignature = s
@@ -158,7 +190,7 @@ public final class SimulatedScene: Sendable {
         let key = width << 20 | height
         if let c = canvases.withLock({ $0[key] }) { return c }
         let s = pulseSignature
-        let made = SceneCanvas(width: width, height: height, profile: profile, face: face,
+        let made = SceneCanvas(width: width, height: height, profile: profile, face: face, portrait: portrait,
                                signature: (Float(s.r), Float(s.g), Float(s.b)))
         return canvases.withLock { cache in
             if let existing = cache[key] { return existing }
@@ -188,7 +220,7 @@ public final class SimulatedScene: Sendable {
         let c = canvas(width: width, height: height)
         let (ppg, breathing) = signals(at: time)
         let (dx, dy, roll) = cameraMotion(at: time, width: width)
-        let headDY = -0.25 * profile.breathingAmplitude * Double(height) * breathing
+        let headDY = -0.25 * profile.breathingAmplitude * personScale * Double(height) * breathing
         let sx = Int(dx.rounded()), sy = Int((dy + headDY).rounded())
         func moved(_ r: PixelRect) -> PixelRect { PixelRect(x: r.x + sx, y: r.y + sy, width: r.width, height: r.height) }
         return SceneFrameInfo(time: time, faceBox: moved(c.faceBox), skinBoxes: c.skinBoxes.map(moved), ppg: ppg,
@@ -244,7 +276,7 @@ public final class SimulatedScene: Sendable {
         let (cdx, cdy, roll) = cameraMotion(at: time, width: width)
         let m = c.margin
         let limit = Double(m - 2)
-        let lift = -profile.breathingAmplitude * Double(height) * breathing
+        let lift = -profile.breathingAmplitude * personScale * Double(height) * breathing
         let pulse = Float(profile.pulseAmplitude * ppg)
         let gain = Float(illumination(at: time))
         let sigma = Float(profile.sensorNoise)
