@@ -17,7 +17,7 @@ func runRelayLatencyBenchmark(_ arguments: [String]) {
     let seconds = arguments.first.flatMap(Double.init) ?? 20
     let configuration = StreamConfiguration(videoCodec: .hvc1, resolution: .high, frameRate: 30)
     print("latency capture → sendFrame accepted, real time over loopback TCP (\(Int(seconds)) s each, 720x1280 hvc1 at 30 fps):")
-    print(String(format: "%-7@ %8@ %8@ %8@ %9@ %9@ %9@ %8@ %8@", "path" as NSString, "p50 ms" as NSString,
+    print(String(format: "%-7@ %8@ %8@ %8@ %9@ %9@ %9@ %8@ %8@", "path   " as NSString, "p50 ms" as NSString,
                  "p99 ms" as NSString, "max ms" as NSString, "link p50" as NSString, "link p99" as NSString,
                  "link max" as NSString, "frames" as NSString, "dropped" as NSString))
     for path in ["direct", "relay"] {
@@ -49,7 +49,9 @@ private func measureLatency(relay: Bool, configuration: StreamConfiguration, sec
             on: .tcp(host: "127.0.0.1", port: 0), options: LinkListenerOptions(scheduler: bridgeClock, pairingToken: token))
         let relayClock = DispatchEventScheduler(label: "bench.latency.relay")
         let wearables = Wearables.makeInstance(configuration: try WearablesConfiguration(scheduler: relayClock))
-        _ = try SimulatorKit(scheduler: relayClock).pairGlasses(with: wearables, profile: SubjectProfile(seed: 3))
+        // The kit holds the glasses and their link: kept alive for the run (stopSource below captures it).
+        let kit = SimulatorKit(scheduler: relayClock)
+        let glasses = try kit.pairGlasses(with: wearables, profile: SubjectProfile(seed: 3))
         let clock = SchedulerRelayClock(relayClock)
         let client = RelayDATClient(wearables: wearables, clock: clock, frameAdapter: RelayFrameAdapter.read)
         let service = RelayService(
@@ -60,6 +62,7 @@ private func measureLatency(relay: Bool, configuration: StreamConfiguration, sec
         stopSource = {
             service.stop()
             listener.stop()
+            withExtendedLifetime((kit, glasses)) {}
         }
         source = .glasses("relay") { try listener.waitForDevice(timeout: .seconds(30)) }
     } else {
