@@ -55,16 +55,7 @@ public enum LinkConnector {
         to address: LinkAddress,
         options: LinkConnectionOptions = LinkConnectionOptions()
     ) throws(LinkError) -> any DeviceLink {
-        let handle: SocketHandle
-        switch address {
-        case .unix(let path):
-            handle = try connectUnix(path: path, timeout: options.connectTimeout)
-        case .tcp(let host, let port):
-            handle = try connectTCP(host: host, port: port, timeout: options.connectTimeout)
-        case .bluetooth(let device, let channel):
-            handle = try RFCOMMSocket.connect(
-                device: device, channel: channel, adapter: options.bluetoothAdapter, timeout: options.connectTimeout)
-        }
+        let handle = try openSocket(to: address, options: options, bluetooth: true)
         let endpoint = SocketLinks.makeEndpoint(
             handle: handle,
             configuration: EndpointConfiguration(
@@ -87,15 +78,7 @@ public enum LinkConnector {
         to address: LinkAddress,
         options: LinkConnectionOptions = LinkConnectionOptions()
     ) throws(LinkError) -> any HostLink {
-        let handle: SocketHandle
-        switch address {
-        case .unix(let path):
-            handle = try connectUnix(path: path, timeout: options.connectTimeout)
-        case .tcp(let host, let port):
-            handle = try connectTCP(host: host, port: port, timeout: options.connectTimeout)
-        case .bluetooth:
-            throw LinkError(.unavailable, "a device dials a host over Unix or TCP sockets only, not Bluetooth")
-        }
+        let handle = try openSocket(to: address, options: options, bluetooth: false)
         let pair = try LinkFrameEncoder(maxPayloadSize: options.maxPayloadSize)
             .encode(.pair(protocolVersion: linkProtocolVersion, pairingToken: options.pairingToken))
         if let failure = pair.withUnsafeBytes({ SocketCalls.writeAll(handle, $0) }) {
@@ -108,6 +91,24 @@ public enum LinkConnector {
             maxPayloadSize: options.maxPayloadSize
         )
         return DeviceEndLink(endpoint: endpoint)
+    }
+
+    /// A connected socket to `address`; RFCOMM only when `bluetooth` (hosts dial Bluetooth, devices do not).
+    private static func openSocket(
+        to address: LinkAddress, options: LinkConnectionOptions, bluetooth: Bool
+    ) throws(LinkError) -> SocketHandle {
+        switch address {
+        case .unix(let path):
+            return try connectUnix(path: path, timeout: options.connectTimeout)
+        case .tcp(let host, let port):
+            return try connectTCP(host: host, port: port, timeout: options.connectTimeout)
+        case .bluetooth(let device, let channel):
+            guard bluetooth else {
+                throw LinkError(.unavailable, "a device dials a host over Unix or TCP sockets only, not Bluetooth")
+            }
+            return try RFCOMMSocket.connect(
+                device: device, channel: channel, adapter: options.bluetoothAdapter, timeout: options.connectTimeout)
+        }
     }
 
     static func connectUnix(path: String, timeout: Duration) throws(LinkError) -> SocketHandle {
