@@ -10,7 +10,8 @@ struct CheckBinaryTests {
     /// in-process tests: glasses-sim's JPEG encoder, in a debug build, takes longer than WearablesKit's 10 s capture
     /// timeout for a 720×1280 photo on a busy machine, and starves the frame clock meanwhile). Its timing bounds are
     /// wide on purpose: the suite runs these real-time processes in parallel with CPU-heavy tests, so a debug
-    /// glasses-sim may render a frame a second, and a 3 s window once measured 0 frames: 10 s it is. This run proves the socket path, the token, the link's own checks,
+    /// glasses-sim may render a frame a second, and a 3 s window once measured 0 frames: 10 s it is. This run proves
+    /// the socket path, the token, the link's own checks,
     /// the exit codes and the JUnit file; the timing bounds are held by the in-process tests in virtual time.
     static let shortPlan = """
     {
