@@ -153,6 +153,10 @@ struct PipelineEndToEndTests {
         // One owner of "the host is slow": the link grants credit only for room in the hand-off, so the device
         // drops late frames itself (its counters show it) and nothing downstream has to.
         #expect(run.glasses.statistics.droppedForCredit > 0, "the device dropped nothing for lack of credit")
+        // The bridge reports what the device's heartbeats counted (they lag the device by up to a second).
+        let reported = result.summary.stats.deviceDroppedFrames
+        #expect(reported > 0 && reported <= run.glasses.statistics.droppedForCredit,
+                "deviceDroppedFrames \(reported), the glasses counted \(run.glasses.statistics.droppedForCredit)")
         #expect((accounting.droppedByReason[.late] ?? 0) == 0, "the hand-off dropped: \(accounting.droppedByReason)")
         #expect(result.summary.stats.engineDroppedFrames == 0)
         #expect(accounting.submitted > 0)

@@ -41,6 +41,28 @@ struct StreamEvaluatorTests {
         #expect(results.allSatisfy { $0.verdict != .fail && $0.verdict != .error }, "\(results.map(\.message))")
     }
 
+    @Test("a lost keyframe fails the keyframe interval, unless the device reported dropping frames for lack of credit")
+    func keyframeSpanAcrossCreditDrops() throws {
+        let hvc1 = StreamConfiguration(videoCodec: .hvc1, resolution: .low, frameRate: 24)
+        var observation = Self.observation(fps: 24)
+        // Frames 70…80 never arrive, keyframe 72 among them: 48 → 96 is a 2 s span with a hole in it.
+        observation.frames.removeSubrange(70...80)
+        let withheld = try Self.result("keyframe interval", in: StreamEvaluator.evaluate(hvc1, observation, plan: Self.plan))
+        #expect(withheld.verdict == .fail && withheld.message.contains("longest 2.0 s"), "\(withheld.message)")
+
+        // The same hole while the device's heartbeats counted 11 credit drops: this host's slowness, left out.
+        observation.deviceDropSnapshots = [(0, 1), (0, 2), (0, 3), (11, 4), (11, 5)]
+        observation.summary.stats.deviceDroppedFrames = 11
+        let slowHost = try Self.result("keyframe interval", in: StreamEvaluator.evaluate(hvc1, observation, plan: Self.plan))
+        #expect(slowHost.verdict == .pass, "\(slowHost.message)")
+        #expect(slowHost.message.contains("longest 1.0 s") && slowHost.message.contains("1 span(s) left out"), "\(slowHost.message)")
+
+        // Drops the device had counted before the hole began do not excuse it.
+        observation.deviceDropSnapshots = [(11, 1), (11, 2), (11, 3), (11, 4), (11, 5)]
+        let unrelated = try Self.result("keyframe interval", in: StreamEvaluator.evaluate(hvc1, observation, plan: Self.plan))
+        #expect(unrelated.verdict == .fail, "\(unrelated.message)")
+    }
+
     @Test("device timestamps 8 ms off their rhythm: only jitter fails, naming the p99 and the bound")
     func jitter() throws {
         let results = StreamEvaluator.evaluate(Self.rawLow24, Self.observation(fps: 24) { $0 % 4 == 0 ? 8_000 : 0 }, plan: Self.plan)

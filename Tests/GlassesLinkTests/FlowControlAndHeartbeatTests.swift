@@ -20,15 +20,42 @@ struct FlowControlAndHeartbeatTests {
         scheduler.runUntilIdle()
         #expect(hostEvents.all.filter(\.isVideoSample).count == 3)
         #expect(hostEvents.all.filter { $0.message == .deviceState(DeviceState(batteryLevel: 50)) }.count == 20)
-        // The host handled three samples, so three credits came back.
-        for index in 10..<15 { device.send(.videoSample(Fixtures.sample(index))) }
+        // The host handled three samples, so three credits came back. Samples 3…9 were lost, so 10 and 11 (which
+        // refer to them) are dropped too; keyframe 12 resumes the stream, and 13 and 14 spend the rest.
+        for index in 10..<15 { device.send(.videoSample(Fixtures.sample(index, keyframe: index == 12))) }
         #expect(device.droppedVideoSamples == 9)
+        for index in 15..<17 { device.send(.videoSample(Fixtures.sample(index))) }
+        #expect(device.droppedVideoSamples == 11)
         scheduler.runUntilIdle()
         let delivered = hostEvents.all.compactMap { event -> Int64? in
             if case .message(.videoSample(let sample)) = event { return sample.presentationTimeUs / 33_333 }
             return nil
         }
-        #expect(delivered == [0, 1, 2, 10, 11, 12])
+        #expect(delivered == [0, 1, 2, 12, 13, 14])
+    }
+
+    @Test("after an HEVC drop the device holds samples until a keyframe; raw images resume at once")
+    func holdUntilKeyframe() {
+        var machine = EndpointStateMachine(configuration: EndpointConfiguration(role: .device, liveness: .disabled))
+        _ = machine.open(handler: { _ in }, now: .zero)
+        #expect(machine.send(.device(.videoSample(Fixtures.sample(0)))).isEmpty)
+        _ = machine.received(.host(.frameCredit(5)), now: .zero)
+        // Credit is there, but sample 1 depends on the lost keyframe 0.
+        #expect(machine.send(.device(.videoSample(Fixtures.sample(1)))).isEmpty)
+        #expect(machine.droppedVideoSamples == 2)
+        #expect(machine.availableCredit == 5)
+        #expect(machine.send(.device(.videoSample(Fixtures.sample(2, keyframe: true)))).count == 1)
+        #expect(machine.send(.device(.videoSample(Fixtures.sample(3)))).count == 1)
+        #expect(machine.availableCredit == 3)
+
+        var raw = EndpointStateMachine(configuration: EndpointConfiguration(role: .device, liveness: .disabled))
+        _ = raw.open(handler: { _ in }, now: .zero)
+        let image = VideoSample(presentationTimeUs: 0, isKeyframe: false,
+                                format: .nv12(width: 2, height: 2, lumaBytesPerRow: 2, chromaBytesPerRow: 2),
+                                payload: Data(count: 6))
+        #expect(raw.send(.device(.videoSample(image))).isEmpty)
+        _ = raw.received(.host(.frameCredit(1)), now: .zero)
+        #expect(raw.send(.device(.videoSample(image))).count == 1)
     }
 
     @Test("credit comes back only after the host's handler returned")
@@ -38,7 +65,7 @@ struct FlowControlAndHeartbeatTests {
         let droppedDuringHandler = EventRecorder<UInt64>()
         host.open { event in
             if case .message(.videoSample) = event {
-                device.send(.videoSample(Fixtures.sample(99)))
+                device.send(.videoSample(Fixtures.sample(99, keyframe: true)))
                 droppedDuringHandler.handler(device.droppedVideoSamples)
             }
         }
@@ -46,9 +73,10 @@ struct FlowControlAndHeartbeatTests {
         device.send(.videoSample(Fixtures.sample(0)))
         scheduler.runUntilIdle()
         #expect(droppedDuringHandler.all == [1])
-        device.send(.videoSample(Fixtures.sample(1)))
+        device.send(.videoSample(Fixtures.sample(1, keyframe: true)))
         scheduler.runUntilIdle()
-        // Sample 1 used the credit the first delivery returned; sample 99, sent inside the handler, had none.
+        // All keyframes here, so only credit decides. Sample 1 used the credit the first delivery returned; sample
+        // 99, sent inside the handler, had none.
         #expect(device.droppedVideoSamples == 2)
         #expect(droppedDuringHandler.all == [1, 2])
     }
@@ -73,6 +101,9 @@ struct FlowControlAndHeartbeatTests {
             return nil
         }
         #expect(counts == [[1, 2], [2, 2], [3, 2]])
+        // The host end keeps the device's latest count (the bridge reports it as deviceDroppedFrames).
+        #expect((host as? any DeviceDropReporting)?.deviceReportedDrops == 2)
+        #expect((host as? any LinkDiagnosticsReporting)?.diagnostics.deviceReportedDrops == 2)
         // Each host heartbeat carries the host's clock (virtual time here: 1 s, 2 s, 3 s).
         #expect(deviceEvents.all.compactMap(\.message) == [1, 2, 3].map {
             .heartbeat(sequence: $0, hostClockUs: Int64($0) * 1_000_000)
@@ -124,7 +155,7 @@ struct FlowControlAndHeartbeatTests {
         _ = machine.received(.host(.frameCredit(.max)), now: .zero)
         _ = machine.received(.host(.frameCredit(.max)), now: .zero)
         #expect(machine.availableCredit == 1 << 20)
-        #expect(machine.send(.device(.videoSample(Fixtures.sample(1, size: 0)))).count == 1)
+        #expect(machine.send(.device(.videoSample(Fixtures.sample(1, size: 0, keyframe: true)))).count == 1)
         #expect(machine.availableCredit == (1 << 20) - 1)
     }
 }

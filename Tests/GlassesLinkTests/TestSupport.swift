@@ -73,10 +73,11 @@ enum Fixtures {
         firmwareVersion: "1.2.3"
     )
 
-    static func sample(_ index: Int, size: Int = 64) -> VideoSample {
+    /// An HEVC-format sample; a keyframe when `keyframe` says so (by default only the first).
+    static func sample(_ index: Int, size: Int = 64, keyframe: Bool? = nil) -> VideoSample {
         VideoSample(
             presentationTimeUs: Int64(index) * 33_333,
-            isKeyframe: index == 0,
+            isKeyframe: keyframe ?? (index == 0),
             format: .hevc,
             payload: Data(repeating: UInt8(truncatingIfNeeded: index &* 37 &+ 1), count: size)
         )

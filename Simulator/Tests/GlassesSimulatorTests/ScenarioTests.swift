@@ -1,5 +1,7 @@
 import Foundation
 import GlassesLink
+import GlassesVideo
+import Synchronization
 import Testing
 import WearablesKit
 @testable import GlassesSimulator
@@ -199,5 +201,59 @@ struct ScenarioTests {
         rig.glasses.inject(.burst(count: 30))
         rig.run(0.2)
         #expect(rig.glasses.statistics.droppedForCredit > 0)
+    }
+}
+
+@Suite("HEVC when credit runs out")
+struct CreditLossTests {
+    @Test("a host that runs out of credit mid-GOP gets a keyframe first when credit returns; all it got decodes")
+    func keyframeAfterCreditDrops() throws {
+        let scheduler = ManualScheduler()
+        let glasses = try SimulatedGlasses(profile: SubjectProfile(seed: 7), scheduler: scheduler)
+        let link = InProcessLink(scheduler: scheduler, initialCredit: 4, liveness: .disabled)
+        let room = Mutex(4)
+        let host = try #require(link.host as? any VideoCreditGating)
+        host.gateVideoCredit { room.withLock { $0 } }
+        glasses.attach(link.device)
+        let probe = HostProbe(link: link.host)
+        probe.send(.hello(protocolVersion: linkProtocolVersion, pairingToken: nil))
+        probe.send(.startSession)
+        probe.send(.startStream(config(.hvc1, .low, 15)))
+        // 0.4 s into a one-second GOP the consumer stops taking samples; the glasses spend their credit, then drop.
+        scheduler.advance(by: .milliseconds(400))
+        room.withLock { $0 = 0 }
+        scheduler.advance(by: .milliseconds(800))
+        let dropped = glasses.statistics.droppedForCredit
+        #expect(dropped >= 5)
+        let receivedBeforeResume = probe.samples.count
+        room.withLock { $0 = 4 }
+        host.videoRoomChanged()
+        scheduler.advance(by: .milliseconds(300))
+        let samples = probe.samples
+        try #require(samples.count > receivedBeforeResume)
+        // Without the rule the next sample is a P frame whose references the host never received.
+        #expect(samples[receivedBeforeResume].isKeyframe)
+        #expect(glasses.statistics.droppedForCredit <= dropped + 1)
+
+        // What arrived decodes with no damage.
+        let decoder = try VideoFrameDecoder()
+        var configuration: HEVCCodecConfiguration?
+        var decoded = 0
+        for message in probe.messages {
+            switch message {
+            case .codecConfiguration(let c): configuration = c
+            case .videoSample(let sample):
+                let c = try #require(configuration)
+                let frame = VideoFrame(
+                    presentationTimeUs: sample.presentationTimeUs,
+                    content: .hevc(HEVCSample(data: sample.payload, isKeyframe: sample.isKeyframe, codecConfiguration: c)))
+                decoded += try decoder.decode(frame).count
+            default: break
+            }
+        }
+        decoded += try decoder.flush().count
+        #expect(decoder.statistics.corrupt == 0)
+        #expect(decoder.statistics.skippedUntilKeyframe == 0)
+        #expect(decoded == samples.count)
     }
 }

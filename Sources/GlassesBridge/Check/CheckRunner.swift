@@ -147,7 +147,11 @@ public final class CheckRunner: Sendable {
             case .state(let phase, _): observation.withLock { $0.phases.append((phase, time)) }
             case .notice(let text): observation.withLock { $0.messages.append((text, time)) }
             case .error(let code, let message): observation.withLock { $0.messages.append(("\(code): \(message)", time)) }
-            case .stats(let stats, _, _): observation.withLock { $0.accountingSnapshots.append((stats.accounting, time)) }
+            case .stats(let stats, _, _):
+                observation.withLock {
+                    $0.accountingSnapshots.append((stats.accounting, time))
+                    $0.deviceDropSnapshots.append((stats.deviceDroppedFrames, time))
+                }
             case .metrics(let payload, _):
                 let rows = tracker.withLock { $0.ingest(payload) }
                 observation.withLock { state in for row in rows { state.vitals.append((row, time)) } }

@@ -56,6 +56,9 @@ public struct StreamObservation: Sendable {
     /// The periodic counters, with their times: what happened before the measurement window is left out of the
     /// decoding and rejection checks (the warm-up settles the link and the decoder).
     public var accountingSnapshots: [(accounting: FrameAccounting, time: Double)] = []
+    /// The device's count of frames it dropped for lack of credit (``BridgeStats/deviceDroppedFrames``), with the
+    /// times the periodic counters reported it.
+    public var deviceDropSnapshots: [(dropped: UInt64, time: Double)] = []
     /// Counters of every link the run opened, summed.
     public var linkDecoder = LinkFrameDecoder.Statistics()
     /// Whether any link encoded frames (socket transports; in-process links do not).
@@ -65,6 +68,15 @@ public struct StreamObservation: Sendable {
 
     /// Creates an empty observation.
     public init() {}
+
+    /// Whether the device reported dropping frames for lack of credit between `start` and `end` (arrival times).
+    /// Heartbeats carry the count once a second and the counters come periodically, so the count is read from the
+    /// last report before `start` to the first at least 2.5 s after `end` (or the run's final count).
+    func deviceDropped(between start: Double, and end: Double) -> Bool {
+        let before = deviceDropSnapshots.last { $0.time <= start }?.dropped ?? 0
+        let after = deviceDropSnapshots.first { $0.time >= end + 2.5 }?.dropped ?? summary.stats.deviceDroppedFrames
+        return after > before
+    }
 
     /// The first time the phase was reached at or after `after`.
     func firstTime(of phase: LifecyclePolicy.Phase, after: Double = 0) -> Double? {
@@ -161,21 +173,61 @@ public enum StreamEvaluator {
 
         // Keyframes (hvc1).
         if configuration.videoCodec == .hvc1 {
-            let keyframeFrames = frames.filter(\.isKeyframe)
-            let keyframes = keyframeFrames.map(\.presentationTimeUs)
-            // Spans ending in the measurement window or later (the warm-up may still hold the encoder's first GOP).
-            let spans = zip(keyframeFrames, keyframeFrames.dropFirst()).filter { $1.arrival >= windowStart }
-                .map { Double($1.presentationTimeUs - $0.presentationTimeUs) / 1_000_000 }
-            let lastSpan = Double((frames.last?.presentationTimeUs ?? 0) - (keyframes.last ?? first.presentationTimeUs)) / 1_000_000
-            let longestSpan = max(spans.max() ?? 0, lastSpan)
-            let within = !keyframes.isEmpty && longestSpan <= t.keyframeIntervalSeconds
-            results.append(.measured(group, "keyframe interval", within: within,
-                                     measured: keyframes.isEmpty ? "no keyframe" : "longest \(format(longestSpan)) s between keyframes (\(keyframes.count) keyframes)",
-                                     bound: "≤ \(format(t.keyframeIntervalSeconds)) s", value: longestSpan, seconds: seconds))
+            results.append(keyframeInterval(group, frames: frames, observation, windowStart: windowStart, plan: plan,
+                                            seconds: seconds))
         }
 
         results += accounting(group, observation, plan, seconds, windowStart: windowStart)
         return results
+    }
+
+    /// The longest time between keyframes, over spans that end in the measurement window or later (the warm-up may
+    /// still hold the encoder's first GOP).
+    ///
+    /// A span with frames missing while the device reported dropping frames for lack of credit says how slow this
+    /// host was, not how often the glasses send keyframes (the device drops up to its next keyframe after a credit
+    /// drop): it is left out and counted in the message. A keyframe the device withheld itself still fails.
+    static func keyframeInterval(
+        _ group: String, frames: [ObservedFrame], _ observation: StreamObservation, windowStart: Double, plan: CheckPlan,
+        seconds: Double
+    ) -> CheckResult {
+        let t = plan.tolerances
+        let bound = "≤ \(format(t.keyframeIntervalSeconds)) s"
+        let intervals = zip(frames, frames.dropFirst()).map { $1.presentationTimeUs - $0.presentationTimeUs }.filter { $0 > 0 }
+        let median = percentile(intervals.map(Double.init), 0.5) ?? 0
+        // Whether frames are missing between `from` and `to` (indices into `frames`), judged by device time.
+        func hasGap(_ from: Int, _ to: Int) -> Bool {
+            guard median > 0, to > from else { return false }
+            return (from..<to).contains { Double(frames[$0 + 1].presentationTimeUs - frames[$0].presentationTimeUs) > median * 1.5 }
+        }
+        let keyIndices = frames.indices.filter { frames[$0].isKeyframe }
+        guard let lastKey = keyIndices.last else {
+            return .measured(group, "keyframe interval", within: false, measured: "no keyframe", bound: bound, value: nil,
+                             seconds: seconds)
+        }
+        var spans: [(from: Int, to: Int)] = zip(keyIndices, keyIndices.dropFirst()).map { ($0, $1) }
+            .filter { frames[$0.1].arrival >= windowStart }
+        spans.append((lastKey, frames.count - 1))
+        var longest = 0.0
+        var excused = 0
+        for span in spans {
+            let length = Double(frames[span.to].presentationTimeUs - frames[span.from].presentationTimeUs) / 1_000_000
+            if hasGap(span.from, span.to),
+               observation.deviceDropped(between: frames[span.from].arrival, and: frames[span.to].arrival) {
+                excused += 1
+                continue
+            }
+            longest = max(longest, length)
+        }
+        let note = excused == 0 ? "" : "; \(excused) span(s) left out: frames missing while the device reported dropping frames this host had no credit for"
+        if excused == spans.count {
+            return CheckResult(group: group, name: "keyframe interval", verdict: .skipped, bound: bound,
+                               message: "not measurable: \(keyIndices.count) keyframes, and every span between them lost frames the device dropped because this host was slow to grant credit",
+                               seconds: seconds)
+        }
+        return .measured(group, "keyframe interval", within: longest <= t.keyframeIntervalSeconds,
+                         measured: "longest \(format(longest)) s between keyframes (\(keyIndices.count) keyframes\(note))",
+                         bound: bound, value: longest, seconds: seconds)
     }
 
     /// Accounting identity, no rejections, clean decoding, link integrity, latency.

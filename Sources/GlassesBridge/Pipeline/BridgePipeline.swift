@@ -348,6 +348,7 @@ public final class BridgePipeline: Sendable {
         if let frameSource = run.withLock({ $0.frameSource }) {
             let counts = frameSource.restartCounts
             stats.stallRestarts = counts.stalls
+            stats.deviceDroppedFrames = frameSource.deviceDroppedFrames
             stats.reconnects = counts.reconnects
             stats.sessionRestarts = counts.sessions
         }

@@ -33,6 +33,7 @@ final class FilePlaybackSource: FrameSource {
     }
 
     var restartCounts: (stalls: Int, reconnects: Int, sessions: Int) { (0, 0, 0) }
+    var deviceDroppedFrames: UInt64 { 0 }
     var pipelineDrivesVirtualTime: Bool { false }
 
     func start() {

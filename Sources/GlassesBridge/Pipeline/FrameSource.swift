@@ -17,6 +17,8 @@ protocol FrameSource: AnyObject, Sendable {
     func capturePhoto() -> Bool
     /// Stream restarts, reconnects and session restarts so far.
     var restartCounts: (stalls: Int, reconnects: Int, sessions: Int) { get }
+    /// Frames the device dropped at the source because this host was slow to grant credit (0 for files).
+    var deviceDroppedFrames: UInt64 { get }
     /// In virtual time, whether the pipeline advances the clock (glasses), or the source paces time itself (files).
     var pipelineDrivesVirtualTime: Bool { get }
 }

@@ -49,6 +49,10 @@ final class GlassesController: Sendable {
         var connectAttempt: UInt64 = 0
         var linkUp = false
         var tornDown = false
+        /// The current link, for the device's count of frames it dropped for lack of credit.
+        var dropReporter: (any DeviceDropReporting)?
+        /// What earlier links' devices reported (each link counts from 0).
+        var dropsOnEarlierLinks: UInt64 = 0
     }
 
     private let state: Mutex<State>
@@ -79,6 +83,14 @@ final class GlassesController: Sendable {
     /// The policy's counters.
     var restartCounts: (stalls: Int, reconnects: Int, sessions: Int) {
         state.withLock { ($0.policy.stallRestarts, $0.policy.reconnects, $0.policy.sessionRestarts) }
+    }
+
+    /// Frames the glasses dropped because this host had not granted credit, over every link of the run (from
+    /// the devices' heartbeats; 0 on links that do not report it).
+    var deviceDroppedFrames: UInt64 {
+        let (earlier, current) = state.withLock { ($0.dropsOnEarlierLinks, $0.dropReporter) }
+        // Read outside the controller's lock: the link has its own.
+        return earlier &+ (current?.deviceReportedDrops ?? 0)
     }
 
     /// The current phase.
@@ -195,6 +207,12 @@ final class GlassesController: Sendable {
             let handoff = deps.handoff
             gated.gateVideoCredit { handoff.room }
             handoff.setRoomObserver { [weak gated] in gated?.videoRoomChanged() }
+        }
+        let previous = state.withLock { $0.dropReporter }
+        let previousDrops = previous?.deviceReportedDrops ?? 0
+        state.withLock { state in
+            state.dropsOnEarlierLinks &+= previousDrops
+            state.dropReporter = link as? any DeviceDropReporting
         }
         deps.wearables.attach(link: link)
         watchForDevice()

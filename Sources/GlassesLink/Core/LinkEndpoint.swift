@@ -90,6 +90,7 @@ final class LinkEndpoint: Sendable {
                 decoder: decoder,
                 droppedVideoSamples: state.droppedVideoSamples,
                 uncreditedVideoSamples: state.uncreditedVideoSamples,
+                deviceReportedDrops: state.deviceReportedDrops,
                 misdirectedFrames: state.misdirectedFrames,
                 clock: state.clockStatistics)
         }
@@ -104,6 +105,8 @@ final class LinkEndpoint: Sendable {
     var droppedVideoSamples: UInt64 { state.withLock { $0.droppedVideoSamples } }
     /// Video samples discarded because the peer sent them without credit (host end; a misbehaving device).
     var uncreditedVideoSamples: UInt64 { state.withLock { $0.uncreditedVideoSamples } }
+    /// The device's heartbeat-reported count of credit drops (host end).
+    var deviceReportedDrops: UInt64 { state.withLock { $0.deviceReportedDrops } }
     /// Whether the link has closed (or is closing).
     var isClosed: Bool { state.withLock { $0.isClosed } }
     /// Frames the peer sent that belong to the other direction (ignored).
@@ -266,7 +269,11 @@ struct EndpointStateMachine {
     /// Gated host end: samples delivered whose credit waits for the consumer's room.
     private var owedCredit = 0
     private(set) var droppedVideoSamples: UInt64 = 0
+    /// Device end: an HEVC sample was dropped for lack of credit, so samples up to the next keyframe are dropped too.
+    private var awaitingKeyframeAfterDrop = false
     private(set) var uncreditedVideoSamples: UInt64 = 0
+    /// Host end: the device's own count of samples dropped for lack of credit, from its latest heartbeat.
+    private(set) var deviceReportedDrops: UInt64 = 0
     private(set) var misdirectedFrames: UInt64 = 0
     private var helloSeen = false
     // Latency (PROTOCOL.md 7.5): host end, the device clock's offset; device end, the host heartbeat to echo.
@@ -312,11 +319,19 @@ struct EndpointStateMachine {
     mutating func send(_ frame: LinkFrame) -> [EndpointAction] {
         guard phase != .closed else { return [] }
         switch (configuration.role, frame) {
-        case (.device, .device(.videoSample)):
-            guard credit > 0 else {
+        case (.device, .device(.videoSample(let sample))):
+            // After a dropped HEVC sample, what depends on it cannot be decoded: hold until the next keyframe
+            // rather than spend credit on samples the host can only discard (PROTOCOL.md 7.2).
+            if awaitingKeyframeAfterDrop, !sample.isKeyframe {
                 droppedVideoSamples += 1
                 return []
             }
+            guard credit > 0 else {
+                droppedVideoSamples += 1
+                awaitingKeyframeAfterDrop = sample.format == .hevc
+                return []
+            }
+            awaitingKeyframeAfterDrop = false
             credit -= 1
             return [.transmit(frame)]
         case (.host, .host(.hello(let version, nil))):
@@ -353,8 +368,9 @@ struct EndpointStateMachine {
                     stamped.timing = clockSync.map(timing, receivedUs: now.wholeMicroseconds)
                     return enqueue(.message(.device(.videoSample(stamped))))
                 }
-            case .heartbeat(_, _, let echo?):
-                clockSync.receive(echo, atUs: now.wholeMicroseconds)
+            case .heartbeat(_, let dropped, let echo):
+                deviceReportedDrops = dropped
+                if let echo { clockSync.receive(echo, atUs: now.wholeMicroseconds) }
             case .hello(let info) where info.protocolVersion != linkProtocolVersion:
                 return fail(
                     LinkError(

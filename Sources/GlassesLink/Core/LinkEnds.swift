@@ -1,7 +1,7 @@
 import WearablesKit
 
 /// The host end of any link: a ``DeviceLink`` over a ``LinkEndpoint``.
-final class HostEndLink: DeviceLink, VideoCreditGating, LinkDiagnosticsReporting, LinkClockReading {
+final class HostEndLink: DeviceLink, VideoCreditGating, DeviceDropReporting, LinkDiagnosticsReporting, LinkClockReading {
     let endpoint: LinkEndpoint
 
     init(endpoint: LinkEndpoint) {
@@ -35,6 +35,8 @@ final class HostEndLink: DeviceLink, VideoCreditGating, LinkDiagnosticsReporting
     }
 
     var diagnostics: LinkDiagnostics { endpoint.diagnostics }
+
+    var deviceReportedDrops: UInt64 { endpoint.deviceReportedDrops }
 
     var linkClockUs: Int64 { endpoint.linkClockUs }
 }

@@ -47,6 +47,8 @@ public struct LinkDiagnostics: Sendable, Hashable {
     public var droppedVideoSamples: UInt64
     /// Host end: video samples the device sent beyond its credit (discarded; a misbehaving device).
     public var uncreditedVideoSamples: UInt64
+    /// Host end: video samples the device says (in its latest heartbeat) it dropped for lack of credit.
+    public var deviceReportedDrops: UInt64
     /// Frames that belong to the other direction (ignored).
     public var misdirectedFrames: UInt64
     /// Host end: how the device's link clock relates to this end's (zero and unknown on a device end).
@@ -57,12 +59,14 @@ public struct LinkDiagnostics: Sendable, Hashable {
         decoder: LinkFrameDecoder.Statistics? = nil,
         droppedVideoSamples: UInt64 = 0,
         uncreditedVideoSamples: UInt64 = 0,
+        deviceReportedDrops: UInt64 = 0,
         misdirectedFrames: UInt64 = 0,
         clock: LinkClockStatistics = LinkClockStatistics()
     ) {
         self.decoder = decoder
         self.droppedVideoSamples = droppedVideoSamples
         self.uncreditedVideoSamples = uncreditedVideoSamples
+        self.deviceReportedDrops = deviceReportedDrops
         self.misdirectedFrames = misdirectedFrames
         self.clock = clock
     }

@@ -78,6 +78,13 @@ public protocol VideoCreditGating: AnyObject, Sendable {
     func videoRoomChanged()
 }
 
+/// A host end that knows how many video samples the device dropped for lack of credit (the count its heartbeats
+/// carry), so a host can tell frames its own slowness cost from frames the device never sent.
+public protocol DeviceDropReporting: AnyObject, Sendable {
+    /// The device's count from its latest heartbeat (0 before the first); it starts again at 0 on a new link.
+    var deviceReportedDrops: UInt64 { get }
+}
+
 /// What a device-side link delivers to the device (the simulator, or firmware on real glasses).
 public enum HostLinkEvent: Sendable {
     /// A message from the host.
@@ -96,7 +103,8 @@ public protocol HostLink: AnyObject, Sendable {
     func open(eventHandler: @escaping @Sendable (HostLinkEvent) -> Void)
     /// Sends a message to the host. Video samples may be dropped for lack of credit; other messages never are.
     func send(_ message: DeviceMessage)
-    /// Video samples dropped so far because the host had not granted credit.
+    /// Video samples dropped so far because the host had not granted credit (after an HEVC drop, also the samples
+    /// up to the next keyframe, which could not be decoded without it).
     var droppedVideoSamples: UInt64 { get }
     /// Closes the link; a `.closed(.closedLocally)` event follows if the link was open.
     func close()

@@ -13,6 +13,8 @@ final class FrameEncoder: Sendable {
         var encoder: HEVCEncoder?
         var key: String = ""
         var pendingConfiguration = false
+        /// The link's drop count when the last picture was encoded (see `encode(…linkDrops:)`).
+        var linkDropsSeen: UInt64 = 0
     }
 
     private let slot = Mutex(Slot())
@@ -24,10 +26,16 @@ final class FrameEncoder: Sendable {
 
     /// Encodes one picture; returns the sample and, when the host needs it, the codec configuration to send first.
     /// After a failure the encoder is dropped (the next picture builds a new one).
-    func encode(_ image: RawVideoImage, presentationTimeUs: Int64, frameRate: Int, bitrate: Int)
+    ///
+    /// `linkDrops` is the link's count of video samples dropped for lack of credit: when it rose since the last
+    /// picture, the host lost a reference, so this picture is a keyframe (as a real encoder answers packet loss) and
+    /// the stream resumes as soon as credit allows instead of at the next scheduled keyframe.
+    func encode(_ image: RawVideoImage, presentationTimeUs: Int64, frameRate: Int, bitrate: Int, linkDrops: UInt64)
         -> Result<(EncodedHEVCSample, HEVCCodecConfiguration?), VideoCodecError>
     {
         slot.withLock { slot in
+            let lostReference = linkDrops != slot.linkDropsSeen
+            slot.linkDropsSeen = linkDrops
             let key = "\(image.width)x\(image.height)@\(frameRate)/\(bitrate)"
             do throws(VideoCodecError) {
                 var newConfig = false
@@ -41,7 +49,7 @@ final class FrameEncoder: Sendable {
                     slot.key = key
                     newConfig = true
                 }
-                let force = slot.pendingConfiguration || newConfig
+                let force = slot.pendingConfiguration || newConfig || lostReference
                 if slot.pendingConfiguration { newConfig = true }
                 slot.pendingConfiguration = false
                 let out = try encoder.encode(image, presentationTimeUs: presentationTimeUs, forceKeyframe: force)

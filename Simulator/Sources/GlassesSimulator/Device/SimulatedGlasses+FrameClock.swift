@@ -93,9 +93,11 @@ extension SimulatedGlasses {
                                                chromaBytesPerRow: image.chromaBytesPerRow),
                                  payload: image.data)
         case .hvc1:
-            let bitrate = state.withLock { $0.core.bitrate(of: configuration) }
+            let (bitrate, link) = state.withLock { ($0.core.bitrate(of: configuration), $0.link) }
+            // Read outside the glasses' lock: the link has its own.
+            let linkDrops = link?.droppedVideoSamples ?? 0
             let result = encoder.encode(image, presentationTimeUs: ptsBase, frameRate: Int(configuration.frameRate),
-                                        bitrate: bitrate)
+                                        bitrate: bitrate, linkDrops: linkDrops)
             switch result {
             case .success(let (encoded, config)):
                 if let config { messages.append(.codecConfiguration(config)) }
