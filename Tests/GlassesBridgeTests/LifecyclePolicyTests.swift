@@ -139,6 +139,27 @@ struct LifecyclePolicyTests {
         #expect(harness.advance(by: .seconds(2)) == [.connect])
     }
 
+    @Test func aDialledHostWaitsForTheDeviceAgainAtOnceButNewSessionsStillBackOff() {
+        var configuration = LifecyclePolicy.Configuration()
+        configuration.reconnectWaitsForDevice = true
+        var harness = PolicyHarness(policy: LifecyclePolicy(configuration: configuration))
+        harness.startStreaming()
+        #expect(harness.take(harness.policy.linkLost("relay gone", now: harness.now)) == [.closeLink])
+        // No backoff: the connect action is the wait for the relay to dial.
+        #expect(harness.advance(by: .zero) == [.connect])
+        #expect(harness.performed.contains(.notice("link lost: relay gone; reconnecting: waiting for the glasses to dial again")))
+        _ = harness.take(harness.policy.connectFailed("no relay dialled in 60 s", now: harness.now))
+        #expect(harness.advance(by: .zero) == [.connect])
+        #expect(harness.take(harness.policy.linkConnected(now: harness.now)) == [.startSession])
+        // A session the device ended still waits at least 2 s (DAT's spacing).
+        _ = harness.take(harness.policy.sessionStarted(now: harness.now))
+        _ = harness.take(harness.policy.streamStreaming(now: harness.now))
+        harness.policy.frameReceived(now: harness.now)
+        _ = harness.take(harness.policy.sessionEnded(reason: "folded", now: harness.now))
+        #expect(harness.advance(by: .milliseconds(1_999)).isEmpty)
+        #expect(harness.advance(by: .milliseconds(1)).contains(.startSession))
+    }
+
     @Test func backoffDoublesAndIsCapped() {
         let policy = LifecyclePolicy()
         #expect((0..<8).map { policy.backoff(attempt: $0) } == [2, 4, 8, 16, 30, 30, 30, 30].map { .seconds($0) })

@@ -81,7 +81,7 @@ final class RelayRig: Sendable {
                 on: .tcp(host: "127.0.0.1", port: 0),
                 options: LinkListenerOptions(scheduler: scheduler, pairingToken: Self.token))
             deviceListener = listener
-            source = .glasses("listening on \(listener.address)") {
+            source = .dialledGlasses("listening on \(listener.address)") {
                 record(try listener.waitForDevice(timeout: .seconds(20)))
             }
         }
@@ -214,10 +214,18 @@ struct RelayEndToEndTests {
         #expect(result.summary.stats.accounting.rejectedByCode.isEmpty)
     }
 
-    // Not in the suite, open items (issue #14): on the phone path (the relay dials a listening bridge), fold, a relay
-    // restart and the glasses' own link loss behind the relay recover, but in the full parallel suite not reliably
-    // within a test's window (session restarts and the 2/4/8 s reconnect backoff pile up). Fold through the relay is
-    // covered in process by RelayCoreTests; a relay restart with the bridge dialling, below.
+    // Open items (issue #14): on the phone path (the relay dials a listening bridge) these recover in most runs
+    // but not every time, so they are not in the suite yet:
+    // - A fold. The relay passes it on at once (hinge state, hingesClosed, stream stopped, session ended), but in
+    //   some runs nothing more crosses the bridge's link after it until the relay's end times out on heartbeats 5 s
+    //   later; the bridge then recovers over the relay's new link.
+    // - The glasses' own link loss behind the relay, the glasses back 2 s later. In some runs the camera the bridge
+    //   restarts after the relay's internalError never reaches streaming, and the lifecycle policy has no timeout
+    //   for startingStream.
+    // - A relay restart: the listening bridge now takes the new dial at once (no reconnect backoff; see
+    //   LifecyclePolicyTests), and the stream resumed in three of four isolated runs.
+    // A fold through the relay in process is covered by RelayCoreTests; a relay restart with the bridge dialling,
+    // below.
 
     @Test("the bridge dials again after the relay restarts, with the accounting identity intact")
     func bridgeRedialsARestartedRelay() async throws {

@@ -104,7 +104,7 @@ public final class CheckRunner: Sendable {
         let observation = Mutex(StreamObservation())
         let links = Mutex<[any DeviceLink]>([])
         let source = target.source
-        guard case .glasses(let connect) = source.kind else {
+        guard case .glasses(let connect, let deviceDials) = source.kind else {
             var failed = StreamObservation()
             failed.summary.failure = BridgeFailure(.invalidInput, "check runs against glasses, not a file")
             return failed
@@ -114,7 +114,7 @@ public final class CheckRunner: Sendable {
                 let link = try connect()
                 links.withLock { $0.append(link) }
                 return link
-            }), truth: source.truth, description: source.description)
+            }, deviceDials: deviceDials), truth: source.truth, description: source.description)
         var settings = BridgeSettings(streamConfiguration: configuration)
         settings.duration = .milliseconds(Int64(seconds * 1000))
         let scheduler = target.clock.scheduler
@@ -346,7 +346,7 @@ public final class CheckRunner: Sendable {
     /// Link checks, then (when planned) a photo mid-stream; returns why the device could not be reached, if so.
     private func probe() -> String? {
         let t = plan.tolerances
-        guard case .glasses(let connect) = target.source.kind else { return "check runs against glasses, not a file" }
+        guard case .glasses(let connect, _) = target.source.kind else { return "check runs against glasses, not a file" }
         let start = waiter.now
         let link: any DeviceLink
         do {

@@ -234,7 +234,9 @@ public final class BridgePipeline: Sendable {
         let emitClosure: @Sendable (BridgeEvent) -> Void = { [weak self] event in self?.emit(event) }
         let frameSource: any FrameSource
         switch source.kind {
-        case .glasses(let connect):
+        case .glasses(let connect, let deviceDials):
+            var policy = settings.policy
+            policy.reconnectWaitsForDevice = deviceDials
             let instance = Wearables.makeInstance(configuration: try wearablesConfiguration(scheduler))
             wearables = instance
             let dependencies = GlassesController.Dependencies(
@@ -244,7 +246,7 @@ public final class BridgePipeline: Sendable {
                 emit: emitClosure, finish: { [weak self] failure in self?.markFinished(failure) }
             )
             frameSource = GlassesController(
-                policy: LifecyclePolicy(configuration: settings.policy), dependencies: dependencies
+                policy: LifecyclePolicy(configuration: policy), dependencies: dependencies
             )
         case .file(let path):
             frameSource = FilePlaybackSource(dependencies: FilePlaybackSource.Dependencies(

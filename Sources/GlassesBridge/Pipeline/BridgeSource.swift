@@ -21,7 +21,7 @@ public enum BridgeClock: Sendable {
 /// Where a run's frames come from: glasses reached through links, or a file.
 public struct BridgeSource: Sendable {
     enum Kind: Sendable {
-        case glasses(connect: @Sendable () throws -> any DeviceLink)
+        case glasses(connect: @Sendable () throws -> any DeviceLink, deviceDials: Bool)
         case file(path: String)
     }
 
@@ -44,7 +44,19 @@ public struct BridgeSource: Sendable {
         truth: (@Sendable (_ trailingSeconds: Double) -> VitalsSnapshot?)? = nil,
         connect: @escaping @Sendable () throws -> any DeviceLink
     ) -> BridgeSource {
-        BridgeSource(kind: .glasses(connect: connect), truth: truth, description: description)
+        BridgeSource(kind: .glasses(connect: connect, deviceDials: false), truth: truth, description: description)
+    }
+
+    /// Glasses that dial this host (a relay on a phone, `--listen`): `waitForDevice` blocks until one has paired,
+    /// and is called again after a loss. There is no backoff before waiting again: the relay decides when it
+    /// dials, and it keeps DAT's own spacing between sessions (new sessions after a loss still back off).
+    /// - Parameter truth: ground truth over the trailing seconds of device time, when known (simulators).
+    public static func dialledGlasses(
+        _ description: String,
+        truth: (@Sendable (_ trailingSeconds: Double) -> VitalsSnapshot?)? = nil,
+        waitForDevice: @escaping @Sendable () throws -> any DeviceLink
+    ) -> BridgeSource {
+        BridgeSource(kind: .glasses(connect: waitForDevice, deviceDials: true), truth: truth, description: description)
     }
 
     /// A recording (`.y4m`, `.mp4`, `.mkv`, Annex B HEVC) played as if glasses sent it.

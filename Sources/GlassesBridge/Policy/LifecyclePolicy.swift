@@ -75,6 +75,9 @@ public struct LifecyclePolicy: Sendable {
         public var maximumConsecutiveStallRestarts: Int = 4
         /// Reconnect attempts in a row before the run gives up; nil retries until stopped.
         public var maximumReconnectAttempts: Int? = nil
+        /// The device dials this host (listen mode): after a lost link the host waits for it to dial again at once,
+        /// with no backoff (the connect action itself waits). New sessions and cameras still back off.
+        public var reconnectWaitsForDevice = false
 
         /// Creates the defaults: 5 s watchdog, 2–30 s backoff, 4 stall restarts, unlimited reconnects.
         public init() {}
@@ -383,6 +386,11 @@ public struct LifecyclePolicy: Sendable {
             return finish(BridgeFailure(
                 .reconnectExhausted, "Lost the glasses and could not reconnect after \(retryAttempt) attempts. Check that they are on, unfolded and in range."
             ))
+        }
+        if timer == .reconnect, configuration.reconnectWaitsForDevice {
+            retryAttempt += 1
+            phase = .waiting
+            return [.notice("\(notice): waiting for the glasses to dial again")] + schedule(timer, after: .zero)
         }
         let delay = backoff(attempt: retryAttempt)
         retryAttempt += 1

@@ -196,7 +196,7 @@ public enum BridgeCommandLine {
                 throw BridgeFailure(.deviceUnavailable, "Cannot listen on \(address): \(error.message)")
             }
             let timeout = options.effectiveConnectTimeout
-            source = .glasses("listening on \(listener.address)") {
+            source = .dialledGlasses("listening on \(listener.address)") {
                 do throws(LinkError) {
                     return try listener.waitForDevice(timeout: timeout)
                 } catch {

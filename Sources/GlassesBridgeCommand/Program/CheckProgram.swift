@@ -133,7 +133,7 @@ public enum CheckProgram {
                 throw BridgeFailure(.deviceUnavailable, "Cannot listen on \(address): \(error.message)")
             }
             let timeout = options.effectiveConnectTimeout
-            let source = BridgeSource.glasses("listening on \(listener.address)") {
+            let source = BridgeSource.dialledGlasses("listening on \(listener.address)") {
                 do throws(LinkError) {
                     return try listener.waitForDevice(timeout: timeout)
                 } catch {

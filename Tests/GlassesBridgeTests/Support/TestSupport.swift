@@ -84,6 +84,19 @@ final class EventLog: Sendable {
         all.compactMap { if case .notice(let text) = $0.event { text } else { nil } }
     }
 
+    /// Phases, notices and errors with their times, for failure messages.
+    var timeline: [String] {
+        all.compactMap { entry in
+            let t = String(format: "%.1f", entry.time)
+            switch entry.event {
+            case .state(let phase, _): return "\(t) \(phase.rawValue)"
+            case .notice(let text): return "\(t) \(text)"
+            case .error(let code, let message): return "\(t) \(code): \(message)"
+            default: return nil
+            }
+        }
+    }
+
     /// Frames submitted by `seconds` of run time, from the periodic stats.
     func submitted(by seconds: Double) -> UInt64 {
         all.last { entry in
