@@ -7,7 +7,7 @@ import SmartSpectraInput
 import Synchronization
 import WearablesKit
 
-/// `Benchmarks bridge [--runs N] CLIP`: wall time of the whole bridge (file read, decode, conversion, custom input,
+/// `Benchmarks bridge [--runs N] CLIP...`: wall time of the whole bridge (file read, decode, conversion, custom input,
 /// the embedded engine, metrics and NDJSON formatting, in this process, `--no-realtime`) serial and pipelined,
 /// against the ffmpeg CLI merely decoding the clip; plus each stage alone and the engine thread's busy time, to show
 /// which thread waits for which.
@@ -24,10 +24,14 @@ func runBridgeBenchmark(_ arguments: [String]) {
             index += 1
         }
     }
-    guard let clip = clips.first else {
-        FileHandle.standardError.write(Data("usage: Benchmarks bridge [--runs N] CLIP\n".utf8))
+    guard !clips.isEmpty else {
+        FileHandle.standardError.write(Data("usage: Benchmarks bridge [--runs N] CLIP...\n".utf8))
         exit(64)
     }
+    for clip in clips { benchmarkBridge(clip, runs: runs) }
+}
+
+private func benchmarkBridge(_ clip: String, runs: Int) {
     let name = URL(fileURLWithPath: clip).lastPathComponent
     print("whole bridge on \(name), --no-realtime, in-process (file → decode → custom input → embedded engine → "
           + "NDJSON), best of \(runs) by wall time;")
@@ -44,12 +48,13 @@ func runBridgeBenchmark(_ arguments: [String]) {
         let pipelined = try best(runs) { try bridgeRun(clip, pipelined: true) }
         let frames = Double(serial.frames)
         func row(_ label: String, _ sample: Sample, ratio: Bool = true) {
-            var line = pad(label, 34) + String(format: "%7.3f s wall %6.1f fps  cpu %6.2f ms/frame",
+            var line = pad(label, 34) + String(format: "%7.3f s wall %6.1f fps  process cpu %6.2f ms/frame",
                                                  sample.wall, frames / sample.wall, sample.cpu / frames * 1000)
             if ratio { line += String(format: "   ratio %.2f", cli.wall / sample.wall) }
             if let engine = sample.engineBusy {
-                line += String(format: "   engine thread busy %.2f ms/frame (%.0f%% of wall)",
-                               engine / frames * 1000, engine / sample.wall * 100)
+                line += String(format: "   engine: cpu %.2f ms/frame, busy %.0f%% of wall; rest of the process: cpu %.2f ms/frame",
+                               engine.cpu / frames * 1000, engine.wall / sample.wall * 100,
+                               (sample.cpu - engine.cpu) / frames * 1000)
             }
             print(line)
         }
@@ -69,6 +74,7 @@ func runBridgeBenchmark(_ arguments: [String]) {
         print("\(clip): \(error)")
         exit(1)
     }
+    print("")
 }
 
 private struct Sample {
@@ -76,8 +82,8 @@ private struct Sample {
     var wall: Double
     /// CPU seconds of the whole process (all threads), user + system.
     var cpu: Double
-    /// Seconds the engine spent in `process`, on its own thread.
-    var engineBusy: Double?
+    /// Seconds the engine spent in `process` on its own thread: wall, and that thread's CPU.
+    var engineBusy: (wall: Double, cpu: Double)?
     /// The run's metrics lines, to check serial and pipelined agree.
     var ndjson: [String] = []
 }
@@ -106,6 +112,12 @@ private func cpu(_ who: Int32) -> Double {
     getrusage(__rusage_who_t(who), &usage)
     return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
         + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
+private func threadCPU() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
 }
 
 private let selfUsage = Int32(truncatingIfNeeded: RUSAGE_SELF.rawValue)
@@ -152,7 +164,8 @@ private func decodeOnly(_ clip: String) throws -> Sample {
 /// The embedded engine, timing its own `process` calls (wall time on the engine's thread).
 private struct TimedEngine: ProcessingBackend {
     final class Busy: Sendable {
-        let seconds = Mutex(0.0)
+        /// Wall seconds inside `process`, and CPU seconds of the engine's thread inside it.
+        let seconds = Mutex((wall: 0.0, cpu: 0.0))
     }
 
     let inner = EmbeddedVitalsBackend()
@@ -175,9 +188,14 @@ private struct TimedEngine: ProcessingBackend {
 
         func process(_ frame: PixelBuffer, timestampUs: Int64) -> ProcessingUpdate {
             let start = monotonic()
+            let cpuStart = threadCPU()
             defer {
-                let spent = monotonic() - start
-                busy.seconds.withLock { $0 += spent }
+                let wall = monotonic() - start
+                let cpu = threadCPU() - cpuStart
+                busy.seconds.withLock {
+                    $0.wall += wall
+                    $0.cpu += cpu
+                }
             }
             return inner.process(frame, timestampUs: timestampUs)
         }

@@ -254,7 +254,10 @@ public final class BridgePipeline: Sendable {
             )
         case .file(let path):
             frameSource = FilePlaybackSource(dependencies: FilePlaybackSource.Dependencies(
-                path: path, clock: clock, startedAt: startedAt, handoff: handoff, counters: counters, sdk: sdk,
+                path: path, clock: clock, startedAt: startedAt, handoff: handoff, counters: counters,
+                // Weakly: the source outlives the run's resources, and the SDK must go with them (its release ends
+                // the metrics streams; holding it here kept the consumers waiting for their 5 s guard).
+                waitForEngineQueue: { [weak sdk] in sdk?.waitForQueueRoom(allowingPending: 0) },
                 waitForEngine: settings.virtualTimeWaitsForEngine, pipelined: settings.virtualTimePipelined,
                 record: record, emit: emitClosure,
                 finish: { [weak self] reason, failure in self?.sourceFinished(reason: reason, failure: failure) }
@@ -317,9 +320,10 @@ public final class BridgePipeline: Sendable {
     private func timerBarrier(handoff: FrameHandoff, sdk: SmartSpectraSDK) -> (@Sendable () -> Void)? {
         guard case .virtual = clock, source.isFile, settings.virtualTimePipelined else { return nil }
         let waitForEngine = settings.virtualTimeWaitsForEngine
-        return {
-            handoff.waitUntilIdle()
-            if waitForEngine { sdk.waitForQueueRoom(allowingPending: 0) }
+        // Weakly: a timer still pending when the run ends stays in the scheduler, and must not keep the SDK alive.
+        return { [weak handoff, weak sdk] in
+            handoff?.waitUntilIdle()
+            if waitForEngine { sdk?.waitForQueueRoom(allowingPending: 0) }
         }
     }
 

@@ -20,7 +20,8 @@ final class FilePlaybackSource: FrameSource {
         let startedAt: Duration
         let handoff: FrameHandoff
         let counters: BridgeCounters
-        let sdk: SmartSpectraSDK
+        /// Blocks until the engine has processed every frame accepted so far.
+        let waitForEngineQueue: @Sendable () -> Void
         let waitForEngine: Bool
         /// In virtual time, whether reading runs ahead of decoding and the engine (false: one frame at a time).
         let pipelined: Bool
@@ -67,7 +68,7 @@ final class FilePlaybackSource: FrameSource {
     /// Waits until the worker has handled every frame pushed so far (and, when time waits for it, the engine too).
     private func drain() {
         deps.handoff.waitUntilIdle()
-        if deps.waitForEngine { deps.sdk.waitForQueueRoom(allowingPending: 0) }
+        if deps.waitForEngine { deps.waitForEngineQueue() }
     }
 
     private var isStopped: Bool { stopped.load(ordering: .acquiring) }
