@@ -20,6 +20,11 @@ struct PipelinedChainTests {
             #expect(serial.lines.first { $0.hasPrefix("{\"type\":\"metrics\"") } != nil, "the engine reported nothing")
             #expect(differences(serial.lines, pipelined.lines) == [])
             #expect(serial.engineTimestamps == pipelined.engineTimestamps)
+            // Stopped by --duration mid-file: the stop waits for the frames before it, as in the serial chain.
+            let serialStopped = try await replay(path, pipelined: false, duration: .milliseconds(3500))
+            let pipelinedStopped = try await replay(path, pipelined: true, duration: .milliseconds(3500))
+            #expect(serialStopped.frames < serial.frames)
+            #expect(differences(serialStopped.lines, pipelinedStopped.lines) == [])
             for fault in [EngineFault.drop(frame: 40), .swap(frame: 40)] {
                 let faulted = try await replay(path, pipelined: true, fault: fault)
                 #expect(differences(serial.lines, faulted.lines) != [], "\(fault.testDescription) went unnoticed")
@@ -119,11 +124,14 @@ private func withRecording(_ body: (String) async throws -> Void) async throws {
     try await body(path)
 }
 
-private func replay(_ path: String, pipelined: Bool, fault: EngineFault? = nil) async throws -> Replay {
+private func replay(
+    _ path: String, pipelined: Bool, duration: Duration? = nil, fault: EngineFault? = nil
+) async throws -> Replay {
     var settings = BridgeSettings(streamConfiguration: try StreamConfiguration.validated(
         videoCodec: .hvc1, resolution: .low, frameRate: 24
     ))
     settings.virtualTimePipelined = pipelined
+    settings.duration = duration
     let engine = FaultyEngine(fault: fault)
     let events = EventLog()
     let pipeline = BridgePipeline(
