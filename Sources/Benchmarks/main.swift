@@ -5,6 +5,8 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "decode":
     runDecodeBenchmark(Array(arguments.dropFirst()))
+case "bridge":
+    runBridgeBenchmark(Array(arguments.dropFirst()))
 case "copies":
     runCopyBenchmark(Array(arguments.dropFirst()))
 case "vitals":
@@ -14,6 +16,6 @@ case "vitals-frame":
 case "latency":
     runRelayLatencyBenchmark(Array(arguments.dropFirst()))
 default:
-    FileHandle.standardError.write(Data("usage: Benchmarks decode|copies|vitals|vitals-frame|latency [options]\n".utf8))
+    FileHandle.standardError.write(Data("usage: Benchmarks decode|bridge|copies|vitals|vitals-frame|latency [options]\n".utf8))
     exit(64)
 }

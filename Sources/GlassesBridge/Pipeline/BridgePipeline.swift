@@ -37,6 +37,12 @@ public struct BridgeSettings: Sendable {
     /// In virtual time, whether time also waits for the engine to process each frame (no engine drops; set false
     /// to let a slow engine fall behind, as in real time).
     public var virtualTimeWaitsForEngine = true
+    /// In virtual time with a file, whether the chain is pipelined (the default): the file thread reads and pushes
+    /// frame N+2 while the worker decodes N+1 and the engine processes N, and the pipeline drains only before a
+    /// timer (stats, duration) fires and at the end, so every timer sees what it saw in the serial chain. Set false
+    /// for the serial chain: each frame read, decoded and processed by the engine before the next is read. Both give
+    /// the same frames, values and counts; only wall time differs.
+    public var virtualTimePipelined = true
     /// The lifecycle policy's timings and limits.
     public var policy = LifecyclePolicy.Configuration()
     /// In virtual time, called after every step once the worker is idle: lets a test wait for messages still in
@@ -250,8 +256,12 @@ public final class BridgePipeline: Sendable {
             )
         case .file(let path):
             frameSource = FilePlaybackSource(dependencies: FilePlaybackSource.Dependencies(
-                path: path, clock: clock, startedAt: startedAt, handoff: handoff, counters: counters, sdk: sdk,
-                waitForEngine: settings.virtualTimeWaitsForEngine, record: record, emit: emitClosure,
+                path: path, clock: clock, startedAt: startedAt, handoff: handoff, counters: counters,
+                // Weakly: the source outlives the run's resources, and the SDK must go with them (its release ends
+                // the metrics streams; holding it here kept the consumers waiting for their 5 s guard).
+                waitForEngineQueue: { [weak sdk] in sdk?.waitForQueueRoom(allowingPending: 0) },
+                waitForEngine: settings.virtualTimeWaitsForEngine, pipelined: settings.virtualTimePipelined,
+                record: record, emit: emitClosure,
                 finish: { [weak self] reason, failure in self?.sourceFinished(reason: reason, failure: failure) }
             ))
         }
@@ -259,7 +269,7 @@ public final class BridgePipeline: Sendable {
             state.frameSource = frameSource
             return state.stopReason != nil
         }
-        scheduleTimers()
+        scheduleTimers(barrier: timerBarrier(handoff: handoff, sdk: sdk))
         frameSource.start()
         if stopAlreadyRequested { frameSource.stop() }
         return RunResources(
@@ -305,19 +315,37 @@ public final class BridgePipeline: Sendable {
         return [metricsTask, statusTask]
     }
 
-    private func scheduleTimers() {
-        let scheduler = clock.scheduler
-        if let duration = settings.duration {
-            scheduler.schedule(after: duration) { [weak self] in self?.requestStop(reason: "duration") }
+    /// What a timer waits for before it acts. A pipelined file run in virtual time drains the chain first (the
+    /// hand-off, the worker and, when time waits for it, the engine), so a timer at time T sees every frame before T
+    /// fully processed, as in the serial chain; elsewhere timers act at once (the clock thread already waits per
+    /// step when the pipeline drives virtual time, and real time never waits).
+    private func timerBarrier(handoff: FrameHandoff, sdk: SmartSpectraSDK) -> (@Sendable () -> Void)? {
+        guard case .virtual = clock, source.isFile, settings.virtualTimePipelined else { return nil }
+        let waitForEngine = settings.virtualTimeWaitsForEngine
+        // Weakly: a timer still pending when the run ends stays in the scheduler, and must not keep the SDK alive.
+        return { [weak handoff, weak sdk] in
+            handoff?.waitUntilIdle()
+            if waitForEngine { sdk?.waitForQueueRoom(allowingPending: 0) }
         }
-        scheduleStats(scheduler)
     }
 
-    private func scheduleStats(_ scheduler: any EventScheduler) {
+    private func scheduleTimers(barrier: (@Sendable () -> Void)?) {
+        let scheduler = clock.scheduler
+        if let duration = settings.duration {
+            scheduler.schedule(after: duration) { [weak self] in
+                barrier?()
+                self?.requestStop(reason: "duration")
+            }
+        }
+        scheduleStats(scheduler, barrier: barrier)
+    }
+
+    private func scheduleStats(_ scheduler: any EventScheduler, barrier: (@Sendable () -> Void)?) {
         scheduler.schedule(after: settings.statsInterval) { [weak self] in
             guard let self, !self.finished.load(ordering: .acquiring) else { return }
+            barrier?()
             self.emitStats()
-            self.scheduleStats(scheduler)
+            self.scheduleStats(scheduler, barrier: barrier)
         }
     }
 

@@ -8,7 +8,10 @@ import WearablesKit
 ///
 /// In real time it is paced by the file's timestamps and skips a frame whose time has passed while the worker had
 /// no room (counted as ``FrameDropReason/late``, at the source). In virtual time it advances the run's clock to
-/// each frame's time and waits for room, and for the worker (and, when asked, the engine), so nothing is dropped.
+/// each frame's time and waits for room in the hand-off, so nothing is dropped. Pipelined (the default), it reads
+/// and pushes ahead while the worker decodes and the engine processes earlier frames: the hand-off's capacity bounds
+/// how far ahead, and the run's timers drain the chain before they act (``BridgePipeline``). Serial, it also waits
+/// for the worker (and, when asked, the engine) after every frame.
 final class FilePlaybackSource: FrameSource {
     /// What the source needs from the run.
     struct Dependencies: Sendable {
@@ -17,8 +20,11 @@ final class FilePlaybackSource: FrameSource {
         let startedAt: Duration
         let handoff: FrameHandoff
         let counters: BridgeCounters
-        let sdk: SmartSpectraSDK
+        /// Blocks until the engine has processed every frame accepted so far.
+        let waitForEngineQueue: @Sendable () -> Void
         let waitForEngine: Bool
+        /// In virtual time, whether reading runs ahead of decoding and the engine (false: one frame at a time).
+        let pipelined: Bool
         let record: (@Sendable (VideoFrame) -> Void)?
         let emit: @Sendable (BridgeEvent) -> Void
         /// The run must end; `reason` names why when it ended normally.
@@ -59,6 +65,12 @@ final class FilePlaybackSource: FrameSource {
 
     func capturePhoto() -> Bool { false }
 
+    /// Waits until the worker has handled every frame pushed so far (and, when time waits for it, the engine too).
+    private func drain() {
+        deps.handoff.waitUntilIdle()
+        if deps.waitForEngine { deps.waitForEngineQueue() }
+    }
+
     private var isStopped: Bool { stopped.load(ordering: .acquiring) }
 
     private func play() {
@@ -82,6 +94,8 @@ final class FilePlaybackSource: FrameSource {
                 return
             }
             guard let frame else {
+                // Pipelined in virtual time: the last frames are processed before the run ends, as in the serial run.
+                if case .virtual = deps.clock, deps.pipelined { drain() }
                 deps.finish("endOfFile", nil)
                 return
             }
@@ -95,8 +109,7 @@ final class FilePlaybackSource: FrameSource {
                 if isStopped { return }
                 deps.record?(frame)
                 deps.handoff.pushWaitingForRoom(frame, hostUs: deps.clock.scheduler.now.wholeMicroseconds)
-                deps.handoff.waitUntilIdle()
-                if deps.waitForEngine { deps.sdk.waitForQueueRoom(allowingPending: 0) }
+                if !deps.pipelined { drain() }
             case .realTime:
                 let due = wallStart + offset
                 let now = ContinuousClock.now
