@@ -308,14 +308,17 @@ public final class BridgePipeline: Sendable {
         if let duration = settings.duration {
             scheduler.schedule(after: duration) { [weak self] in self?.requestStop(reason: "duration") }
         }
-        scheduleStats(scheduler)
+        scheduleStats()
     }
 
-    private func scheduleStats(_ scheduler: any EventScheduler) {
-        scheduler.schedule(after: settings.statsInterval) { [weak self] in
+    /// The closure captures only the pipeline, weakly: one that captured the scheduler would sit in that scheduler's
+    /// own pending work after the run (a `ManualScheduler` is never advanced again), a cycle that kept the scheduler
+    /// and everything else pending on it alive.
+    private func scheduleStats() {
+        clock.scheduler.schedule(after: settings.statsInterval) { [weak self] in
             guard let self, !self.finished.load(ordering: .acquiring) else { return }
             self.emitStats()
-            self.scheduleStats(scheduler)
+            self.scheduleStats()
         }
     }
 
