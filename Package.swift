@@ -89,7 +89,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "glasses-bridge",
-            dependencies: ["GlassesBridgeCommand"],
+            dependencies: ["GlassesBridgeCommand", "CommandSupport"],
             swiftSettings: strictSettings
         ),
 

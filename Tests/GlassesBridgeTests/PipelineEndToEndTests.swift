@@ -166,6 +166,32 @@ struct PipelineEndToEndTests {
         #expect(run.events.notices.contains { $0.hasPrefix("custom input restarted for a fresh timeline after a pause") })
         #expect(run.events.submitted(by: 6) > run.events.submitted(by: 4.5))
     }
+
+    /// #19: a run ends with work still pending on its virtual clock (the next stats tick, heartbeats, the frame
+    /// clock). None of it may keep the scheduler, the glasses or the pipeline alive once the run's owner lets go: the
+    /// stats tick once captured its own scheduler, and that cycle leaked everything pending on it.
+    @Test func aFinishedRunReleasesItsSchedulerGlassesAndPipeline() async throws {
+        weak var weakScheduler: ManualScheduler?
+        weak var weakGlasses: SimulatedGlasses?
+        weak var weakPipeline: BridgePipeline?
+        do {
+            let run = try SimulatedRun(seconds: 3)
+            weakScheduler = run.scheduler
+            weakGlasses = run.glasses
+            weakPipeline = run.pipeline
+            let result = await run.run()
+            #expect(result.summary.reason == "duration")
+            #expect(run.scheduler.pendingCount > 0, "the run must leave work pending for this test to mean anything")
+        }
+        // The run's helper threads let go of the pipeline just after they resume it.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while weakScheduler != nil || weakGlasses != nil || weakPipeline != nil, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(weakPipeline == nil, "the pipeline outlived its run")
+        #expect(weakGlasses == nil, "the simulated glasses outlived the run")
+        #expect(weakScheduler == nil, "the scheduler outlived the run (a cycle through its pending work)")
+    }
 }
 
 final class Captured: Sendable {

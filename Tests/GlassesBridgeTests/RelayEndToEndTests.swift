@@ -47,7 +47,9 @@ final class RelayRig: Sendable {
         // The glasses introduce themselves to the relay's DAT before anything dials.
         scheduler.advance(by: .milliseconds(50))
         let relayBox = relay
-        settler = LinkSettler(alsoIdle: { relayBox.value?.client.isIdle ?? true })
+        // Weakly: the relay's service holds the settler (through its link wrapper), so a strong box would be a cycle
+        // (settler → box → service → settler) that kept the rig and every recorded sample alive after the test.
+        settler = LinkSettler(alsoIdle: { [weak relayBox] in relayBox?.value?.client.isIdle ?? true })
         var settings = BridgeSettings(streamConfiguration: try StreamConfiguration.validated(
             videoCodec: codec, resolution: .low, frameRate: 24))
         settings.duration = .milliseconds(Int64(seconds * 1000))

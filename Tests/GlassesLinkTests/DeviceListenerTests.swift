@@ -59,6 +59,30 @@ struct DeviceListenerTests {
         #expect(rig.listener.statistics == DeviceListener.Statistics(accepted: 1))
     }
 
+    @Test("#19: a stopped listener is freed with its accepting listener (they once held each other through the handshake)")
+    func stoppedListenerIsFreed() throws {
+        weak var weakListener: DeviceListener?
+        weak var weakAccepting: LinkListener?
+        do {
+            let rig = try Rig()
+            weakListener = rig.listener
+            weakAccepting = rig.listener.listener
+            let (device, events) = try rig.dial(token: "sesame")
+            let host = try rig.listener.waitForDevice(timeout: .seconds(20))
+            rig.listener.stop()
+            #expect(events.wait { Self.closeCode($0) != nil }, "stop closes the link it handed over")
+            device.close()
+            host.close()
+        }
+        // The accepting thread lets go of its listener as it ends (stop waits for it, but only briefly).
+        let deadline = ContinuousClock.now + .seconds(5)
+        while weakListener != nil || weakAccepting != nil, ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        #expect(weakListener == nil)
+        #expect(weakAccepting == nil, "the accepting LinkListener outlived the stopped DeviceListener")
+    }
+
     @Test("a wrong or missing token is refused at once with a goodbye, counted, and never handed over",
           arguments: [nil, "open sesame", "sesam", ""] as [String?])
     func refusesBadTokens(token: String?) throws {

@@ -23,9 +23,10 @@ private final class OversizingGlasses: Sendable {
     }
 
     func open() {
-        link.open { [self] event in
-            guard case .message(let message) = event else { return }
-            respond(to: message)
+        // Weakly: the link end holds this handler, and the glasses hold the link end.
+        link.open { [weak self] event in
+            guard let self, case .message(let message) = event else { return }
+            self.respond(to: message)
         }
     }
 

@@ -104,6 +104,16 @@ struct SceneTests {
         #expect(a.groundTruth(through: 30).beatTimes == b.groundTruth(through: 30).beatTimes)
     }
 
+    @Test("#19: a size change drops the previous size's layers, and a size built again renders the same bytes")
+    func oneSizeHeld() throws {
+        let scene = try SimulatedScene(profile: SubjectProfile(headMotion: true, seed: 9))
+        let first = scene.render(at: 2.5, resolution: .low)
+        _ = scene.render(at: 2.6, resolution: .medium)
+        #expect(scene.heldCanvasCount == 1)
+        #expect(scene.render(at: 2.5, resolution: .low) == first)
+        #expect(scene.heldCanvasCount == 1)
+    }
+
     @Test("ground truth: rates, HRV and export agree with the profile")
     func groundTruth() throws {
         let scene = try SimulatedScene(profile: SubjectProfile(pulseRate: 66, breathingRate: 12, hrvRMSSD: 45, seed: 4))

@@ -337,15 +337,18 @@ public final class BridgePipeline: Sendable {
                 self?.requestStop(reason: "duration")
             }
         }
-        scheduleStats(scheduler, barrier: barrier)
+        scheduleStats(barrier: barrier)
     }
 
-    private func scheduleStats(_ scheduler: any EventScheduler, barrier: (@Sendable () -> Void)?) {
-        scheduler.schedule(after: settings.statsInterval) { [weak self] in
+    /// The closure captures the pipeline weakly and never the scheduler: one that captured the scheduler would sit in
+    /// that scheduler's own pending work after the run (a `ManualScheduler` is never advanced again), a cycle that
+    /// kept the scheduler and everything else pending on it alive. The barrier holds its parts weakly too.
+    private func scheduleStats(barrier: (@Sendable () -> Void)?) {
+        clock.scheduler.schedule(after: settings.statsInterval) { [weak self] in
             guard let self, !self.finished.load(ordering: .acquiring) else { return }
             barrier?()
             self.emitStats()
-            self.scheduleStats(scheduler, barrier: barrier)
+            self.scheduleStats(barrier: barrier)
         }
     }
 

@@ -67,7 +67,8 @@ public final class DeviceListener: Sendable {
     /// How long a dialing device has to send its `pair` frame, by default.
     public static let defaultHandshakeTimeout: Duration = .seconds(5)
 
-    private let listener: LinkListener
+    /// Internal for the leak test (`DeviceListenerTests`), which checks that it is freed after ``stop()``.
+    let listener: LinkListener
     private let shared: Shared
 
     private init(listener: LinkListener, shared: Shared) {
@@ -143,6 +144,9 @@ public final class DeviceListener: Sendable {
             return [state.pending, state.current].compactMap { $0 }
         }
         listener.stop()
+        // The accepting listener holds the handshake closure, which holds `shared`: let go of it, or the two keep
+        // each other alive after the stop.
+        shared.listener.withLock { $0 = nil }
         links.forEach { $0.close() }
         shared.arrivals.signal()
     }

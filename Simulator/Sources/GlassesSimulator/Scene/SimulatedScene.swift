@@ -116,7 +116,9 @@ public final class SimulatedScene: Sendable {
     private let portrait: PortraitPhoto?
     private let personScale: Double
     private let physiology: Mutex<PhysiologyModel>
-    private let canvases = Mutex<[Int: SceneCanvas]>([:])
+    /// The layers of the last size rendered, and only those: a stream that changes size (DAT's bandwidth adaptation)
+    /// must not keep the layers of every size it ever had, megabytes each (docs/RELIABILITY.md, "Soak").
+    private let lastCanvas = Mutex<(key: Int, canvas: SceneCanvas)?>(nil)
     private let noiseTable: NoiseTable
     private let motionPhases: [Double]
     private let driftPhase: Double
@@ -188,16 +190,18 @@ public final class SimulatedScene: Sendable {
 
     private func canvas(width: Int, height: Int) -> SceneCanvas {
         let key = width << 20 | height
-        if let c = canvases.withLock({ $0[key] }) { return c }
+        if let last = lastCanvas.withLock({ $0 }), last.key == key { return last.canvas }
         let s = pulseSignature
         let made = SceneCanvas(width: width, height: height, profile: profile, face: face, portrait: portrait,
                                signature: (Float(s.r), Float(s.g), Float(s.b)))
-        return canvases.withLock { cache in
-            if let existing = cache[key] { return existing }
-            cache[key] = made
-            return made
-        }
+        // The previous size's layers go once no render still uses them. Rendering is a pure function of the profile
+        // and the time, so a size built again renders the same bytes.
+        lastCanvas.withLock { $0 = (key, made) }
+        return made
     }
+
+    /// How many sizes' layers the scene holds (at most one; for the tests).
+    var heldCanvasCount: Int { lastCanvas.withLock { $0 == nil ? 0 : 1 } }
 
     /// Builds (and caches) the layers for a size ahead of the first frame, so the first frame is not slow.
     public func prepare(width: Int, height: Int) {
