@@ -85,7 +85,7 @@ enum ScenarioFuzz {
         case .breathingRate(let brpm): return inRange(brpm, 3...60)
         case .fault(let fault):
             switch fault {
-            case .linkLoss, .zombieStream, .dropKeyframe, .duplicateTimestamp, .deviceFault, .dropPhoto: return true
+            case .linkLoss, .zombieStream, .dropKeyframe, .duplicateTimestamp, .deviceFault, .dropPhoto, .corruptPhoto, .stallAfterPhoto: return true
             case .frameRate(let fps): return fps.map { inRange($0, 1...240) } ?? true
             case .dropFrames(let count), .corruptSamples(let count), .truncateSamples(let count), .garbageBytes(let count):
                 return (0...1_000_000).contains(count)

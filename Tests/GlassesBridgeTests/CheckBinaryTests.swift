@@ -110,6 +110,50 @@ struct CheckBinaryTests {
         #expect(xml.contains("failures=\"1\""))
     }
 
+    @Test("a slow network (300 ms each way): only the heartbeat round trip fails, naming the round trip and the bound")
+    func slowNetworkFailsTheRoundTrip() throws {
+        let plan = try Self.temporaryFile("plan.json", """
+        {"checks": ["link"], "tolerances": {"helloWithinSeconds": 30, "heartbeatRoundTripMs": 400}}
+        """)
+        defer { try? FileManager.default.removeItem(atPath: plan) }
+        let simulator = try Simulator(token: "hil-token")
+        let simulatorPort = try #require(simulator.address.split(separator: ":").last.flatMap { UInt16($0) }, "\(simulator.address)")
+        let proxy = try DelayingTCPProxy(targetPort: simulatorPort, delay: 0.3)
+        let output = try BinaryRunner.run(
+            ["check", "--device", "tcp:127.0.0.1:\(proxy.port)", "--token", "hil-token", "--plan", plan], timeout: 120)
+        proxy.stop()
+        _ = simulator.stop()
+        #expect(output.status == 1, "\(output.stdout)\n\(output.stderr)")
+        let failing = output.lines.filter { $0.hasPrefix("FAIL") || $0.hasPrefix("ERROR") }
+        #expect(failing.count == 1 && failing.first?.contains("link: heartbeat round trip") == true, "\(output.stdout)")
+        let line = try #require(failing.first)
+        // The round trip crosses the delay twice: at least 600 ms, against a bound of 400.
+        let measured = line.split(separator: " ").compactMap { Double($0) }.first { $0 >= 100 }
+        #expect((measured ?? 0) >= 600 && line.contains("expected ≤ 400.0 ms"), "\(line)")
+    }
+
+    @Test("on a terminal the manual steps are asked for; an operator who types skip gets both skipped, and the run passes")
+    func operatorPromptsOnATerminal() throws {
+        let plan = try Self.temporaryFile("plan.json", """
+        {"checks": ["pauseResume", "linkLoss"], "lifecycleStream": {"codec": "raw", "resolution": "low", "fps": 15},
+         "tolerances": {"streamingWithinSeconds": 60, "helloWithinSeconds": 30}}
+        """)
+        defer { try? FileManager.default.removeItem(atPath: plan) }
+        let simulator = try Simulator(token: "hil-token")
+        let check = try BinaryRunner(["check", "--device", simulator.address, "--token", "hil-token", "--plan", plan], onTerminal: true)
+        // The operator reads each prompt and declines it; the second comes only after the first is answered.
+        let paused = check.waitForOutput(timeout: 90) { $0.contains("Tap the glasses once to pause the stream") }
+        check.type("skip\n")
+        let interrupted = check.waitForOutput(timeout: 30) { $0.contains("Interrupt the link now") }
+        check.type("skip\n")
+        let output = check.finish(timeout: 90)
+        _ = simulator.stop()
+        #expect(paused && interrupted, "\(output.stdout)")
+        #expect(output.status == 0, "\(output.stdout)")
+        #expect(output.stdout.contains("SKIPPED lifecycle: pause and resume: the operator declined the pause step"), "\(output.stdout)")
+        #expect(output.stdout.contains("SKIPPED lifecycle: link loss and reconnect: the operator declined the link-loss step"), "\(output.stdout)")
+    }
+
     @Test("nobody listening: exit 69 and a line saying the device could not be reached")
     func unreachableDevice() throws {
         let output = try BinaryRunner.run(["check", "--device", "tcp:127.0.0.1:1", "--connect-timeout", "2"], timeout: 60)

@@ -94,6 +94,79 @@ struct CheckRunnerTests {
         #expect(report.result("photo: photo decodes")?.verdict == .skipped)
     }
 
+    @Test("a photo that arrives damaged: only the photo decoding fails, naming the bytes that do not decode")
+    func photoDoesNotDecode() async throws {
+        let rig = try CheckRig()
+        rig.glasses.inject(.corruptPhoto)
+        let report = await rig.run(CheckRig.plan([.photo]))
+        #expect(report.failing == ["photo: photo decodes"], "\(report.listing)")
+        let result = try #require(report.result("photo: photo decodes"))
+        #expect(result.message.contains("the photo does not decode") && result.measured?.contains("bytes that do not decode") == true,
+                "\(result.message)")
+        #expect(report.result("photo: capture mid-stream")?.verdict == .pass && report.result("photo: video resumes")?.verdict == .pass,
+                "\(report.listing)")
+    }
+
+    @Test("video that does not come back after the photo: only the resume fails, naming the bound")
+    func videoStallsAfterPhoto() async throws {
+        let rig = try CheckRig()
+        rig.glasses.inject(.stallAfterPhoto)
+        let report = await rig.run(CheckRig.plan([.photo]))
+        #expect(report.failing == ["photo: video resumes"], "\(report.listing)")
+        let message = try #require(report.result("photo: video resumes")?.message)
+        #expect(message.contains("no frame after the photo") && message.contains("expected a frame within 3.0 s"), "\(message)")
+    }
+
+    @Test("glasses on another link protocol: only the protocol version fails, naming both versions; nothing else runs, exit 1")
+    func otherProtocolVersion() async throws {
+        let scheduler = ManualScheduler()
+        var options = SimulatedGlasses.Options()
+        options.protocolVersion = linkProtocolVersion + 1
+        let glasses = try SimulatedGlasses(profile: SubjectProfile(seed: 7), scheduler: scheduler, options: options)
+        let runner = CheckRunner(plan: CheckRig.plan([.link, .streams, .photo]),
+                                 target: CheckTarget(source: .simulator(glasses), clock: .virtual(scheduler)),
+                                 backend: { RecordingBackend() })
+        let report = await runner.run()
+        #expect(report.failing == ["link: protocol version"], "\(report.listing)")
+        #expect(report.results.count == 1, "\(report.listing)")
+        let message = try #require(report.result("link: protocol version")?.message)
+        #expect(message.contains("the device speaks link protocol \(linkProtocolVersion + 1)")
+                    && message.contains("expected link protocol \(linkProtocolVersion)"), "\(message)")
+        #expect(report.unreachable == nil && report.exitCode == 1)
+    }
+
+    @Test("an operator at the terminal: each lifecycle step is asked for in order and, done, judged like a driven one")
+    func operatorDoesTheManualSteps() async throws {
+        let rig = try CheckRig()
+        let glasses = rig.glasses
+        let prompts = Mutex<[String]>([])
+        // The operator does what the prompt says, on the glasses, before answering (Enter).
+        let control = CheckDeviceControl(ask: { prompt in
+            prompts.withLock { $0.append(prompt) }
+            if prompt.hasPrefix("Tap") { glasses.tap() } else if prompt.hasPrefix("Interrupt") { glasses.inject(.linkLoss) }
+            return true
+        })
+        let report = await rig.run(CheckRig.plan([.pauseResume, .linkLoss]), control: control)
+        let asked = prompts.withLock { $0 }
+        #expect(asked.count == 3 && asked[0].hasPrefix("Tap the glasses once") && asked[1].hasPrefix("Tap the glasses again")
+                    && asked[2].hasPrefix("Interrupt the link"), "\(asked)")
+        #expect(report.result("lifecycle: pause and resume")?.verdict == .pass, "\(report.listing)")
+        #expect(report.result("lifecycle: link loss and reconnect")?.verdict == .pass, "\(report.listing)")
+        #expect(report.passed, "\(report.listing)")
+    }
+
+    @Test("an operator who declines (types skip): both steps are skipped, named as declined, and the run passes")
+    func operatorDeclines() async throws {
+        let rig = try CheckRig()
+        let prompts = ManagedCount()
+        let control = CheckDeviceControl(ask: { _ in _ = prompts.next(); return false })
+        let report = await rig.run(CheckRig.plan([.pauseResume, .linkLoss]), control: control)
+        #expect(prompts.next() == 3, "the pause and the link loss are each asked for once")
+        #expect(report.result("lifecycle: pause and resume")?.message == "the operator declined the pause step", "\(report.listing)")
+        #expect(report.result("lifecycle: link loss and reconnect")?.verdict == .skipped, "\(report.listing)")
+        #expect(report.passed && report.count(.skipped) == 2, "\(report.listing)")
+    }
+
     @Test("a failed capture is reported as the capture failing")
     func photoCaptureFails() async throws {
         let rig = try CheckRig()

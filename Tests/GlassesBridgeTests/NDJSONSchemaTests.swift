@@ -47,6 +47,40 @@ struct NDJSONSchemaTests {
         }
     }
 
+    @Test func aCheckRunMatchesTheSchemaOfEveryCheckEventKind() throws {
+        // The built-in simulator in virtual time, a short plan with one check failing (the glasses send 10 fps on a
+        // 15 fps stream), so that both verdicts and every kind of check event appear.
+        let directory = FileManager.default.temporaryDirectory
+        let plan = directory.appendingPathComponent("schema-plan-\(UUID().uuidString).json")
+        let scenario = directory.appendingPathComponent("schema-scenario-\(UUID().uuidString).json")
+        try Data(#"""
+        {"name": "schema", "checks": ["link", "streams"], "streams": [{"codec": "raw", "resolution": "low", "fps": 15}],
+         "durations": {"warmUp": 1, "measure": 2}}
+        """#.utf8).write(to: plan)
+        try Data(#"{"events": [{"at": 0, "do": "frameRate", "fps": 10}]}"#.utf8).write(to: scenario)
+        defer { for url in [plan, scenario] { try? FileManager.default.removeItem(at: url) } }
+        let result = try BinaryRunner.run(["check", "--plan", plan.path, "--sim-scenario", scenario.path, "--format", "ndjson"])
+        #expect(result.status == 1, "stderr: \(result.stderr)")
+        let objects = try result.lines.map { line in try #require(TestJSON.parse(line), "not JSON: \(line)") }
+        #expect(objects.first?["type"]?.string == "checkStart" && objects.last?["type"]?.string == "checkSummary")
+        var kinds = Set<String>(), verdicts = Set<String>()
+        for (index, object) in objects.enumerated() {
+            let kind = try #require(object["type"]?.string, "line \(index + 1) has no type")
+            kinds.insert(kind)
+            if let verdict = object["verdict"]?.string { verdicts.insert(verdict) }
+            let problems = JSONSchemaValidator.problems(object, against: try Self.schema(kind))
+            #expect(problems.isEmpty, "line \(index + 1) (\(kind)): \(problems)")
+        }
+        #expect(kinds == ["checkStart", "checkBegin", "check", "checkSummary"], "\(kinds)")
+        #expect(verdicts.isSuperset(of: ["pass", "fail"]), "\(verdicts)")
+        // The schema is strict: a verdict it does not know, or a missing message, is caught.
+        let check = try Self.schema("check")
+        let wrong = try #require(TestJSON.parse(
+            #"{"type":"check","t":1,"group":"link","name":"hello","verdict":"maybe","measured":null,"bound":null,"value":null,"failureType":null,"seconds":0}"#))
+        let problems = JSONSchemaValidator.problems(wrong, against: check)
+        #expect(problems.contains { $0.contains("$.verdict") } && problems.contains { $0.contains("message") }, "\(problems)")
+    }
+
     @Test func everyKindTheFormatterWritesMatchesItsSchema() throws {
         // Kinds a short simulated run does not print: error, warning, a failed summary.
         var summary = BridgeSummary()

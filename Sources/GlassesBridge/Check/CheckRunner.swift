@@ -59,11 +59,16 @@ public final class CheckRunner: Sendable {
         if let reference { report.properties.append(CheckProperty("reference", reference.description)) }
         let groups = plan.groups
         var unreachable: String?
+        var refused = false
         if groups.contains(.link) || groups.contains(.photo) {
             emit(.begin("link"))
-            unreachable = await probeOnOwnThread()
+            switch await probeOnOwnThread() {
+            case .reached: break
+            case .unreachable(let why): unreachable = why
+            case .refused: refused = true
+            }
         }
-        if unreachable == nil {
+        if unreachable == nil, !refused {
             if groups.contains(.streams) {
                 for configuration in plan.streams {
                     emit(.begin("stream \(configuration.checkName)"))
@@ -334,8 +339,19 @@ public final class CheckRunner: Sendable {
 
     // MARK: Link and photo, through WearablesKit directly
 
-    private func probeOnOwnThread() async -> String? {
-        let box = Mutex<String?>(nil)
+    /// How the link probe ended.
+    private enum ProbeOutcome: Sendable {
+        /// The device said hello; the link checks (and the photo) have their results.
+        case reached
+        /// Nothing answered, or nothing said hello: why (the run ends with exit 69).
+        case unreachable(String)
+        /// The device answered but the host refused the link (another protocol version): recorded as a failed
+        /// check, and nothing else can run.
+        case refused
+    }
+
+    private func probeOnOwnThread() async -> ProbeOutcome {
+        let box = Mutex<ProbeOutcome>(.reached)
         await onOwnThread(name: "glasses-bridge.check") { [self] in
             let outcome = probe()
             box.withLock { $0 = outcome }
@@ -343,37 +359,48 @@ public final class CheckRunner: Sendable {
         return box.withLock { $0 }
     }
 
-    /// Link checks, then (when planned) a photo mid-stream; returns why the device could not be reached, if so.
-    private func probe() -> String? {
+    /// Link checks, then (when planned) a photo mid-stream.
+    private func probe() -> ProbeOutcome {
         let t = plan.tolerances
-        guard case .glasses(let connect, _) = target.source.kind else { return "check runs against glasses, not a file" }
+        guard case .glasses(let connect, _) = target.source.kind else { return .unreachable("check runs against glasses, not a file") }
         let start = waiter.now
         let link: any DeviceLink
         do {
             link = try connect()
         } catch {
-            return (error as? BridgeFailure)?.message ?? "\(error)"
+            return .unreachable((error as? BridgeFailure)?.message ?? "\(error)")
         }
         let configuration: WearablesConfiguration
         do {
             configuration = try WearablesConfiguration(scheduler: target.clock.scheduler)
         } catch {
             record(.error("link", "hello", "WearablesKit rejected its configuration: \(error)"))
-            return nil
+            return .reached
         }
         let wearables = Wearables.makeInstance(configuration: configuration)
         let found = Mutex<DeviceIdentifier?>(nil)
         let token = wearables.addDevicesListener { ids in
             if let id = ids.first { found.withLock { if $0 == nil { $0 = id } } }
         }
-        wearables.attach(link: link)
+        let observed = ClosingReasonLink(link)
+        wearables.attach(link: observed)
         let linkGroup = plan.groups.contains(.link)
-        let greeted = waiter.wait(seconds: t.helloWithinSeconds) { found.withLock { $0 } != nil }
+        let greeted = waiter.wait(seconds: t.helloWithinSeconds) {
+            found.withLock { $0 } != nil || observed.closingReason?.code == .incompatible
+        }
         let helloSeconds = waiter.now - start
         guard greeted, let id = found.withLock({ $0 }), let device = wearables.deviceForIdentifier(id) else {
             link.close()
             _ = token
-            return "the device did not introduce itself (hello) within \(format(t.helloWithinSeconds)) s"
+            if let reason = observed.closingReason, reason.code == .incompatible {
+                // The device answered with a hello this host cannot speak to: a failed check, not an absent device.
+                record(CheckResult(group: "link", name: "protocol version", verdict: .fail, measured: "refused by the host",
+                                   bound: "link protocol \(linkProtocolVersion)",
+                                   message: "\(reason.message), expected link protocol \(linkProtocolVersion): the host refused the link, so no other check could run",
+                                   failureType: "incompatible", seconds: helloSeconds))
+                return .refused
+            }
+            return .unreachable("the device did not introduce itself (hello) within \(format(t.helloWithinSeconds)) s")
         }
         if linkGroup {
             record(.measured("link", "hello", within: helloSeconds <= t.helloWithinSeconds, measured: "\(format(helloSeconds, digits: 2)) s",
@@ -425,7 +452,7 @@ public final class CheckRunner: Sendable {
         link.close()
         // The glasses want a pause between one session's end and the next one's start.
         _ = waiter.wait(seconds: 2.5) { false }
-        return nil
+        return .reached
     }
 
     private struct PhotoState: Sendable {
@@ -522,4 +549,27 @@ public final class CheckRunner: Sendable {
                          measured: gap.map { "a frame \(format($0, digits: 2)) s after the photo" } ?? "no frame after the photo",
                          bound: "a frame within \(format(t.videoResumesWithinSeconds)) s", value: gap, seconds: gap ?? t.videoResumesWithinSeconds))
     }
+}
+
+/// Passes a link's events on unchanged and keeps why it closed, so the probe can tell a device the host refused
+/// (another protocol version) from one that never answered.
+private final class ClosingReasonLink: DeviceLink {
+    private let inner: any DeviceLink
+    private let reason = Mutex<LinkError?>(nil)
+
+    init(_ inner: any DeviceLink) { self.inner = inner }
+
+    /// Why the link closed; nil while it is open.
+    var closingReason: LinkError? { reason.withLock { $0 } }
+
+    func open(eventHandler: @escaping @Sendable (DeviceLinkEvent) -> Void) {
+        // Weakly: the inner link keeps its handler, and the wrapper keeps the inner link.
+        inner.open { [weak self] event in
+            if case .closed(let error) = event { self?.reason.withLock { $0 = error } }
+            eventHandler(event)
+        }
+    }
+
+    func send(_ message: HostMessage) { inner.send(message) }
+    func close() { inner.close() }
 }

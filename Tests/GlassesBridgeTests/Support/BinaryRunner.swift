@@ -40,26 +40,38 @@ final class BinaryRunner: Sendable {
     private let watchedFragment: String?
     private let watchedPredicate: (@Sendable (String) -> Bool)?
     private let watchedFound = Mutex(false)
+    private let input: Pipe?
 
     /// Starts the binary with `arguments`; `signalWhen` makes ``waitForWatchedLine(timeout:)`` return once a
     /// stdout line contains that text.
     /// `signalWhenOutput`, when given, decides instead of the fragment, from all stdout read so far.
+    /// `onTerminal` runs the binary on a pseudo-terminal (util-linux `script`): its standard input and error are a
+    /// terminal, both are read here as standard output, and ``type(_:)`` types at it.
     init(
         _ arguments: [String], binary name: String = "glasses-bridge", signalWhen fragment: String? = nil,
-        signalWhenOutput predicate: (@Sendable (String) -> Bool)? = nil, environment: [String: String] = [:]
+        signalWhenOutput predicate: (@Sendable (String) -> Bool)? = nil, environment: [String: String] = [:],
+        onTerminal: Bool = false
     ) throws {
         let binary = try #require(Self.binaryURL(named: name), "\(name) is not built next to the tests: run swift build --build-tests first")
         watchedFragment = fragment
         watchedPredicate = predicate
-        process.executableURL = binary
-        process.arguments = arguments
+        if onTerminal {
+            let quoted = ([binary.path] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+            process.arguments = ["--quiet", "--return", "--command", quoted.joined(separator: " "), "/dev/null"]
+            input = Pipe()
+        } else {
+            process.executableURL = binary
+            process.arguments = arguments
+            input = nil
+        }
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = input ?? FileHandle.nullDevice
         try process.run()
         read(out.fileHandleForReading, isStdout: true)
         read(err.fileHandleForReading, isStdout: false)
@@ -111,6 +123,11 @@ final class BinaryRunner: Sendable {
         return predicate(stdoutSoFar)
     }
 
+    /// Types `text` at the terminal (only with `onTerminal`).
+    func type(_ text: String) {
+        input?.fileHandleForWriting.write(Data(text.utf8))
+    }
+
     /// Sends a signal to the process.
     func send(_ signal: Int32) {
         kill(process.processIdentifier, signal)
@@ -124,6 +141,7 @@ final class BinaryRunner: Sendable {
             readersDone.wait()
         }
         process.waitUntilExit()
+        try? input?.fileHandleForWriting.close()
         return Output(status: process.terminationStatus, stdout: stdoutText.withLock { $0 }, stderr: stderrText.withLock { $0 })
     }
 

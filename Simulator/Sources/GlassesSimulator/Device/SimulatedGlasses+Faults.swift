@@ -59,6 +59,10 @@ extension SimulatedGlasses {
             state.withLock { $0.faults.frameRateOverride = fps.map { min(max($0, 0.5), 240) } }
         case .dropPhoto:
             state.withLock { $0.faults.dropNextPhoto = true }
+        case .corruptPhoto:
+            state.withLock { $0.faults.corruptNextPhoto = true }
+        case .stallAfterPhoto:
+            state.withLock { $0.faults.stallAfterNextPhoto = true }
         case .garbageBytes(let count):
             let (writer, bytes): (GarbageWriter?, Data) = state.withLock { s in
                 (s.garbageWriter, Self.garbage(count: count, random: &s.random))

@@ -43,12 +43,29 @@ extension SimulatedGlasses {
         } else {
             image = render(feed: feed, feedScene: feedScene, time: time, width: w, height: h)
         }
-        let jpeg = JPEGEncoder.encode(image, quality: options.photoQuality)
+        var jpeg = JPEGEncoder.encode(image, quality: options.photoQuality)
+        let (corrupt, stall) = state.withLock { s in
+            defer {
+                s.faults.corruptNextPhoto = false
+                s.faults.stallAfterNextPhoto = false
+            }
+            return (s.faults.corruptNextPhoto, s.faults.stallAfterNextPhoto)
+        }
+        if corrupt { Self.damage(&jpeg) }
         let actions = state.withLock { s in
             s.stats.photosDelivered += 1
+            // A stalled camera keeps claiming to stream: the zombie fault holds the samples back from here on.
+            if stall { s.faults.zombie = true }
             return s.core.photoDelivered(PhotoData(data: jpeg, format: .jpeg), requestID: requestID)
         }
-        log("photo delivered (\(jpeg.count) bytes)")
+        log("photo delivered (\(jpeg.count) bytes\(corrupt ? ", damaged: corruptPhoto fault" : "")\(stall ? ", video stalls: stallAfterPhoto fault" : ""))")
         perform(actions)
+    }
+
+    /// Damages a JPEG so no decoder accepts it: the start-of-image marker stays (it still looks like a JPEG) and
+    /// everything after it becomes a run of bytes that is no marker segment.
+    static func damage(_ jpeg: inout Data) {
+        guard jpeg.count > 2 else { return }
+        jpeg.replaceSubrange(2..<jpeg.count, with: Data(repeating: 0x5A, count: jpeg.count - 2))
     }
 }

@@ -28,12 +28,15 @@ public final class SimulatedGlasses: Sendable {
         public var firmwareVersion: String
         /// The device state at creation.
         public var initialState: DeviceState
+        /// The link protocol version the glasses announce in their hello; another value than
+        /// `linkProtocolVersion` stands in for glasses on an older or newer protocol (the host refuses the link).
+        public var protocolVersion: UInt16
 
         /// Creates options; defaults are 2 Mbit/s HEVC, a 200 ms photo capture of 720×1280 at quality 85.
         public init(hevcBitrate: Int = 2_000_000, photoCaptureDelay: Duration = .milliseconds(200),
                     photoSize: VideoFrameSize = VideoFrameSize(width: 720, height: 1280), photoQuality: Int = 85,
                     deviceType: DeviceType = .simulated, firmwareVersion: String = "sim-1.0",
-                    initialState: DeviceState = DeviceState()) {
+                    initialState: DeviceState = DeviceState(), protocolVersion: UInt16 = linkProtocolVersion) {
             self.hevcBitrate = hevcBitrate
             self.photoCaptureDelay = photoCaptureDelay
             self.photoSize = photoSize
@@ -41,6 +44,7 @@ public final class SimulatedGlasses: Sendable {
             self.deviceType = deviceType
             self.firmwareVersion = firmwareVersion
             self.initialState = initialState
+            self.protocolVersion = protocolVersion
         }
     }
 
@@ -90,7 +94,7 @@ public final class SimulatedGlasses: Sendable {
                                deviceType: options.deviceType, firmwareVersion: options.firmwareVersion,
                                supportedCodecs: VideoCodec.allCases, supportedResolutions: StreamingResolution.allCases,
                                supportedFrameRates: StreamConfiguration.supportedFrameRates,
-                               supportedPhotoFormats: [.jpeg])
+                               supportedPhotoFormats: [.jpeg], protocolVersion: options.protocolVersion)
         self.scheduler = scheduler
         self.options = options
         self.epoch = scheduler.now

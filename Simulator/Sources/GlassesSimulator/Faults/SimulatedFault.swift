@@ -33,6 +33,11 @@ public enum SimulatedFault: Sendable, Hashable {
     case frameRate(fps: Double?)
     /// The next photo the host asks for is never sent (no photo, no fault): a capture that never arrives.
     case dropPhoto
+    /// The next photo is sent damaged: its bytes after the JPEG header are overwritten, so it does not decode.
+    case corruptPhoto
+    /// After the next photo the video does not come back: the stream stays `streaming` and sends no samples (a
+    /// zombie stream, cleared by `zombieStream(false)`), as glasses whose camera hangs after a capture.
+    case stallAfterPhoto
 }
 
 /// Fault injection state consumed by the frame path.
@@ -50,4 +55,6 @@ struct FaultState: Sendable {
     var burst = 1
     var frameRateOverride: Double?
     var dropNextPhoto = false
+    var corruptNextPhoto = false
+    var stallAfterNextPhoto = false
 }

@@ -16,7 +16,7 @@ extension Scenario {
         "powerOff", "powerOn", "doff", "don", "fold", "unfold", "tap", "battery", "charging", "thermal", "permission",
         "permissionRequestResult", "bandwidthCap", "captureFailure", "pulseRate", "breathingRate", "linkLoss", "zombie",
         "dropFrames", "dropKeyframe", "corrupt", "truncate", "latency", "duplicateTimestamp", "timestampJump",
-        "frameGap", "deviceFault", "burst", "garbage", "frameRate", "dropPhoto",
+        "frameGap", "deviceFault", "burst", "garbage", "frameRate", "dropPhoto", "corruptPhoto", "stallAfterPhoto",
     ]
 
     /// Reads a scenario file.
@@ -338,6 +338,8 @@ private struct EventReader {
             if node["fps"] == nil || isNull("fps") { return .fault(.frameRate(fps: nil)) }
             return .fault(.frameRate(fps: try number("fps", in: 1...240, unit: " fps")))
         case "dropPhoto": return .fault(.dropPhoto)
+        case "corruptPhoto": return .fault(.corruptPhoto)
+        case "stallAfterPhoto": return .fault(.stallAfterPhoto)
         default:
             // Unreachable: `event()` accepted only names in `actionNames`.
             throw fail("unknown action '\(name)'; the valid actions are \(Scenario.actionNames.joined(separator: ", "))")
