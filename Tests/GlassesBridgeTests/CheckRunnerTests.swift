@@ -271,14 +271,17 @@ struct CheckRunnerTests {
     @Test("a device that never says hello is unreachable: exit 69, no results")
     func unreachable() async throws {
         let scheduler = ManualScheduler()
-        let source = BridgeSource.glasses("silent") {
-            InProcessLinkPairForTests.make(scheduler: scheduler)
-        }
+        // The device end is kept (so the link stays open) but never answers; kept by this test, not by a global,
+        // so that it and its scheduler are freed with the test (LeakSanitizer saw a global's as leaked side tables).
+        let pair = InProcessLink.makePair(scheduler: scheduler, liveness: .disabled)
+        let host = pair.host
+        let source = BridgeSource.glasses("silent") { host }
         let runner = CheckRunner(plan: CheckRig.plan([.link, .streams]), target: CheckTarget(source: source, clock: .virtual(scheduler)),
                                  backend: { RecordingBackend() })
         let report = await runner.run()
         #expect(report.exitCode == 69)
         #expect(report.unreachable?.contains("did not introduce itself") == true)
+        withExtendedLifetime(pair.device) {}
     }
 
     static func reference(bpm: Double, rr: Double?, start: Date = CheckRig.startDate.addingTimeInterval(-5)) -> ReferenceRecording {
@@ -294,15 +297,4 @@ final class ManagedCount: Sendable {
     private let value = Mutex(0)
     /// The call's number, from 1.
     func next() -> Int { value.withLock { $0 += 1; return $0 } }
-}
-
-/// A link whose device end is kept but never answers: glasses that never say hello.
-enum InProcessLinkPairForTests {
-    private static let kept = Mutex<[any HostLink]>([])
-
-    static func make(scheduler: ManualScheduler) -> any DeviceLink {
-        let pair = InProcessLink.makePair(scheduler: scheduler, liveness: .disabled)
-        kept.withLock { $0.append(pair.device) }
-        return pair.host
-    }
 }

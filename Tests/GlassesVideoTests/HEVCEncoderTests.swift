@@ -34,11 +34,12 @@ struct HEVCEncoderTests {
         #expect(configuration.width == 360 && configuration.height == 640)
     }
 
-    @Test("the encoded stream decodes with the ffmpeg CLI without errors")
-    func ffmpegAcceptsOutput() throws {
+    @Test("the encoded stream decodes with the ffmpeg CLI without errors, on one thread and with a pool of two",
+          arguments: [1, 2])
+    func ffmpegAcceptsOutput(threads: Int) throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let encoder = try HEVCEncoder(width: 504, height: 896, frameRate: 15, bitrate: 500_000)
+        let encoder = try HEVCEncoder(width: 504, height: 896, frameRate: 15, bitrate: 500_000, threads: threads)
         var stream = HEVCNALUnits.annexB(HEVCNALUnits.parameterSets(of: encoder.codecConfiguration))
         for index in 0 ..< 6 {
             for sample in try encoder.encode(syntheticImage(width: 504, height: 896, index: index),
@@ -58,6 +59,8 @@ struct HEVCEncoderTests {
     func rejectsBadArguments() {
         #expect(throws: VideoCodecError.self) { try HEVCEncoder(width: 361, height: 640, frameRate: 30) }
         #expect(throws: VideoCodecError.self) { try HEVCEncoder(width: 360, height: 640, frameRate: 0) }
+        #expect(throws: VideoCodecError.self) { try HEVCEncoder(width: 360, height: 640, frameRate: 30, threads: 0) }
+        #expect(throws: VideoCodecError.self) { try HEVCEncoder(width: 360, height: 640, frameRate: 30, threads: 17) }
         do {
             let encoder = try HEVCEncoder(width: 360, height: 640, frameRate: 30)
             _ = try encoder.encode(syntheticImage(width: 504, height: 896, index: 0), presentationTimeUs: 0)

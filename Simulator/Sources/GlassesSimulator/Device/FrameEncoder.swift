@@ -18,6 +18,17 @@ final class FrameEncoder: Sendable {
     }
 
     private let slot = Mutex(Slot())
+    /// x265's worker threads per picture (1: none).
+    private let threads: Int
+    /// x265's psycho-visual tuning on or off.
+    private let psychovisual: Bool
+
+    /// Creates an encoder slot; `threads` is x265's worker-thread count (1 encodes on the frame clock's thread),
+    /// `psychovisual` its psycho-visual tuning (see ``HEVCEncoder``).
+    init(threads: Int = 1, psychovisual: Bool = true) {
+        self.threads = max(1, min(threads, 16))
+        self.psychovisual = psychovisual
+    }
 
     /// A stream (re)started: the next picture is a keyframe and carries the codec configuration.
     func configurationPending() {
@@ -44,7 +55,8 @@ final class FrameEncoder: Sendable {
                     encoder = current
                 } else {
                     encoder = try HEVCEncoder(width: image.width, height: image.height, frameRate: frameRate,
-                                              bitrate: max(bitrate, 10_000), keyframeInterval: frameRate)
+                                              bitrate: max(bitrate, 10_000), keyframeInterval: frameRate, threads: threads,
+                                              psychovisual: psychovisual)
                     slot.encoder = encoder
                     slot.key = key
                     newConfig = true

@@ -51,8 +51,12 @@ extension SimulatedGlasses {
         }
         guard let plan else { return }
         if !plan.skip {
+            // A camera stamps a frame with when its exposure was due, not when the frame was ready: in real time a
+            // tick can fire late (the machine is busy), and the frame is then late, not irregular. (In virtual time
+            // the two are the same.)
+            let due = start + interval * index
             for _ in 0..<plan.burst {
-                emitFrame(configuration: configuration, now: now, plan: (plan.feed, plan.feedScene))
+                emitFrame(configuration: configuration, now: min(due, now), plan: (plan.feed, plan.feedScene))
             }
         }
         let next = start + interval * (index + 1)

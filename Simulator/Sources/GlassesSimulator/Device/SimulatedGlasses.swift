@@ -28,6 +28,12 @@ public final class SimulatedGlasses: Sendable {
         public var firmwareVersion: String
         /// The device state at creation.
         public var initialState: DeviceState
+        /// Worker threads for the HEVC encoder, 1…16 (default 1). Real glasses encode in hardware; in real time a
+        /// 720×1280 stream at 24 fps needs more than one core of libx265 on a small machine.
+        public var encoderThreads: Int
+        /// Whether the HEVC encoder spends CPU on psycho-visual tuning (default true, libx265's `ultrafast`). Off
+        /// saves about a third of the encoder's CPU at the same bit rate: for real time on a small machine.
+        public var encoderPsychovisual: Bool
         /// The link protocol version the glasses announce in their hello; another value than
         /// `linkProtocolVersion` stands in for glasses on an older or newer protocol (the host refuses the link).
         public var protocolVersion: UInt16
@@ -36,7 +42,8 @@ public final class SimulatedGlasses: Sendable {
         public init(hevcBitrate: Int = 2_000_000, photoCaptureDelay: Duration = .milliseconds(200),
                     photoSize: VideoFrameSize = VideoFrameSize(width: 720, height: 1280), photoQuality: Int = 85,
                     deviceType: DeviceType = .simulated, firmwareVersion: String = "sim-1.0",
-                    initialState: DeviceState = DeviceState(), protocolVersion: UInt16 = linkProtocolVersion) {
+                    initialState: DeviceState = DeviceState(), protocolVersion: UInt16 = linkProtocolVersion,
+                    encoderThreads: Int = 1, encoderPsychovisual: Bool = true) {
             self.hevcBitrate = hevcBitrate
             self.photoCaptureDelay = photoCaptureDelay
             self.photoSize = photoSize
@@ -45,6 +52,8 @@ public final class SimulatedGlasses: Sendable {
             self.firmwareVersion = firmwareVersion
             self.initialState = initialState
             self.protocolVersion = protocolVersion
+            self.encoderThreads = encoderThreads
+            self.encoderPsychovisual = encoderPsychovisual
         }
     }
 
@@ -77,7 +86,7 @@ public final class SimulatedGlasses: Sendable {
     let options: Options
     let epoch: Duration
     let state: Mutex<State>
-    let encoder = FrameEncoder()
+    let encoder: FrameEncoder
 
     /// Creates glasses showing a person with `profile`.
     /// - Throws: ``SimulatorError`` `invalidProfile` for an out-of-range profile.
@@ -97,6 +106,7 @@ public final class SimulatedGlasses: Sendable {
                                supportedPhotoFormats: [.jpeg], protocolVersion: options.protocolVersion)
         self.scheduler = scheduler
         self.options = options
+        self.encoder = FrameEncoder(threads: options.encoderThreads, psychovisual: options.encoderPsychovisual)
         self.epoch = scheduler.now
         var core = GlassesCore(info: info, state: options.initialState)
         core.hevcBitrate = options.hevcBitrate
