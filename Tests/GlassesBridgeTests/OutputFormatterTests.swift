@@ -47,12 +47,32 @@ struct OutputFormatterTests {
         #expect(object["framesSubmitted"] as? Int == 7)
         #expect(object["framesRejected"] as? Int == 1)
         #expect(object["framesDropped"] as? Int == 2)
+        #expect(object["framesInFlight"] as? Int == 0)
         let truth = try #require(object["truth"] as? [String: Any])
         #expect(truth["pulseRate"] as? Double == 72)
         #expect(truth["breathingRate"] as? Double == 15)
         #expect(truth["hrvRmssd"] as? Double == 38)
         let reasons = try #require(object["droppedByReason"] as? [String: Int])
         #expect(reasons == ["late": 1, "duplicateTimestamp": 1])
+    }
+
+    @Test("a stats line in real time names the frames still in flight; the identity holds with them")
+    func statsNameTheFramesInFlight() throws {
+        var stats = BridgeStats()
+        for _ in 0..<12 { stats.accounting.recordReceived() }
+        for _ in 0..<8 { stats.accounting.recordSubmitted() }
+        stats.accounting.recordDropped(.late)
+        #expect(stats.accounting.inFlight == 3 && !stats.accounting.isBalanced)
+        var formatter = NDJSONEventFormatter()
+        let object = try parse(formatter.format(.stats(stats, vitals: VitalsSnapshot(), truth: nil), at: 3))
+        let received = try #require(object["framesReceived"] as? Int), inFlight = try #require(object["framesInFlight"] as? Int)
+        #expect(inFlight == 3)
+        #expect(received == (object["framesSubmitted"] as? Int ?? -1) + (object["framesRejected"] as? Int ?? -1)
+                    + (object["framesDropped"] as? Int ?? -1) + inFlight)
+        // Settled beyond what arrived is an accounting error: nothing is in flight, and the account does not balance.
+        var broken = FrameAccounting()
+        broken.recordSubmitted()
+        #expect(broken.inFlight == 0 && !broken.isBalanced)
     }
 
     @Test func summaryWithoutSimulatorHasNoTruth() throws {

@@ -206,6 +206,7 @@ public struct NDJSONEventFormatter: BridgeEventFormatter {
             ("framesSubmitted", .int(Int64(accounting.submitted))),
             ("framesRejected", .int(Int64(accounting.rejected))),
             ("framesDropped", .int(Int64(accounting.dropped))),
+            ("framesInFlight", .int(Int64(accounting.inFlight))),
             ("droppedByReason", .object(dropped)),
             ("rejectedByCode", .object(rejected)),
             ("inputRestarts", .int(Int64(stats.inputRestarts))),

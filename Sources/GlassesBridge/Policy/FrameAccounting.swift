@@ -18,6 +18,14 @@ public struct FrameAccounting: Sendable, Hashable {
     public var dropped: UInt64 { droppedByReason.values.reduce(0, +) }
     /// Whether every received frame is settled: received = submitted + rejected + dropped.
     public var isBalanced: Bool { received == submitted + rejected + dropped }
+    /// Frames received and not yet settled: on their way through the hand-off, the decoder and `sendFrame`. In
+    /// real time a stats line catches a few in flight (never more than the chain holds); once a run has drained,
+    /// and at every stats line in virtual time, none are. Zero, not negative, should more be settled than
+    /// received (an accounting error, which ``isBalanced`` shows).
+    public var inFlight: UInt64 {
+        let settled = submitted + rejected + dropped
+        return received > settled ? received - settled : 0
+    }
 
     /// Records a frame's arrival.
     public mutating func recordReceived() { received += 1 }
