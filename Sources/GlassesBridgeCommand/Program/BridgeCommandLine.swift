@@ -50,6 +50,7 @@ public enum BridgeCommandLine {
                 return .cannotWriteOutput
             }
         }
+        if options.isMultiDevice { return await runDevices(options) }
         var context = OutputContext()
         context.verbosity = options.verbosity
         context.simulated = options.device.isSimulator
@@ -120,6 +121,33 @@ public enum BridgeCommandLine {
             return failure?.exitCode ?? .cannotWriteOutput
         }
         return failure?.exitCode ?? result.exitCode
+    }
+
+    /// Runs several devices side by side into one output (``MultiDeviceRun``); the exit code is 0 only when every
+    /// device did what was asked, else the most severe of theirs.
+    static func runDevices(_ options: BridgeOptions) async -> BridgeExitCode {
+        var context = OutputContext()
+        context.verbosity = options.verbosity
+        let isFile = { (device: DeviceAddress) -> Bool in if case .file = device { true } else { false } }
+        if options.realtime || options.devices.contains(where: { $0.linkAddress != nil }) { context.startedAt = Date() }
+        if !options.devices.allSatisfy(isFile) { context.frameRate = options.frameRate }
+        let devices = zip(options.devices, options.deviceLabels).map { device, label in
+            OutputDevice(label: label, source: device.description, simulated: device.isSimulator)
+        }
+        let sink: OutputSink
+        do {
+            sink = try OutputSink(format: options.format, path: options.outputPath, context: context, devices: devices)
+        } catch {
+            printError("glasses-bridge: error: \(error.message)")
+            return .cannotWriteOutput
+        }
+        defer { sink.close() }
+        let totals = await MultiDeviceRun.run(options, sink: sink)
+        for outcome in totals.failedDevices {
+            printError("glasses-bridge: \(outcome.device): \(outcome.summary.failure?.message ?? outcome.summary.reason)")
+        }
+        if let failure = totals.runFailure { printError("glasses-bridge: error: \(failure.message)") }
+        return totals.exitCode
     }
 
     /// Builds the pipeline the options describe.
