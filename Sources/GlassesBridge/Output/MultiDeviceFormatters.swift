@@ -166,6 +166,9 @@ public struct MultiDeviceTextFormatter: DeviceEventFormatter {
         }
     }
 
+    /// Nothing before the first event.
+    public var preamble: String { "" }
+
     /// The device's text: messages (and, plain, its stats lines) named by the device; the live block redrawn.
     public mutating func format(_ event: BridgeEvent, device: Int, at seconds: Double) -> String {
         var text = formatters[device].format(event, at: seconds)

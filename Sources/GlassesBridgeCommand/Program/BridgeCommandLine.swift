@@ -152,14 +152,19 @@ public enum BridgeCommandLine {
 
     /// Builds the pipeline the options describe.
     /// - Throws: ``BridgeFailure`` when the source cannot be set up (for example an unreadable scenario).
-    /// - Parameter simulator: called with the simulated glasses, when the source is the simulator.
+    /// - Parameters:
+    ///   - simulator: called with the simulated glasses, when the source is the simulator.
+    ///   - configure: adjusts the settings the options give (tests shorten the watchdog with it).
+    ///   - backend: the engine behind custom input (the embedded vitals engine when nil; tests use a fast one).
     public static func makePipeline(
         _ options: BridgeOptions, emit: @escaping @Sendable (BridgeEvent, Double) -> Void,
-        simulator: (SimulatedGlasses) -> Void = { _ in }
+        simulator: (SimulatedGlasses) -> Void = { _ in }, configure: (inout BridgeSettings) -> Void = { _ in },
+        backend: (any ProcessingBackend)? = nil
     ) throws(BridgeFailure) -> PreparedRun {
         var teardown: @Sendable () -> Void = {}
         var settings = try BridgeSettings(options: options)
-        let engine = EmbeddedVitalsBackend()
+        configure(&settings)
+        let engine: any ProcessingBackend = backend ?? EmbeddedVitalsBackend()
         if let refusal = options.metrics.unproducedMessage(produced: engine.producedMetrics, engine: engine.name) {
             throw BridgeFailure(.invalidInput, "--metrics: \(refusal)")
         }
@@ -247,7 +252,7 @@ public enum BridgeCommandLine {
             clock = options.realtime ? .realTime(DispatchEventScheduler(label: "glasses-bridge.clock")) : .virtual(ManualScheduler())
             source = .file(path)
         }
-        return PreparedRun(pipeline: BridgePipeline(settings: settings, source: source, clock: clock, emit: emit),
+        return PreparedRun(pipeline: BridgePipeline(settings: settings, source: source, clock: clock, backend: engine, emit: emit),
                            teardown: teardown)
     }
 

@@ -2,6 +2,7 @@ import CommandSupport
 import Foundation
 import GlassesBridge
 import GlassesSimulator
+import SmartSpectraInput
 import Synchronization
 
 /// A run of several devices in one process (`--device` given more than once).
@@ -14,12 +15,17 @@ import Synchronization
 /// (``MultiDeviceTotals/exitCode``).
 public enum MultiDeviceRun {
     /// Runs every device of `options` to its end and writes their events, then the totals, to `sink`.
-    /// - Parameter simulator: called with the index of a simulated device and its glasses before the run starts
-    ///   (tests inject faults through it).
+    /// - Parameters:
+    ///   - simulator: called with the index of a simulated device and its glasses before the run starts (tests
+    ///     inject faults through it).
+    ///   - configure: adjusts the settings of the device at an index (tests shorten its watchdog).
+    ///   - backend: the engine of the device at an index (nil: a new embedded vitals engine for each device).
     /// - Returns: every device's outcome and the exit code.
     public static func run(
         _ options: BridgeOptions, sink: OutputSink,
-        simulator: (Int, SimulatedGlasses) -> Void = { _, _ in }
+        simulator: (Int, SimulatedGlasses) -> Void = { _, _ in },
+        configure: (Int, inout BridgeSettings) -> Void = { _, _ in },
+        backend: ((Int) -> any ProcessingBackend)? = nil
     ) async -> MultiDeviceTotals {
         let labels = options.deviceLabels
         var pipelines: [(index: Int, pipeline: BridgePipeline, teardown: @Sendable () -> Void)] = []
@@ -33,7 +39,8 @@ public enum MultiDeviceRun {
             do {
                 let prepared = try BridgeCommandLine.makePipeline(one, emit: { event, seconds in
                     for shown in filter.process(event, at: seconds) { sink.write(shown, device: index, at: seconds) }
-                }, simulator: { simulator(index, $0) })
+                }, simulator: { simulator(index, $0) }, configure: { configure(index, &$0) },
+                   backend: backend?(index))
                 stopper.withLock { $0 = prepared.pipeline }
                 pipelines.append((index, prepared.pipeline, prepared.teardown))
             } catch {
