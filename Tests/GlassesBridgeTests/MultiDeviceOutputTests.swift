@@ -78,6 +78,18 @@ struct MultiDeviceOutputTests {
         #expect(block[1].hasPrefix("sim#2 ") && block[1].contains("in 12.0 fps"), "\(block[1])")
         #expect(block[2] == "tcp:127.0.0.1:7001 idle", "\(block[2])")
         for line in block { #expect(line.count <= 99, "\(line.count) columns: \(line)") }
+        // A narrow terminal: still one line per device, each cut to the width (29 of 30 columns), never wrapped.
+        var narrowContext = context
+        narrowContext.width = 30
+        var narrow = MultiDeviceTextFormatter(devices: Self.devices, context: narrowContext)
+        var narrowOutput = ""
+        for device in 0..<3 {
+            narrowOutput += narrow.format(.stats(Self.stats(fps: 24, received: 24), vitals: VitalsSnapshot(pulseRate: 71),
+                                                 truth: nil), device: device, at: 1)
+        }
+        let narrowShown = Self.screen(narrowOutput)
+        #expect(narrowShown.count == 3, "\(narrowShown)")
+        for line in narrowShown { #expect(line.count <= 29, "\(line.count) columns in 30: \(line)") }
         // The totals clear the block and close the output.
         let end = formatter.totals(MultiDeviceTotals(devices: []), at: 3)
         #expect(Self.screen(output + end).last?.contains("exit 0") == true)
