@@ -146,5 +146,13 @@ struct MultiDeviceOutputTests {
             let kind = try #require(line["type"]?.string)
             #expect(JSONSchemaValidator.problems(line, against: try NDJSONSchemaTests.schema(kind)).isEmpty, "line \(index + 1)")
         }
+        // `glasses-bridge report` shows one device's run: a run of several is refused, not mixed into one page.
+        let saved = FileManager.default.temporaryDirectory.appendingPathComponent("multi-\(UUID().uuidString).ndjson")
+        defer { try? FileManager.default.removeItem(at: saved) }
+        try Data(result.stdout.utf8).write(to: saved)
+        let page = saved.deletingPathExtension().appendingPathExtension("html").path
+        let report = try BinaryRunner.run(["report", saved.path, "-o", page])
+        #expect(report.status == 65 && report.stderr.contains("several devices"), "report: \(report.status) \(report.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: page))
     }
 }
