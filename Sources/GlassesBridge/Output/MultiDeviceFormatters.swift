@@ -162,7 +162,10 @@ public struct MultiDeviceTextFormatter: DeviceEventFormatter {
             inner.liveTerminal = false
             inner.deviceLabel = device.label
             inner.simulated = device.simulated
-            return TextEventFormatter(context: inner)
+            var formatter = TextEventFormatter(context: inner)
+            // Above the live block, stats lines come every 5 s even with --verbose, as above the one live line.
+            if context.liveTerminal { formatter.plainStatsInterval = 5 }
+            return formatter
         }
     }
 

@@ -30,6 +30,7 @@ public enum MultiDeviceRun {
         let labels = options.deviceLabels
         var pipelines: [(index: Int, pipeline: BridgePipeline, teardown: @Sendable () -> Void)] = []
         var setupOutcomes: [Int: DeviceOutcome] = [:]
+        var warned = false
         for index in options.devices.indices {
             let one = options.singleDevice(at: index)
             let stopper = Mutex<BridgePipeline?>(nil)
@@ -55,6 +56,10 @@ public enum MultiDeviceRun {
             }
             if case .file = one.device {} else if let warning = FrameRateTable.warning(frameRate: one.frameRate, metrics: one.metrics) {
                 sink.write(.warning(warning), device: index, at: 0)
+                if !warned, options.format != .text || options.outputPath != nil {
+                    BridgeCommandLine.printError("glasses-bridge: warning: \(warning)")
+                    warned = true
+                }
             }
         }
         let running = pipelines.map(\.pipeline)
@@ -73,7 +78,13 @@ public enum MultiDeviceRun {
         for entry in pipelines { entry.teardown() }
         let outcomes = options.devices.indices.map { index -> DeviceOutcome in
             if let outcome = setupOutcomes[index] { return outcome }
-            let result = results[index]!
+            guard let result = results[index] else {
+                // Every pipeline that was set up ran; a missing result would be a bug, and says so.
+                var summary = BridgeSummary()
+                summary.failure = BridgeFailure(.internalError, "The run of \(labels[index]) returned no result.")
+                summary.reason = BridgeFailure.Kind.internalError.rawValue
+                return DeviceOutcome(device: labels[index], summary: summary, exitCode: .internalError)
+            }
             return DeviceOutcome(
                 device: labels[index], summary: result.summary,
                 exitCode: result.summary.failure?.exitCode ?? result.exitCode)
