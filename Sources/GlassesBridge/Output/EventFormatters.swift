@@ -43,6 +43,8 @@ public struct OutputContext: Sendable {
     /// When the run began on the wall clock (NDJSON's start line carries it, so references with wall-clock times
     /// line up); nil in virtual time.
     public var startedAt: Date?
+    /// The device's label when the run has several devices (`sim#1`): text lines and the summary name it.
+    public var deviceLabel: String?
     /// A monotonic wall clock in seconds, for the speed shown beside a file's position.
     public var wallClock: @Sendable () -> Double = { monotonicSeconds() }
 
@@ -90,10 +92,15 @@ public struct NDJSONEventFormatter: BridgeEventFormatter {
     /// When the run began on the wall clock, written as the start line's `startedAt` (nil leaves it out).
     public let startedAt: Date?
 
+    /// The device's label in a run of several devices: every event then carries `"device":…` after `t`.
+    public let device: String?
+
     /// Creates the formatter.
-    public init(simulated: Bool = false, startedAt: Date? = nil) {
+    /// - Parameter device: the device's label in a run of several devices (nil: a one-device run, no `device`).
+    public init(simulated: Bool = false, startedAt: Date? = nil, device: String? = nil) {
         self.simulated = simulated
         self.startedAt = startedAt
+        self.device = device
     }
 
     /// The first line: `{"type":"start","t":0.0,"schemaVersion":1,"simulated":…}` (and `startedAt` when known).
@@ -120,7 +127,14 @@ public struct NDJSONEventFormatter: BridgeEventFormatter {
             summary.truth = VitalsSnapshot()
             event = .summary(summary)
         }
-        return Self.json(for: event, at: seconds).serialized + "\n"
+        return Self.tagged(Self.json(for: event, at: seconds), device: device).serialized + "\n"
+    }
+
+    /// The object with `"device":label` after its `type` and `t` (unchanged when `device` is nil).
+    public static func tagged(_ object: JSONValue, device: String?) -> JSONValue {
+        guard let device, case .object(var members) = object else { return object }
+        members.insert(("device", .string(device)), at: min(2, members.count))
+        return .object(members)
     }
 
     /// The JSON object for an event.
@@ -236,7 +250,10 @@ public struct TextEventFormatter: BridgeEventFormatter {
     /// Seconds between stats lines in plain mode (and above the live line with `--verbose`).
     public var plainStatsInterval: Double
 
-    private var phase: LifecyclePolicy.Phase = .idle
+    /// The lifecycle phase last reported.
+    public private(set) var phase: LifecyclePolicy.Phase = .idle
+    /// What the live line showed at the last stats event (nil before the first).
+    public private(set) var lastStatus: LiveStatus?
     private var hint: String?
     private var lastLine = ""
     private var lastPlainStats = -Double.infinity
@@ -289,6 +306,7 @@ public struct TextEventFormatter: BridgeEventFormatter {
                 truth: truth, hint: hint, fileDuration: context.isFile ? context.fileDuration : nil,
                 speed: context.isFile ? speed(at: seconds) : nil, isFile: context.isFile
             )
+            lastStatus = status
             let dueForLine = seconds - lastPlainStats >= plainStatsInterval
             if live {
                 lastLine = status.line(width: context.width)
@@ -301,9 +319,9 @@ public struct TextEventFormatter: BridgeEventFormatter {
             }
             guard dueForLine else { return "" }
             lastPlainStats = seconds
-            return Self.stamp(seconds) + status.line(width: Int.max) + "\n"
+            return Self.stamp(seconds) + labelled(status.line(width: Int.max)) + "\n"
         case .summary(let summary):
-            let text = Self.summaryText(summary)
+            let text = Self.summaryText(summary, device: context.deviceLabel)
             return live ? "\r\u{1B}[2K" + text : Self.stamp(seconds) + text
         }
     }
@@ -317,9 +335,14 @@ public struct TextEventFormatter: BridgeEventFormatter {
     private mutating func message(_ text: String, at seconds: Double) -> String {
         if live {
             // Print the message above the live line, then redraw the line.
-            return "\r\u{1B}[2K" + Self.stamp(seconds) + text + "\n" + lastLine
+            return "\r\u{1B}[2K" + Self.stamp(seconds) + labelled(text) + "\n" + lastLine
         }
-        return Self.stamp(seconds) + text + "\n"
+        return Self.stamp(seconds) + labelled(text) + "\n"
+    }
+
+    /// `text`, after the device's label in a run of several devices (`sim#2: streaming`).
+    private func labelled(_ text: String) -> String {
+        context.deviceLabel.map { "\($0): \(text)" } ?? text
     }
 
     static func stamp(_ seconds: Double) -> String { String(format: "[%8.1fs] ", seconds) }
@@ -339,10 +362,11 @@ public struct TextEventFormatter: BridgeEventFormatter {
     }
 
     /// The summary as a few lines of text.
-    static func summaryText(_ summary: BridgeSummary) -> String {
+    static func summaryText(_ summary: BridgeSummary, device: String? = nil) -> String {
         let accounting = summary.stats.accounting
+        let title = device.map { "summary of \($0)" } ?? "summary"
         var lines = [
-            String(format: "summary after %.1f s (%@)", summary.durationSeconds, summary.reason),
+            String(format: "%@ after %.1f s (%@)", title, summary.durationSeconds, summary.reason),
             "  pulse \(vital(summary.vitals.pulseRate, decimals: 1)) bpm, breathing "
                 + "\(vital(summary.vitals.breathingRate, decimals: 1)) /min, HRV \(vital(summary.vitals.hrvRmssd, decimals: 1)) ms",
         ]

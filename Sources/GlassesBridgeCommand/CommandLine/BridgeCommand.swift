@@ -80,7 +80,7 @@ public enum BridgeCommand: Sendable, Hashable {
         _ parser: inout ArgumentCursor, environment: [String: String]
     ) throws(BridgeUsageError) -> BridgeCommand {
         var options = BridgeOptions()
-        var deviceGiven = false
+        var devicesGiven: [DeviceAddress] = []
         var listenGiven: LinkAddress?
         var simulatorOptionsGiven: [String] = []
         var codecGiven = false
@@ -92,8 +92,7 @@ public enum BridgeCommand: Sendable, Hashable {
             case "--version":
                 return .version
             case "--device":
-                options.device = try DeviceAddress(parsing: try parser.value(for: name, inline: inline))
-                deviceGiven = true
+                devicesGiven.append(try DeviceAddress(parsing: try parser.value(for: name, inline: inline)))
             case "--listen":
                 let value = try parser.value(for: name, inline: inline)
                 let address: LinkAddress
@@ -233,20 +232,44 @@ public enum BridgeCommand: Sendable, Hashable {
         if Set(verbosityGiven.map { $0.count == 2 ? ($0 == "-q" ? "--quiet" : "--verbose") : $0 }).count > 1 {
             throw BridgeUsageError("--quiet and --verbose contradict each other: give one.")
         }
+        if !devicesGiven.isEmpty { options.devices = devicesGiven }
         if let listen = listenGiven {
-            if deviceGiven {
+            if !devicesGiven.isEmpty {
                 throw BridgeUsageError(
                     "--listen and --device are two sources: give --listen ADDR to wait for a relay, or --device to dial one.")
             }
             options.device = .listening(listen)
         }
         if options.token == nil, let fromEnvironment = environment["GLASSES_TOKEN"], !fromEnvironment.isEmpty,
-           options.device.linkAddress != nil {
+           options.devices.contains(where: { $0.linkAddress != nil }) {
             options.token = fromEnvironment
         }
+        try validateDevices(options)
         try validateLink(options)
         try validate(options, simulatorOptionsGiven: simulatorOptionsGiven, codecGiven: codecGiven)
         return .run(options)
+    }
+
+    /// The rules of several devices: each link address once, and the outputs that keep one device's stream
+    /// (`--record`, `--video-out`, `--report`, `--truth-out`) only with one device.
+    private static func validateDevices(_ options: BridgeOptions) throws(BridgeUsageError) {
+        guard options.isMultiDevice else { return }
+        var links = Set<String>()
+        for device in options.devices {
+            if let address = device.linkAddress, !links.insert(address.description).inserted {
+                throw BridgeUsageError(
+                    "--device \(address) is given twice: one connection serves one pair of glasses. Give each device once.")
+            }
+        }
+        let single: [(String, String?)] = [
+            ("--record", options.recordPath), ("--video-out", options.videoOutPath), ("--report", options.reportPath),
+            ("--truth-out", options.truthOutPath),
+        ]
+        if let flag = single.first(where: { $0.1 != nil })?.0 {
+            throw BridgeUsageError(
+                "\(flag) keeps one device's stream, and \(options.devices.count) devices were given: give one --device "
+                    + "with \(flag), or run one glasses-bridge per device.")
+        }
     }
 
     /// The rules of links: one source, a token for anything not loopback, link options only with a link.
@@ -258,33 +281,35 @@ public enum BridgeCommand: Sendable, Hashable {
             }
             return
         }
-        if let address = options.device.linkAddress {
-            if !address.isLoopback, options.token == nil {
-                throw BridgeUsageError(
-                    "--device \(address) is another machine: give --token TOKEN (or set GLASSES_TOKEN), the token the relay or glasses-sim was started with.")
-            }
-            return
+        let addresses = options.devices.compactMap(\.linkAddress)
+        for address in addresses where !address.isLoopback && options.token == nil {
+            throw BridgeUsageError(
+                "--device \(address) is another machine: give --token TOKEN (or set GLASSES_TOKEN), the token the relay or glasses-sim was started with.")
         }
+        if !addresses.isEmpty { return }
+        let named = options.devices.map { "--device \($0)" }.joined(separator: ", ")
         if options.token != nil {
-            throw BridgeUsageError("--token applies to --device tcp:/unix:/bt: and --listen, not --device \(options.device).")
+            throw BridgeUsageError("--token applies to --device tcp:/unix:/bt: and --listen, not \(named).")
         }
         if options.connectTimeout != nil {
-            throw BridgeUsageError("--connect-timeout applies to --device tcp:/unix:/bt: and --listen, not --device \(options.device).")
+            throw BridgeUsageError("--connect-timeout applies to --device tcp:/unix:/bt: and --listen, not \(named).")
         }
     }
 
     private static func validate(
         _ options: BridgeOptions, simulatorOptionsGiven: [String], codecGiven: Bool
     ) throws(BridgeUsageError) {
-        if !options.device.isSimulator, let first = simulatorOptionsGiven.first {
+        if !options.devices.contains(where: \.isSimulator), let first = simulatorOptionsGiven.first {
             throw BridgeUsageError(
-                "\(first) only applies to the built-in simulator (--device sim), not --device \(options.device)."
+                "\(first) only applies to the built-in simulator (--device sim), not "
+                    + options.devices.map { "--device \($0)" }.joined(separator: ", ") + "."
             )
         }
         if options.simulator.scenarioPath != nil, let other = simulatorOptionsGiven.first(where: { $0 != "--sim-scenario" }) {
             throw BridgeUsageError("\(other) conflicts with --sim-scenario: the scenario file sets the simulated person.")
         }
-        if case .file = options.device, codecGiven {
+        let allFiles = options.devices.allSatisfy { if case .file = $0 { true } else { false } }
+        if allFiles, codecGiven {
             throw BridgeUsageError("--codec does not apply to --device file:PATH: the file's own codec is used.")
         }
         if let path = options.videoOutPath, !path.lowercased().hasSuffix(".y4m") {
@@ -296,7 +321,7 @@ public enum BridgeCommand: Sendable, Hashable {
                     + "colours. Submit NV12 (--pixel-format nv12) to write --video-out, or leave --video-out out."
             )
         }
-        if case .file = options.device {
+        if allFiles {
             // A file's own rate is used; the table applies to what the glasses are asked for.
         } else if let refusal = FrameRateTable.refusal(frameRate: options.frameRate, metrics: options.metrics) {
             throw refusal

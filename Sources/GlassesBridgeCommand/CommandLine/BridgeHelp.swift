@@ -5,7 +5,7 @@ public enum BridgeHelp {
     public static let version = "glasses-bridge 0.1.0"
 
     /// The one-line usage, printed after a usage error.
-    public static let usageLine = "usage: glasses-bridge [--device DEVICE] [--fps N] [--resolution R] [options]   (see --help)"
+    public static let usageLine = "usage: glasses-bridge [--device DEVICE]... [--fps N] [--resolution R] [options]   (see --help)"
 
     /// The main help text.
     public static let main = """
@@ -35,6 +35,12 @@ public enum BridgeHelp {
                               bt:ADDRESS[@CHANNEL]   a relay or board speaking the link protocol over RFCOMM
                                                      (not Meta's glasses: they speak only to DAT on a phone)
                               file:PATH              a recording (.y4m, .mp4, .mkv), e.g. one made with --record
+                            give it several times for several glasses in one process: each device runs
+                            on its own (session, timeline, engine, accounting); output names each by its
+                            form, with #N when a form repeats (--device sim --device sim: sim#1, sim#2);
+                            the k-th simulator (from 0) gets seed --sim-seed + k; one device failing does
+                            not stop the others; --record, --video-out, --report and --truth-out take
+                            one device
       --listen ADDR         wait for a relay to dial in instead (tcp:HOST:PORT or unix:PATH): for phones
                             behind NAT or on a hotspot; one relay at a time, others are refused
       --token TOKEN         pairing token for any address that is not loopback (or set GLASSES_TOKEN,
@@ -63,7 +69,7 @@ public enum BridgeHelp {
       --duration SECONDS    stop after this many seconds from the start (virtual seconds with
                             --no-realtime; default: run until Ctrl-C or the end of the file)
 
-    SIMULATOR (only with --device sim)
+    SIMULATOR (only with --device sim; with several, every simulator)
       --sim-pulse BPM       the simulated person's pulse, 30-220 (default: 72)
       --sim-breathing BRPM  the simulated breathing rate, 4-60 (default: 15)
       --sim-seed N          random seed, for reproducible runs (default: 1)
@@ -75,8 +81,11 @@ public enum BridgeHelp {
                                       followed by ? is not stable yet), timestamped lines otherwise
                               ndjson: one JSON object per event, starting with {"type":"start",
                                       "schemaVersion":1,...} and ending with {"type":"summary",...};
-                                      schemas in docs/schema/
+                                      schemas in docs/schema/; several devices: schemaVersion 2,
+                                      "devices" in the start line, "device" in every line, a summary
+                                      per device and {"type":"totals",...} last
                               csv:    the vitals time series: time_s,metric,value,confidence,stable
+                                      (several devices: a device column first)
       --output PATH, -o     write there instead of standard output ('-' is standard output)
       --quiet, -q           text: print only errors and the summary
       --verbose, -v         text: also notices (restarts, retries, the source) and more stats lines
@@ -106,6 +115,9 @@ public enum BridgeHelp {
           a relay or board over Bluetooth RFCOMM (not Meta's glasses: they speak only to DAT on a phone)
       glasses-bridge --no-realtime --duration 90 --format ndjson -o run.ndjson --report run.html
           a simulated run saved as JSON lines, and its report with the truth on the same axes
+      glasses-bridge --device sim --device sim --device tcp:127.0.0.1:7200 --format ndjson
+          three glasses in one process (sim#1, sim#2 and a relay), one live line each in text,
+          every NDJSON line tagged "device", a summary per device, then the totals
       glasses-bridge devices
           what can be reached from here
 
@@ -118,6 +130,8 @@ public enum BridgeHelp {
           stream for a reason a person must fix (too hot, battery low, permission denied, repeated stalls)
       70  internal error
       73  an output (--output, --record, --video-out, --report, --truth-out) cannot be written or completed
+      several devices: 0 only when every device did what was asked; otherwise the most severe of
+      the devices' codes (70, then 73, 69, 65); the totals say which device ended how
     """
 
     /// The help text of `glasses-bridge devices`.

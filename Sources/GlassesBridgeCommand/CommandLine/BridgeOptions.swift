@@ -18,8 +18,15 @@ public struct SimulatorOptions: Sendable, Hashable {
 
 /// Everything a `glasses-bridge` run is told on its command line: a plain value, parsed without side effects.
 public struct BridgeOptions: Sendable, Hashable {
-    /// Where the glasses are (`--device`, default the in-process simulator; `--listen` makes it ``DeviceAddress/listening(_:)``).
-    public var device: DeviceAddress = .simulator
+    /// Every device of the run, in command-line order (`--device`, given once per device; default one in-process
+    /// simulator). Each gets its own pipeline: session, timeline, engine, lifecycle policy and accounting.
+    public var devices: [DeviceAddress] = [.simulator]
+    /// The first (for a one-device run, the only) device; setting it makes the run a one-device run (`--listen`
+    /// makes it ``DeviceAddress/listening(_:)``).
+    public var device: DeviceAddress {
+        get { devices.first ?? .simulator }
+        set { devices = [newValue] }
+    }
     /// The pairing token (`--token`, or `GLASSES_TOKEN` in the environment): presented when dialling a relay,
     /// required of a relay that dials in. Needed for any address that is not loopback.
     public var token: String?
@@ -61,6 +68,32 @@ public struct BridgeOptions: Sendable, Hashable {
 
     /// Creates the defaults: simulator, 24 fps, medium, raw, NV12, breathing and cardio, real time, text.
     public init() {}
+
+    /// Whether the run has more than one device (its output is tagged per device, `docs/CLI.md`).
+    public var isMultiDevice: Bool { devices.count > 1 }
+
+    /// How each device is named in the output, in ``devices`` order: its command-line form (`sim`,
+    /// `tcp:127.0.0.1:7001`, `file:a.mkv`), with `#N` (its occurrence, from 1) when the same form is given more
+    /// than once: `--device sim --device sim` is `sim#1` and `sim#2`.
+    public var deviceLabels: [String] {
+        let forms = devices.map(\.description)
+        var seen: [String: Int] = [:]
+        return forms.map { form in
+            guard forms.filter({ $0 == form }).count > 1 else { return form }
+            seen[form, default: 0] += 1
+            return "\(form)#\(seen[form]!)"
+        }
+    }
+
+    /// The options of one device of the run, as a one-device run: the device at `index`, and for the k-th simulated
+    /// device (from 0) the seed `--sim-seed` + k, so that simulators given several times differ.
+    public func singleDevice(at index: Int) -> BridgeOptions {
+        var one = self
+        one.devices = [devices[index]]
+        let simulatorsBefore = devices[..<index].filter(\.isSimulator).count
+        one.simulator.seed = simulator.seed &+ UInt64(simulatorsBefore)
+        return one
+    }
 
     /// The wait for a device to connect: ``connectTimeout``, or 60 s when listening and 10 s when dialling.
     public var effectiveConnectTimeout: Duration {

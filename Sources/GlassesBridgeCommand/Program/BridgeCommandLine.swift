@@ -50,6 +50,7 @@ public enum BridgeCommandLine {
                 return .cannotWriteOutput
             }
         }
+        if options.isMultiDevice { return await runDevices(options) }
         var context = OutputContext()
         context.verbosity = options.verbosity
         context.simulated = options.device.isSimulator
@@ -122,16 +123,48 @@ public enum BridgeCommandLine {
         return failure?.exitCode ?? result.exitCode
     }
 
+    /// Runs several devices side by side into one output (``MultiDeviceRun``); the exit code is 0 only when every
+    /// device did what was asked, else the most severe of theirs.
+    static func runDevices(_ options: BridgeOptions) async -> BridgeExitCode {
+        var context = OutputContext()
+        context.verbosity = options.verbosity
+        let isFile = { (device: DeviceAddress) -> Bool in if case .file = device { true } else { false } }
+        if options.realtime || options.devices.contains(where: { $0.linkAddress != nil }) { context.startedAt = Date() }
+        if !options.devices.allSatisfy(isFile) { context.frameRate = options.frameRate }
+        let devices = zip(options.devices, options.deviceLabels).map { device, label in
+            OutputDevice(label: label, source: device.description, simulated: device.isSimulator)
+        }
+        let sink: OutputSink
+        do {
+            sink = try OutputSink(format: options.format, path: options.outputPath, context: context, devices: devices)
+        } catch {
+            printError("glasses-bridge: error: \(error.message)")
+            return .cannotWriteOutput
+        }
+        defer { sink.close() }
+        let totals = await MultiDeviceRun.run(options, sink: sink)
+        for outcome in totals.failedDevices {
+            printError("glasses-bridge: \(outcome.device): \(outcome.summary.failure?.message ?? outcome.summary.reason)")
+        }
+        if let failure = totals.runFailure { printError("glasses-bridge: error: \(failure.message)") }
+        return totals.exitCode
+    }
+
     /// Builds the pipeline the options describe.
     /// - Throws: ``BridgeFailure`` when the source cannot be set up (for example an unreadable scenario).
-    /// - Parameter simulator: called with the simulated glasses, when the source is the simulator.
+    /// - Parameters:
+    ///   - simulator: called with the simulated glasses, when the source is the simulator.
+    ///   - configure: adjusts the settings the options give (tests shorten the watchdog with it).
+    ///   - backend: the engine behind custom input (the embedded vitals engine when nil; tests use a fast one).
     public static func makePipeline(
         _ options: BridgeOptions, emit: @escaping @Sendable (BridgeEvent, Double) -> Void,
-        simulator: (SimulatedGlasses) -> Void = { _ in }
+        simulator: (SimulatedGlasses) -> Void = { _ in }, configure: (inout BridgeSettings) -> Void = { _ in },
+        backend: (any ProcessingBackend)? = nil
     ) throws(BridgeFailure) -> PreparedRun {
         var teardown: @Sendable () -> Void = {}
         var settings = try BridgeSettings(options: options)
-        let engine = EmbeddedVitalsBackend()
+        configure(&settings)
+        let engine: any ProcessingBackend = backend ?? EmbeddedVitalsBackend()
         if let refusal = options.metrics.unproducedMessage(produced: engine.producedMetrics, engine: engine.name) {
             throw BridgeFailure(.invalidInput, "--metrics: \(refusal)")
         }
@@ -219,7 +252,7 @@ public enum BridgeCommandLine {
             clock = options.realtime ? .realTime(DispatchEventScheduler(label: "glasses-bridge.clock")) : .virtual(ManualScheduler())
             source = .file(path)
         }
-        return PreparedRun(pipeline: BridgePipeline(settings: settings, source: source, clock: clock, emit: emit),
+        return PreparedRun(pipeline: BridgePipeline(settings: settings, source: source, clock: clock, backend: engine, emit: emit),
                            teardown: teardown)
     }
 

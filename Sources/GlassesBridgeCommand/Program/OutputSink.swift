@@ -6,7 +6,7 @@ import Synchronization
 /// Where formatted events are written: standard output or a file, one event at a time.
 public final class OutputSink: Sendable {
     private struct State {
-        var formatter: any BridgeEventFormatter
+        var formatter: any DeviceEventFormatter
         var writeFailure: String?
     }
 
@@ -18,9 +18,14 @@ public final class OutputSink: Sendable {
     public let isTerminal: Bool
 
     /// Opens the output: standard output when `path` is nil, else the file (created or truncated).
-    /// - Parameter context: what the formatter knows of the run (its terminal fields are filled in here).
+    /// - Parameters:
+    ///   - context: what the formatter knows of the run (its terminal fields are filled in here).
+    ///   - devices: the run's devices when there are several (each event is then tagged with its device); empty or
+    ///     one device gives the one-device output.
     /// - Throws: ``BridgeUsageError`` when the file cannot be created.
-    public init(format: OutputFormat, path: String?, context: OutputContext = OutputContext()) throws(BridgeUsageError) {
+    public init(
+        format: OutputFormat, path: String?, context: OutputContext = OutputContext(), devices: [OutputDevice] = []
+    ) throws(BridgeUsageError) {
         if let path {
             guard FileManager.default.createFile(atPath: path, contents: nil),
                   let file = FileHandle(forWritingAtPath: path)
@@ -39,7 +44,7 @@ public final class OutputSink: Sendable {
         var context = context
         context.liveTerminal = isTerminal
         if isTerminal { context.width = Self.terminalWidth() }
-        let formatter = makeEventFormatter(format, context: context)
+        let formatter = makeDeviceEventFormatter(format, context: context, devices: devices)
         let preamble = formatter.preamble
         state = Mutex(State(formatter: formatter))
         if !preamble.isEmpty { state.withLock { Self.append(preamble, to: handle, state: &$0) } }
@@ -76,11 +81,19 @@ public final class OutputSink: Sendable {
         return "the write failed"
     }
 
-    /// Formats and writes one event.
-    public func write(_ event: BridgeEvent, at seconds: Double) {
+    /// Formats and writes one event (of the device at index `device` in a run of several).
+    public func write(_ event: BridgeEvent, device: Int = 0, at seconds: Double) {
         // Formatting and writing happen under the lock so lines never interleave; the write is short.
         state.withLock { state in
-            let text = state.formatter.format(event, at: seconds)
+            let text = state.formatter.format(event, device: device, at: seconds)
+            if !text.isEmpty { Self.append(text, to: handle, state: &state) }
+        }
+    }
+
+    /// Formats and writes the totals that close a run of several devices.
+    public func writeTotals(_ totals: MultiDeviceTotals, at seconds: Double) {
+        state.withLock { state in
+            let text = state.formatter.totals(totals, at: seconds)
             if !text.isEmpty { Self.append(text, to: handle, state: &state) }
         }
     }

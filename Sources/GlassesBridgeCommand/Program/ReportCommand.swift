@@ -14,6 +14,12 @@ enum ReportCommand {
         do {
             let text = try read(options.inputPath, what: "the run")
             let run = try RunRecord.parse(ndjson: text, name: options.inputPath)
+            if let version = run.schemaVersion, version >= MultiDeviceNDJSONFormatter.schemaVersion {
+                // Its lines belong to several devices: one page of them would mix their vitals and counters.
+                printError("glasses-bridge report: error: \(options.inputPath) is a run of several devices (schemaVersion "
+                    + "\(version)); a report shows one device's run: save each device's run on its own (one --device).")
+                return .dataError
+            }
             let reference = try comparison(options, run: run)
             var context = ReportContext()
             context.input = options.inputPath

@@ -1,0 +1,203 @@
+// The several-glasses benchmark (run by Scripts/bench): how many 504x896 24 fps hvc1 simulated glasses one process
+// keeps up with in real time without a dropped frame, per core, and the peak memory each stream adds.
+import Foundation
+import GlassesBridge
+import GlassesLink
+import GlassesSimulator
+import Synchronization
+import WearablesKit
+
+/// `Benchmarks streams [--seconds S] [--counts 1,2,4,…] [--clip PATH]`: for each count N (in order, stopping at the
+/// first that fails) runs N simulated glasses in this process, each with its own pipeline (link, session, decoder,
+/// SDK, engine) on its own real-time clock, for S seconds (default 12), and says whether every stream kept up: no
+/// frame dropped anywhere (by the glasses for lack of link credit, by the bridge, by an engine's queue) and every
+/// stats interval after the first 3 s delivering at least 95 % of 24 fps to custom input. The simulated glasses
+/// render and encode (libx265) in this process too, so that figure is the whole rig's. With `--clip` (a 504x896
+/// 24 fps HEVC clip of the simulated glasses, at least S + 1 s long) it then does the same with N copies of the clip
+/// played as files in real time (paced by their timestamps, a frame late for the worker is dropped as `late`):
+/// demux, decode and the engine per stream, the bridge without the simulator's rendering and encoding.
+func runStreamsBenchmark(_ arguments: [String]) {
+    var seconds = 12.0
+    var counts = [1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24]
+    var clip: String?
+    var index = 0
+    while index < arguments.count {
+        let value = index + 1 < arguments.count ? arguments[index + 1] : ""
+        switch arguments[index] {
+        case "--seconds": seconds = max(4, Double(value) ?? seconds)
+        case "--counts": counts = value.split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
+        case "--clip": clip = value
+        default:
+            FileHandle.standardError.write(Data("usage: Benchmarks streams [--seconds S] [--counts 1,2,4,...] [--clip PATH]\n".utf8))
+            exit(64)
+        }
+        index += 2
+    }
+    streamsSeries(counts: counts, seconds: seconds, clip: nil)
+    if let clip { streamsSeries(counts: counts, seconds: seconds, clip: clip) }
+}
+
+/// One series of counts: simulated glasses (`clip` nil) or copies of a clip played as files in real time.
+private func streamsSeries(counts: [Int], seconds: Double, clip: String?) {
+    let cores = ProcessInfo.processInfo.activeProcessorCount
+    var load = [Double](repeating: 0, count: 3)
+    _ = getloadavg(&load, 3)
+    if let clip {
+        print("several streams in one process: copies of \(URL(fileURLWithPath: clip).lastPathComponent) (504x896 hvc1 "
+              + "24 fps, the simulated glasses' video) played as files in real time, each with its own pipeline and "
+              + "embedded engine (no simulator in the process), \(Int(seconds)) s per count, \(cores) cores")
+    } else {
+        print("several glasses in one process: 504x896 hvc1 24 fps simulated glasses (rendered and x265-encoded in this "
+              + "process), each with its own pipeline and embedded engine, real time, \(Int(seconds)) s per count, "
+              + "\(cores) cores")
+    }
+    print(String(format: "load average at start: %.2f %.2f %.2f (the machine is shared: other work lowers the count)",
+                 load[0], load[1], load[2]))
+    var kept = 0
+    var perStreamRSS: Double?
+    var cpuPerStream: Double?
+    for count in counts {
+        let sample = streamsRun(count: count, seconds: seconds, clip: clip)
+        // CPU per stream at 24 fps, from a count that kept up (else the first one measured).
+        if sample.keptUp || cpuPerStream == nil, sample.meanFPS > 0 {
+            cpuPerStream = sample.cpuCores / Double(count) * 24 / sample.meanFPS
+        }
+        let verdict = sample.keptUp ? "kept up" : "fell behind (\(sample.problem))"
+        print(String(format: "%3d stream(s): %@; process cpu %.2f cores (%.2f per stream); fps out mean %.1f, min %.1f; "
+                     + "peak RSS %.0f MiB, +%.1f MiB per stream over the %.0f MiB before",
+                     count, verdict, sample.cpuCores, sample.cpuCores / Double(count), sample.meanFPS, sample.minFPS,
+                     sample.peakRSS, (sample.peakRSS - sample.baseRSS) / Double(count), sample.baseRSS))
+        guard sample.keptUp else { break }
+        kept = count
+        perStreamRSS = (sample.peakRSS - sample.baseRSS) / Double(count)
+    }
+    _ = getloadavg(&load, 3)
+    print(String(format: "kept up with %d stream(s) on %d cores: %.1f per core; peak RSS per stream %@; "
+                 + "load average at end %.2f", kept, cores, Double(kept) / Double(cores),
+                 perStreamRSS.map { String(format: "%.1f MiB", $0) } ?? "n/a", load[0]))
+    if let cpuPerStream, cpuPerStream > 0 {
+        print(String(format: "CPU-bound estimate (if the cores were this process's alone): %.2f cores per stream at 24 fps (CPU over "
+                     + "frames delivered), "
+                     + "so about %.1f streams per core", cpuPerStream, 1 / cpuPerStream))
+    }
+}
+
+private struct StreamsSample {
+    var keptUp: Bool
+    var problem: String
+    var cpuCores: Double
+    var minFPS: Double
+    /// Frames submitted per second per stream, over the whole run.
+    var meanFPS: Double
+    var baseRSS: Double
+    var peakRSS: Double
+}
+
+/// The `fpsOut` of one stream's stats lines after its first 3 s.
+private final class StreamWatch: Sendable {
+    private let rates = Mutex<[(seconds: Double, fps: Double)]>([])
+
+    func observe(_ event: BridgeEvent, at seconds: Double) {
+        guard case .stats(let stats, _, _) = event, seconds >= 3 else { return }
+        rates.withLock { $0.append((seconds, stats.framesPerSecondOut)) }
+    }
+
+    /// The lowest rate of the intervals that ended before `end` (the last, cut short by the stop, is left out).
+    func minFPS(before end: Double) -> Double {
+        rates.withLock { $0 }.filter { $0.seconds < end }.map(\.fps).min() ?? 0
+    }
+}
+
+private func streamsRun(count: Int, seconds: Double, clip: String?) -> StreamsSample {
+    let baseRSS = residentMiB()
+    let peak = Mutex(baseRSS)
+    let sampling = Atomic<Bool>(true)
+    let sampler = Thread {
+        while sampling.load(ordering: .relaxed) {
+            let now = residentMiB()
+            peak.withLock { $0 = max($0, now) }
+            usleep(50_000)
+        }
+    }
+    sampler.start()
+    var pipelines: [BridgePipeline] = []
+    var watches: [StreamWatch] = []
+    for index in 0..<count {
+        let scheduler = DispatchEventScheduler(label: "bench.streams.\(index)")
+        let watch = StreamWatch()
+        if let clip {
+            guard var settings = try? BridgeSettings(streamConfiguration: StreamConfiguration.validated(
+                videoCodec: .hvc1, resolution: .medium, frameRate: 24))
+            else { fatalError("the settings could not be made") }
+            settings.duration = .milliseconds(Int64(seconds * 1000))
+            pipelines.append(BridgePipeline(settings: settings, source: .file(clip), clock: .realTime(scheduler)) { event, time in
+                watch.observe(event, at: time)
+            })
+            watches.append(watch)
+            continue
+        }
+        guard let glasses = try? SimulatedGlasses(profile: SubjectProfile(seed: UInt64(index + 1)), scheduler: scheduler),
+              var settings = try? BridgeSettings(streamConfiguration: StreamConfiguration.validated(
+                videoCodec: .hvc1, resolution: .medium, frameRate: 24))
+        else { fatalError("the simulated glasses or the settings could not be made") }
+        settings.duration = .milliseconds(Int64(seconds * 1000))
+        let source = BridgeSource.glasses("sim#\(index + 1)") {
+            let pair = InProcessLink.makePair(scheduler: scheduler)
+            glasses.attach(pair.device)
+            return pair.host
+        }
+        pipelines.append(BridgePipeline(settings: settings, source: source, clock: .realTime(scheduler)) { event, time in
+            watch.observe(event, at: time)
+        })
+        watches.append(watch)
+    }
+    let cpuStart = processCPU()
+    let start = monotonicSeconds()
+    let done = DispatchSemaphore(value: 0)
+    let results = Mutex<[BridgeRunResult]>([])
+    let running = pipelines
+    Task {
+        await withTaskGroup(of: BridgeRunResult.self) { group in
+            for pipeline in running { group.addTask { await pipeline.run() } }
+            for await result in group { results.withLock { $0.append(result) } }
+        }
+        done.signal()
+    }
+    done.wait()
+    let wall = monotonicSeconds() - start
+    let cpu = processCPU() - cpuStart
+    sampling.store(false, ordering: .relaxed)
+    var problems: [String] = []
+    let finished = results.withLock { $0 }
+    let submitted = finished.reduce(0.0) { $0 + Double($1.summary.stats.accounting.submitted) }
+    let meanFPS = submitted / Double(max(1, count)) / max(0.001, finished.map(\.summary.durationSeconds).max() ?? wall)
+    for result in finished {
+        let stats = result.summary.stats
+        if let failure = result.summary.failure { problems.append(failure.message) }
+        if stats.deviceDroppedFrames > 0 { problems.append("\(stats.deviceDroppedFrames) dropped by the glasses for credit") }
+        if stats.accounting.dropped > 0 { problems.append("\(stats.accounting.dropped) dropped by the bridge") }
+        if stats.engineDroppedFrames > 0 { problems.append("\(stats.engineDroppedFrames) dropped by an engine") }
+    }
+    let minFPS = watches.map { $0.minFPS(before: seconds - 0.5) }.min() ?? 0
+    if minFPS < 24 * 0.95 { problems.append(String(format: "a stream delivered %.1f fps", minFPS)) }
+    return StreamsSample(
+        keptUp: problems.isEmpty, problem: problems.first ?? "", cpuCores: cpu / wall, minFPS: minFPS, meanFPS: meanFPS,
+        baseRSS: baseRSS, peakRSS: peak.withLock { $0 })
+}
+
+/// CPU seconds of this process, user and system.
+private func processCPU() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(Int32(truncatingIfNeeded: RUSAGE_SELF.rawValue)), &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+        + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
+/// Resident memory of this process now, in MiB (`VmRSS` of `/proc/self/status`).
+private func residentMiB() -> Double {
+    guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+          let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+    else { return 0 }
+    let kib = line.split(separator: " ").compactMap { Double($0) }.first ?? 0
+    return kib / 1024
+}
