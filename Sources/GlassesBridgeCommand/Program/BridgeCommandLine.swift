@@ -216,28 +216,13 @@ public enum BridgeCommandLine {
         case .listening(let address):
             let scheduler = DispatchEventScheduler(label: "glasses-bridge.clock")
             clock = .realTime(scheduler)
-            let listener: DeviceListener
-            do {
-                listener = try DeviceListener.listen(
-                    on: address,
-                    options: LinkListenerOptions(
-                        scheduler: scheduler, allowRemote: !address.isLoopback, pairingToken: options.token)
-                ) { refusal in
-                    emit(.warning("\(refusal)"), 0)
-                }
-            } catch {
-                throw BridgeFailure(.deviceUnavailable, "Cannot listen on \(address): \(error.message)")
+            let listening = try ListeningSource.open(
+                on: address, token: options.token, scheduler: scheduler, connectTimeout: options.effectiveConnectTimeout
+            ) { refusal in
+                emit(.warning("\(refusal)"), 0)
             }
-            let timeout = options.effectiveConnectTimeout
-            source = .dialledGlasses("listening on \(listener.address)") {
-                do throws(LinkError) {
-                    return try listener.waitForDevice(timeout: timeout)
-                } catch {
-                    throw BridgeFailure(
-                        .deviceUnavailable,
-                        "\(error.message). Check that the relay runs, dials \(listener.address) (glasses-relay --connect \(listener.address)), and presents the same token.")
-                }
-            }
+            let listener = listening.listener
+            source = listening.source
             teardown = {
                 listener.stop()
                 let counts = listener.statistics

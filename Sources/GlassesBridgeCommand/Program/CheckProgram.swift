@@ -121,30 +121,14 @@ public enum CheckProgram {
                 target: CheckTarget(source: source, clock: .realTime(scheduler), control: CheckDeviceControl(ask: ask)), teardown: {})
         case .listening(let address):
             let scheduler = DispatchEventScheduler(label: "glasses-bridge.check")
-            let listener: DeviceListener
-            do {
-                listener = try DeviceListener.listen(
-                    on: address,
-                    options: LinkListenerOptions(scheduler: scheduler, allowRemote: !address.isLoopback, pairingToken: options.token)
-                ) { refusal in
-                    BridgeCommandLine.printError("glasses-bridge check: warning: \(refusal)")
-                }
-            } catch {
-                throw BridgeFailure(.deviceUnavailable, "Cannot listen on \(address): \(error.message)")
-            }
-            let timeout = options.effectiveConnectTimeout
-            let source = BridgeSource.dialledGlasses("listening on \(listener.address)") {
-                do throws(LinkError) {
-                    return try listener.waitForDevice(timeout: timeout)
-                } catch {
-                    throw BridgeFailure(
-                        .deviceUnavailable,
-                        "\(error.message). Check that the relay runs, dials \(listener.address), and presents the same token.")
-                }
+            let listening = try ListeningSource.open(
+                on: address, token: options.token, scheduler: scheduler, connectTimeout: options.effectiveConnectTimeout
+            ) { refusal in
+                BridgeCommandLine.printError("glasses-bridge check: warning: \(refusal)")
             }
             return PreparedTarget(
-                target: CheckTarget(source: source, clock: .realTime(scheduler), control: CheckDeviceControl(ask: ask)),
-                teardown: { listener.stop() })
+                target: CheckTarget(source: listening.source, clock: .realTime(scheduler), control: CheckDeviceControl(ask: ask)),
+                teardown: { listening.listener.stop() })
         case .file:
             throw BridgeFailure(.invalidInput, "check runs against glasses, not a file")
         }
