@@ -7,23 +7,6 @@ import GlassesBridge
 
 @Suite("Command-line parsing (in process)")
 struct CommandParsingTests {
-    private func options(_ arguments: [String]) throws -> BridgeOptions {
-        guard case .run(let options) = try BridgeCommand.parse(arguments) else {
-            Issue.record("expected a run command for \(arguments)")
-            return BridgeOptions()
-        }
-        return options
-    }
-
-    private func usageError(_ arguments: [String]) -> String? {
-        do {
-            _ = try BridgeCommand.parse(arguments)
-            return nil
-        } catch {
-            return error.message
-        }
-    }
-
     @Test func defaultsAreTheDocumentedOnes() throws {
         let parsed = try options([])
         #expect(parsed.device == .simulator)

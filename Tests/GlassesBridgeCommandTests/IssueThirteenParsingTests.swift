@@ -5,15 +5,6 @@ import Testing
 /// Parsing rules added for issue 13: the frame-rate table, BGRA `--video-out`, `--quiet`/`--verbose`, the width.
 @Suite("Command-line rules of the frame-rate table and outputs")
 struct IssueThirteenParsingTests {
-    private func usageError(_ arguments: [String]) -> String? {
-        do {
-            _ = try BridgeCommand.parse(arguments)
-            return nil
-        } catch {
-            return error.message
-        }
-    }
-
     @Test func twoFramesPerSecondWithPulseIsAUsageErrorAndBreathingAloneIsNot() {
         #expect(usageError(["--fps", "2"])?.contains("cannot measure pulse-rate") == true)
         #expect(usageError(["--fps", "2", "--metrics", "cardio"]) != nil)

@@ -6,23 +6,6 @@ import Testing
 /// `--device` given several times: the devices, their labels and seeds, and the combinations refused up front.
 @Suite("Several devices on the command line")
 struct MultiDeviceParsingTests {
-    private func options(_ arguments: [String]) throws -> BridgeOptions {
-        guard case .run(let options) = try BridgeCommand.parse(arguments) else {
-            Issue.record("expected a run command for \(arguments)")
-            return BridgeOptions()
-        }
-        return options
-    }
-
-    private func usageError(_ arguments: [String]) -> String? {
-        do {
-            _ = try BridgeCommand.parse(arguments)
-            return nil
-        } catch {
-            return error.message
-        }
-    }
-
     @Test func everyDeviceIsKeptInOrderAndNamedByItsForm() throws {
         let parsed = try options(["--device", "sim", "--device", "tcp:127.0.0.1:7001", "--device", "sim"])
         #expect(parsed.devices == [.simulator, .tcp(host: "127.0.0.1", port: 7001), .simulator])
