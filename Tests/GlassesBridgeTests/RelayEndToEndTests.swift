@@ -37,6 +37,8 @@ final class RelayRig: Sendable {
     let datSamples = Locked<[Int64: Data]>([:])
     /// Video sample payloads as they reached the bridge's link end, by presentation time.
     let bridgeSamples = Locked<[Int64: Data]>([:])
+    /// Control messages across the relay's link (RELAY_TRACE=1 prints them), for diagnosing a failed recovery.
+    let trace = LinkTrace()
 
     init(_ direction: Direction, codec: VideoCodec = .raw, seconds: Double, pulse: Double = 72,
          backend: any ProcessingBackend = RecordingBackend()) throws {
@@ -59,10 +61,11 @@ final class RelayRig: Sendable {
         settings.virtualTimeSettle = { settler.settle(maximumWait: 10) }
         let scheduler = self.scheduler
         let bridgeSamples = self.bridgeSamples
+        let trace = self.trace
         let record: @Sendable (any DeviceLink) -> any DeviceLink = { link in
-            let counted = CountingDeviceLink(SampleRecordingLink(link) { sample in
+            let counted = CountingDeviceLink(TracingDeviceLink(SampleRecordingLink(link) { sample in
                 bridgeSamples.update { $0[sample.presentationTimeUs] = sample.payload }
-            })
+            }, trace: trace, scheduler: scheduler))
             settler.setHost(counted)
             return counted
         }
@@ -116,8 +119,10 @@ final class RelayRig: Sendable {
             mode = .dial(address, LinkConnectionOptions(scheduler: scheduler, pairingToken: Self.token),
                          retryDelay: .milliseconds(50))
         }
+        let trace = self.trace
+        let scheduler = self.scheduler
         let service = RelayService(client: client, clock: clock, mode: mode, wrapLink: { link in
-            let counted = CountingHostLink(link)
+            let counted = CountingHostLink(TracingHostLink(link, trace: trace, scheduler: scheduler))
             settler.setDevice(counted)
             return counted
         })
@@ -172,6 +177,101 @@ final class SampleRecordingLink: DeviceLink {
 
     func send(_ message: HostMessage) { inner.send(message) }
     func close() { inner.close() }
+}
+
+/// Control messages across the relay's link with their virtual times; printed as they happen when RELAY_TRACE=1.
+final class LinkTrace: Sendable {
+    private let lines = Mutex<[String]>([])
+    private let echo = ProcessInfo.processInfo.environment["RELAY_TRACE"] == "1"
+
+    func note(_ scheduler: ManualScheduler, _ text: String) {
+        let now = scheduler.now.components
+        let line = String(format: "%.3f ", Double(now.seconds) + Double(now.attoseconds) / 1e18) + text
+        if echo { print("trace \(line)") }
+        lines.withLock { $0.append(line) }
+    }
+
+    /// Everything noted, oldest first.
+    var all: [String] { lines.withLock { $0 } }
+
+    /// A message's name without its payload (video samples are left out of the trace).
+    static func name(_ value: Any) -> String? {
+        let text = String(describing: value)
+        if text.hasPrefix("videoSample") || text.hasPrefix("frameCredit") { return nil }
+        return String(text.prefix(120))
+    }
+}
+
+/// The bridge's end of the relay link, traced.
+final class TracingDeviceLink: DeviceLink {
+    let inner: any DeviceLink
+    let trace: LinkTrace
+    let scheduler: ManualScheduler
+
+    init(_ inner: any DeviceLink, trace: LinkTrace, scheduler: ManualScheduler) {
+        self.inner = inner
+        self.trace = trace
+        self.scheduler = scheduler
+    }
+
+    func open(eventHandler: @escaping @Sendable (DeviceLinkEvent) -> Void) {
+        let (trace, scheduler) = (self.trace, self.scheduler)
+        inner.open { event in
+            switch event {
+            case .message(let message): LinkTrace.name(message).map { trace.note(scheduler, "bridge <- \($0)") }
+            case .closed(let error): trace.note(scheduler, "bridge closed: \(error)")
+            }
+            eventHandler(event)
+        }
+    }
+
+    func send(_ message: HostMessage) {
+        LinkTrace.name(message).map { trace.note(scheduler, "bridge -> \($0)") }
+        inner.send(message)
+    }
+
+    func close() {
+        trace.note(scheduler, "bridge closes its end")
+        inner.close()
+    }
+}
+
+/// The relay's end of the link to the bridge, traced.
+final class TracingHostLink: HostLink, LinkClockReading {
+    let inner: any HostLink
+    let trace: LinkTrace
+    let scheduler: ManualScheduler
+
+    init(_ inner: any HostLink, trace: LinkTrace, scheduler: ManualScheduler) {
+        self.inner = inner
+        self.trace = trace
+        self.scheduler = scheduler
+    }
+
+    func open(eventHandler: @escaping @Sendable (HostLinkEvent) -> Void) {
+        let (trace, scheduler) = (self.trace, self.scheduler)
+        inner.open { event in
+            switch event {
+            case .message(let message): LinkTrace.name(message).map { trace.note(scheduler, "relay <- \($0)") }
+            case .closed(let error): trace.note(scheduler, "relay closed: \(error)")
+            }
+            eventHandler(event)
+        }
+    }
+
+    func send(_ message: DeviceMessage) {
+        LinkTrace.name(message).map { trace.note(scheduler, "relay -> \($0)") }
+        inner.send(message)
+    }
+
+    var droppedVideoSamples: UInt64 { inner.droppedVideoSamples }
+
+    func close() {
+        trace.note(scheduler, "relay closes its end")
+        inner.close()
+    }
+
+    var linkClockUs: Int64 { (inner as? any LinkClockReading)?.linkClockUs ?? 0 }
 }
 
 @Suite("Bridge through the relay (DAT → GlassesRelay → TCP with a token → bridge, virtual time)", .serialized)
@@ -241,5 +341,62 @@ struct RelayEndToEndTests {
         #expect(result.summary.stats.accounting.isBalanced)
         #expect(result.summary.stats.reconnects >= 1, "\(why)")
         #expect(rig.events.submitted(by: 29.5) > rig.events.submitted(by: 9) + 24 * 5, "no stream after the restart: \(why)")
+    }
+
+    /// Runs `faults` on a rig and checks that frames flow again after `resumeAt` with the identity intact.
+    private func survives(_ direction: RelayRig.Direction, seconds: Double, after resumeAt: Double,
+                          _ faults: (RelayRig) -> Void) async throws -> (RelayRig, BridgeRunResult) {
+        let rig = try RelayRig(direction, seconds: seconds)
+        faults(rig)
+        let result = await rig.pipeline.run()
+        rig.stop()
+        let stats = result.summary.stats
+        let why = "timeline \(rig.events.timeline); link trace \(rig.trace.all.suffix(60))"
+        #expect(result.exitCode == .success, "\(String(describing: result.summary.failure)); \(why)")
+        #expect(stats.accounting.isBalanced, "\(stats.accounting); \(why)")
+        // Frames flow again: at least 3 s of the 24 fps stream submitted between the recovery and the end.
+        let after = rig.events.submitted(by: seconds - 0.5) - rig.events.submitted(by: resumeAt)
+        #expect(after > 24 * 3, "\(after) frames after \(resumeAt) s; \(why)")
+        return (rig, result)
+    }
+
+    @Test("a tap pauses the stream through the relay and a second tap resumes it", arguments: [RelayRig.Direction.relayDials, .bridgeDials])
+    func survivesTapPauseAndResume(direction: RelayRig.Direction) async throws {
+        let (rig, _) = try await survives(direction, seconds: 16, after: 8) { rig in
+            rig.at(4) { rig.glasses.tap() }
+            rig.at(7) { rig.glasses.tap() }
+        }
+        let paused = rig.events.all.contains { entry in
+            if case .state(.paused, _) = entry.event { entry.time >= 4 && entry.time < 7.5 } else { false }
+        }
+        #expect(paused, "the bridge never saw the pause: \(rig.events.timeline)")
+        // Stats come once a second: the one at 5 s counts what was in flight at the tap, the one at 6 s nothing more.
+        #expect(rig.events.submitted(by: 6.9) == rig.events.submitted(by: 5.0), "frames while paused: \(rig.events.timeline)")
+    }
+
+    @Test("a fold and unfold behind the relay: a new session, and the stream again", arguments: [RelayRig.Direction.relayDials, .bridgeDials])
+    func survivesFoldAndUnfold(direction: RelayRig.Direction) async throws {
+        let (rig, result) = try await survives(direction, seconds: 22, after: 12) { rig in
+            rig.at(5) { rig.glasses.fold() }
+            rig.at(7) { rig.glasses.unfold() }
+        }
+        #expect(result.summary.stats.sessionRestarts >= 1, "\(rig.events.timeline)")
+    }
+
+    @Test("the glasses drop off the relay's radio and come back 2 s later", arguments: [RelayRig.Direction.relayDials, .bridgeDials])
+    func survivesTheGlassesLinkLoss(direction: RelayRig.Direction) async throws {
+        _ = try await survives(direction, seconds: 26, after: 15) { rig in
+            rig.at(5) { rig.glasses.inject(.linkLoss) }
+            rig.at(7) { rig.kit.reconnect(rig.glasses) }
+        }
+    }
+
+    @Test("the phone path (the relay dials): a relay restart is survived")
+    func survivesARelayRestartOnThePhonePath() async throws {
+        let (_, result) = try await survives(.relayDials, seconds: 22, after: 12) { rig in
+            rig.at(5) { rig.stopRelay() }
+            rig.at(6) { try? rig.startRelay() }
+        }
+        #expect(result.summary.stats.reconnects >= 1)
     }
 }
