@@ -28,7 +28,7 @@ final class RelayRig: Sendable {
     let kit: SimulatorKit
     let glasses: SimulatedGlasses
     let events = EventLog()
-    let settler: LinkSettler
+    let settler: RelayLinkSettler
     let pipeline: BridgePipeline
     let deviceListener: DeviceListener?
     private let relay = Locked<Relay?>(nil)
@@ -37,7 +37,58 @@ final class RelayRig: Sendable {
     let datSamples = Locked<[Int64: Data]>([:])
     /// Video sample payloads as they reached the bridge's link end, by presentation time.
     let bridgeSamples = Locked<[Int64: Data]>([:])
-    /// Control messages across the relay's link (RELAY_TRACE=1 prints them), for diagnosing a failed recovery.
+    /// Waits, in real time, until the relay's link has carried everything sent on it, before virtual time moves on.
+///
+/// Unlike the socket tests' `LinkSettler`, it counts only what the owners sent and were handed (``LinkTally``: no
+/// heartbeats, which the ends send on their own), so the balance does not drift, and a closed end counts as settled
+/// (what was sent after a close is discarded, never delivered). The ends it compares are the latest of each side.
+final class RelayLinkSettler: Sendable {
+    private struct Ends {
+        var host: TracingDeviceLink?
+        var device: TracingHostLink?
+        var hostGeneration = 0
+        var deviceGeneration = 0
+    }
+
+    private let ends = Mutex(Ends())
+    /// Something else that must be idle before time moves on (a relay's permission query in flight).
+    private let alsoIdle: @Sendable () -> Bool
+
+    init(alsoIdle: @escaping @Sendable () -> Bool) {
+        self.alsoIdle = alsoIdle
+    }
+
+    func setHost(_ link: TracingDeviceLink) { ends.withLock { $0.host = link; $0.hostGeneration += 1 } }
+
+    func setDevice(_ link: TracingHostLink) { ends.withLock { $0.device = link; $0.deviceGeneration += 1 } }
+
+    /// Whether both current ends have handed over everything the other sent (or one of them has closed).
+    private var balanced: Bool {
+        ends.withLock { ends in
+            guard let host = ends.host, let device = ends.device else { return true }
+            if host.tally.closed.load(ordering: .relaxed) || device.tally.closed.load(ordering: .relaxed) { return true }
+            let deviceSent = device.tally.sent.load(ordering: .relaxed) &- device.droppedVideoSamples
+            let down = deviceSent == host.tally.received.load(ordering: .relaxed)
+            let up = host.tally.sent.load(ordering: .relaxed) == device.tally.received.load(ordering: .relaxed)
+            return down && up
+        }
+    }
+
+    func settle(maximumWait: Double) {
+        // The bridge dialled: wait (longer) for the relay's listener to hand the relay its end. (When the relay
+        // dials, the pipeline itself waits for the bridge to take the new link: GlassesController.isAwaitingDevice.)
+        let pairDeadline = Date().addingTimeInterval(5)
+        while ends.withLock({ $0.host != nil && $0.deviceGeneration < $0.hostGeneration }), Date() < pairDeadline {
+            usleep(100)
+        }
+        let deadline = Date().addingTimeInterval(maximumWait)
+        while !(balanced && alsoIdle()), Date() < deadline {
+            usleep(100)
+        }
+    }
+}
+
+/// Control messages across the relay's link (RELAY_TRACE=1 prints them), for diagnosing a failed recovery.
     let trace = LinkTrace()
 
     init(_ direction: Direction, codec: VideoCodec = .raw, seconds: Double, pulse: Double = 72,
@@ -51,7 +102,7 @@ final class RelayRig: Sendable {
         let relayBox = relay
         // Weakly: the relay's service holds the settler (through its link wrapper), so a strong box would be a cycle
         // (settler → box → service → settler) that kept the rig and every recorded sample alive after the test.
-        settler = LinkSettler(alsoIdle: { [weak relayBox] in relayBox?.value?.client.isIdle ?? true })
+        settler = RelayLinkSettler(alsoIdle: { [weak relayBox] in relayBox?.value?.client.isIdle ?? true })
         var settings = BridgeSettings(streamConfiguration: try StreamConfiguration.validated(
             videoCodec: codec, resolution: .low, frameRate: 24))
         settings.duration = .milliseconds(Int64(seconds * 1000))
@@ -63,9 +114,9 @@ final class RelayRig: Sendable {
         let bridgeSamples = self.bridgeSamples
         let trace = self.trace
         let record: @Sendable (any DeviceLink) -> any DeviceLink = { link in
-            let counted = CountingDeviceLink(TracingDeviceLink(SampleRecordingLink(link) { sample in
+            let counted = TracingDeviceLink(SampleRecordingLink(link) { sample in
                 bridgeSamples.update { $0[sample.presentationTimeUs] = sample.payload }
-            }, trace: trace, scheduler: scheduler))
+            }, trace: trace, scheduler: scheduler)
             settler.setHost(counted)
             return counted
         }
@@ -122,7 +173,7 @@ final class RelayRig: Sendable {
         let trace = self.trace
         let scheduler = self.scheduler
         let service = RelayService(client: client, clock: clock, mode: mode, wrapLink: { link in
-            let counted = CountingHostLink(TracingHostLink(link, trace: trace, scheduler: scheduler))
+            let counted = TracingHostLink(link, trace: trace, scheduler: scheduler)
             settler.setDevice(counted)
             return counted
         })
@@ -186,7 +237,8 @@ final class LinkTrace: Sendable {
 
     func note(_ scheduler: ManualScheduler, _ text: String) {
         let now = scheduler.now.components
-        let line = String(format: "%.3f ", Double(now.seconds) + Double(now.attoseconds) / 1e18) + text
+        let wall = Date().timeIntervalSince1970.truncatingRemainder(dividingBy: 1000)
+        let line = String(format: "%.3f (wall %.3f) ", Double(now.seconds) + Double(now.attoseconds) / 1e18, wall) + text
         if echo { print("trace \(line)") }
         lines.withLock { $0.append(line) }
     }
@@ -202,11 +254,21 @@ final class LinkTrace: Sendable {
     }
 }
 
-/// The bridge's end of the relay link, traced.
+/// What crossed one end of the relay's link, as its owner sent and was handed messages. Heartbeats are left out:
+/// the link ends send them on their own (not through these wrappers) yet hand them to the owner, so counting them on
+/// one side only would let the balance drift by one a second and the settler stop waiting for anything.
+final class LinkTally: Sendable {
+    let sent = Atomic<UInt64>(0)
+    let received = Atomic<UInt64>(0)
+    let closed = Atomic<Bool>(false)
+}
+
+/// The bridge's end of the relay link, traced and counted.
 final class TracingDeviceLink: DeviceLink {
     let inner: any DeviceLink
     let trace: LinkTrace
     let scheduler: ManualScheduler
+    let tally = LinkTally()
 
     init(_ inner: any DeviceLink, trace: LinkTrace, scheduler: ManualScheduler) {
         self.inner = inner
@@ -215,32 +277,41 @@ final class TracingDeviceLink: DeviceLink {
     }
 
     func open(eventHandler: @escaping @Sendable (DeviceLinkEvent) -> Void) {
-        let (trace, scheduler) = (self.trace, self.scheduler)
+        let (trace, scheduler, tally) = (self.trace, self.scheduler, self.tally)
         inner.open { event in
             switch event {
             case .message(let message): LinkTrace.name(message).map { trace.note(scheduler, "bridge <- \($0)") }
             case .closed(let error): trace.note(scheduler, "bridge closed: \(error)")
             }
+            // Counted after handling, so whatever the handler sends in reaction is counted first.
             eventHandler(event)
+            switch event {
+            case .message(.heartbeat): break
+            case .message: tally.received.add(1, ordering: .relaxed)
+            case .closed: tally.closed.store(true, ordering: .relaxed)
+            }
         }
     }
 
     func send(_ message: HostMessage) {
         LinkTrace.name(message).map { trace.note(scheduler, "bridge -> \($0)") }
+        tally.sent.add(1, ordering: .relaxed)
         inner.send(message)
     }
 
     func close() {
         trace.note(scheduler, "bridge closes its end")
+        tally.closed.store(true, ordering: .relaxed)
         inner.close()
     }
 }
 
-/// The relay's end of the link to the bridge, traced.
+/// The relay's end of the link to the bridge, traced and counted.
 final class TracingHostLink: HostLink, LinkClockReading {
     let inner: any HostLink
     let trace: LinkTrace
     let scheduler: ManualScheduler
+    let tally = LinkTally()
 
     init(_ inner: any HostLink, trace: LinkTrace, scheduler: ManualScheduler) {
         self.inner = inner
@@ -249,18 +320,24 @@ final class TracingHostLink: HostLink, LinkClockReading {
     }
 
     func open(eventHandler: @escaping @Sendable (HostLinkEvent) -> Void) {
-        let (trace, scheduler) = (self.trace, self.scheduler)
+        let (trace, scheduler, tally) = (self.trace, self.scheduler, self.tally)
         inner.open { event in
             switch event {
             case .message(let message): LinkTrace.name(message).map { trace.note(scheduler, "relay <- \($0)") }
             case .closed(let error): trace.note(scheduler, "relay closed: \(error)")
             }
             eventHandler(event)
+            switch event {
+            case .message(.heartbeat): break
+            case .message: tally.received.add(1, ordering: .relaxed)
+            case .closed: tally.closed.store(true, ordering: .relaxed)
+            }
         }
     }
 
     func send(_ message: DeviceMessage) {
         LinkTrace.name(message).map { trace.note(scheduler, "relay -> \($0)") }
+        tally.sent.add(1, ordering: .relaxed)
         inner.send(message)
     }
 
@@ -268,6 +345,7 @@ final class TracingHostLink: HostLink, LinkClockReading {
 
     func close() {
         trace.note(scheduler, "relay closes its end")
+        tally.closed.store(true, ordering: .relaxed)
         inner.close()
     }
 

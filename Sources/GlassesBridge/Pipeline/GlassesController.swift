@@ -230,10 +230,12 @@ final class GlassesController: Sendable {
 
     /// The outcome of connect attempt `attempt`: attach the link, or report the failure.
     private func connected(attempt: UInt64, result: Result<any DeviceLink, any Error>) {
-        let (current, tornDown) = state.withLock { state -> (Bool, Bool) in
-            let current = state.connectAttempt == attempt
-            if current { state.awaitingDevice = false }
-            return (current, state.tornDown)
+        let (current, tornDown) = state.withLock { ($0.connectAttempt == attempt, $0.tornDown) }
+        // The wait is over once the link is attached (or the failure reported), not before: virtual time holds
+        // still until then, so that nothing runs ahead of the new link's opening.
+        // (A failure reported below may already have started the next attempt, whose wait is its own.)
+        defer {
+            state.withLock { if $0.connectAttempt == attempt { $0.awaitingDevice = false } }
         }
         let link: any DeviceLink
         switch result {
