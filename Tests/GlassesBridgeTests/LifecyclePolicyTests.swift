@@ -239,9 +239,62 @@ struct LifecyclePolicyTests {
         _ = harness.take(harness.policy.streamStreaming(now: harness.now))
         harness.policy.frameReceived(now: harness.now)
         // Two watchdog timers are pending; only the current generation counts.
-        #expect(harness.timers.count == 2)
+        #expect(harness.timers.filter { $0.timer == .watchdog }.count == 2)
         let actions = harness.advance(by: .seconds(5))
         #expect(actions == [.markDiscontinuity, .restartCamera])
         #expect(harness.policy.stallRestarts == 1)
+    }
+
+    @Test func aStreamStuckInStartingIsAbandonedAndRestartedWithItsReason() {
+        var harness = PolicyHarness()
+        _ = harness.take(harness.policy.start(now: harness.now))
+        _ = harness.take(harness.policy.linkConnected(now: harness.now))
+        #expect(harness.take(harness.policy.sessionStarted(now: harness.now)) == [.markDiscontinuity, .startCamera])
+        // The camera was started; `.streaming` never comes (the start was lost on its way to the glasses).
+        #expect(harness.advance(by: .milliseconds(9_900)).isEmpty, "abandoned before the start timeout")
+        #expect(harness.policy.phase == .startingStream)
+        let noticesBefore = harness.performed.count
+        #expect(harness.advance(by: .milliseconds(200)) == [.markDiscontinuity, .restartCamera])
+        #expect(harness.policy.phase == .startingStream)
+        #expect(harness.policy.streamStartTimeouts == 1)
+        #expect(harness.policy.lastCameraRestart == .streamStartTimedOut)
+        #expect(harness.policy.stallRestarts == 0, "a start that timed out is not a stall")
+        let notices = harness.performed[noticesBefore...].compactMap { if case .notice(let text) = $0 { text } else { nil } }
+        #expect(notices.contains { $0.contains("streamStartTimedOut") }, "\(notices)")
+        // The restarted camera streams: nothing more is restarted, by the start timer or the watchdog.
+        _ = harness.take(harness.policy.streamStreaming(now: harness.now))
+        #expect(harness.advance(by: .seconds(30), framesEvery: .milliseconds(41)).isEmpty)
+        #expect(harness.policy.streamStartTimeouts == 1)
+    }
+
+    @Test func aStreamThatStartsInTimeIsNotAbandoned() {
+        var harness = PolicyHarness()
+        _ = harness.take(harness.policy.start(now: harness.now))
+        _ = harness.take(harness.policy.linkConnected(now: harness.now))
+        _ = harness.take(harness.policy.sessionStarted(now: harness.now))
+        _ = harness.advance(by: .seconds(9))
+        _ = harness.take(harness.policy.streamStreaming(now: harness.now))
+        #expect(harness.advance(by: .seconds(20), framesEvery: .milliseconds(41)).isEmpty)
+        // Paused while starting (a tap): waiting for the wearer is not a failed start either.
+        _ = harness.take(harness.policy.streamPaused(now: harness.now))
+        #expect(harness.advance(by: .seconds(60)).isEmpty)
+        #expect(harness.policy.streamStartTimeouts == 0)
+    }
+
+    @Test func startsThatKeepTimingOutEndTheRunLikeRepeatedStalls() {
+        var harness = PolicyHarness()
+        _ = harness.take(harness.policy.start(now: harness.now))
+        _ = harness.take(harness.policy.linkConnected(now: harness.now))
+        _ = harness.take(harness.policy.sessionStarted(now: harness.now))
+        var finish: BridgeFailure??
+        for _ in 0..<20 where finish == nil {
+            for action in harness.advance(by: .seconds(11)) {
+                if case .finish(let failure) = action { finish = failure }
+            }
+        }
+        let limit = harness.policy.configuration.maximumConsecutiveStallRestarts
+        #expect(finish.flatMap { $0 }?.kind == .repeatedStalls)
+        #expect(harness.policy.streamStartTimeouts == limit)
+        #expect(harness.policy.phase == .finished)
     }
 }

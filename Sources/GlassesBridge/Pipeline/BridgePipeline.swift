@@ -247,8 +247,8 @@ public final class BridgePipeline: Sendable {
             wearables = instance
             let dependencies = GlassesController.Dependencies(
                 wearables: instance, scheduler: scheduler, streamConfiguration: settings.streamConfiguration,
-                handoff: handoff, counters: counters, connect: connect, record: record,
-                observe: settings.frameObserver,
+                handoff: handoff, counters: counters, connect: connect, connectWaitsForDevice: deviceDials,
+                record: record, observe: settings.frameObserver,
                 emit: emitClosure, finish: { [weak self] failure in self?.markFinished(failure) }
             )
             frameSource = GlassesController(
@@ -416,6 +416,9 @@ public final class BridgePipeline: Sendable {
         continuation?.resume()
     }
 
+    /// In virtual time, how long (real time) each step of the clock waits for glasses that are expected to dial.
+    static let virtualTimeDialWait: Duration = .milliseconds(250)
+
     private func waitForFinish(_ resources: RunResources) async {
         let drivesVirtualTime: ManualScheduler?
         if case .virtual(let scheduler) = clock, run.withLock({ $0.frameSource })?.pipelineDrivesVirtualTime == true {
@@ -436,6 +439,7 @@ public final class BridgePipeline: Sendable {
         case let scheduler?:
             let waitForEngine = settings.virtualTimeWaitsForEngine
             let settle = settings.virtualTimeSettle
+            let controller = run.withLock { $0.frameSource } as? GlassesController
             await onOwnThread(name: "glasses-bridge.clock") { [self] in
                 while !finished.load(ordering: .acquiring) {
                     guard scheduler.runNext() else {
@@ -443,6 +447,9 @@ public final class BridgePipeline: Sendable {
                         break
                     }
                     settle?()
+                    // A relay that dials in does so in real time: let it, before time moves on (bounded, because
+                    // the dial may itself wait for something later in virtual time, such as a relay restarting).
+                    controller?.waitWhileAwaitingDevice(upTo: Self.virtualTimeDialWait)
                     if waitForEngine {
                         resources.handoff.waitUntilIdle()
                         resources.sdk.waitForQueueRoom(allowingPending: 0)

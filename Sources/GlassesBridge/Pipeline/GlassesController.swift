@@ -19,6 +19,10 @@ final class GlassesController: Sendable {
         let counters: BridgeCounters
         /// Opens a new link to the glasses (the device end is already being served).
         let connect: @Sendable () throws -> any DeviceLink
+        /// The glasses dial this host (`connect` waits for them): `connect` runs on a thread of its own, not on the
+        /// scheduler's, so timers (the run's duration, stats, and in virtual time the clock the relay needs to come
+        /// back) keep running while the bridge waits for the next dial.
+        var connectWaitsForDevice = false
         /// Keeps what the glasses sent (`--record`), if asked.
         let record: (@Sendable (VideoFrame) -> Void)?
         /// Sees every delivered frame with its host arrival time (``BridgeSettings/frameObserver``).
@@ -47,6 +51,8 @@ final class GlassesController: Sendable {
         var cameraID: UInt64 = 0
         var cameraTokens: [any AnyListenerToken] = []
         var connectAttempt: UInt64 = 0
+        /// A ``Dependencies/connectWaitsForDevice`` wait is under way on its own thread.
+        var awaitingDevice = false
         var linkUp = false
         var tornDown = false
         /// The current link, for the device's count of frames it dropped for lack of credit.
@@ -191,14 +197,59 @@ final class GlassesController: Sendable {
         let attempt = state.withLock { state -> UInt64 in
             state.connectAttempt += 1
             state.linkUp = false
+            state.awaitingDevice = deps.connectWaitsForDevice
             return state.connectAttempt
         }
+        guard deps.connectWaitsForDevice else {
+            connected(attempt: attempt, result: Result { try deps.connect() })
+            return
+        }
+        // Waiting for a device to dial blocks for as long as it takes: never on the scheduler's thread, which would
+        // stop every timer of the run (in virtual time, the very clock a restarting relay needs to dial again).
+        let thread = Thread { [weak self] in
+            guard let self else { return }
+            let result = Result { try self.deps.connect() }
+            self.connected(attempt: attempt, result: result)
+        }
+        thread.name = "glasses-bridge.connect"
+        thread.start()
+    }
+
+    /// Whether the controller is waiting, on its own thread, for the glasses to dial (virtual time holds still a
+    /// moment for it: ``waitWhileAwaitingDevice(upTo:)``).
+    var isAwaitingDevice: Bool { state.withLock { $0.awaitingDevice } }
+
+    /// In virtual time: waits, in real time and at most `limit`, while a dialled connection is awaited, so that the
+    /// clock does not race ahead of a relay that is dialling now. Returns at once when nothing is awaited.
+    func waitWhileAwaitingDevice(upTo limit: Duration) {
+        let deadline = ContinuousClock.now + limit
+        while isAwaitingDevice, ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.000_2)
+        }
+    }
+
+    /// The outcome of connect attempt `attempt`: attach the link, or report the failure.
+    private func connected(attempt: UInt64, result: Result<any DeviceLink, any Error>) {
+        let (current, tornDown) = state.withLock { ($0.connectAttempt == attempt, $0.tornDown) }
+        // The wait is over once the link is attached (or the failure reported), not before: virtual time holds
+        // still until then, so that nothing runs ahead of the new link's opening.
+        // (A failure reported below may already have started the next attempt, whose wait is its own.)
+        defer {
+            state.withLock { if $0.connectAttempt == attempt { $0.awaitingDevice = false } }
+        }
         let link: any DeviceLink
-        do {
-            link = try deps.connect()
-        } catch {
+        switch result {
+        case .failure(let error):
+            guard current else { return }
             let message = (error as? BridgeFailure)?.message ?? error.localizedDescription
             event { $0.connectFailed(message, now: $1) }
+            return
+        case .success(let opened):
+            link = opened
+        }
+        guard current, !tornDown else {
+            // The run ended (or moved on) while the device dialled: nobody will use this link.
+            link.close()
             return
         }
         // Backpressure has one owner: the link grants the device credit only for places free in the hand-off, and

@@ -57,7 +57,8 @@ public struct BridgeFailure: Error, Sendable, Hashable, CustomStringConvertible 
 /// The lifecycle policy of a bridge run, as a plain state machine: one method per event, returning actions.
 ///
 /// It encodes what DAT users learn the hard way: a stream that says `.streaming` but delivers nothing for 5 s is
-/// dead and gets restarted (camera stopped, added and started again); a lost link goes back to waiting and
+/// dead and gets restarted (camera stopped, added and started again); so does a camera that never reaches
+/// `.streaming` within 10 s of its start (a start lost on the way must not leave the run waiting forever); a lost link goes back to waiting and
 /// reconnects with a backoff of at least 2 s (rapid restarts wedge real glasses); a session the device ended is
 /// replaced by a new one, again no sooner than 2 s later; thermal, battery and permission errors stop the run with
 /// a message a person can act on. Time comes in with each event, so tests drive it with virtual time. The owner
@@ -67,6 +68,9 @@ public struct LifecyclePolicy: Sendable {
     public struct Configuration: Sendable, Hashable {
         /// How long `.streaming` may go without a frame before the stream is declared dead.
         public var watchdogTimeout: Duration = .seconds(5)
+        /// How long a camera may stay in ``Phase/startingStream`` (added and started, `.streaming` not yet reported)
+        /// before the start is abandoned and the camera restarted (``CameraRestartReason/streamStartTimedOut``).
+        public var streamStartTimeout: Duration = .seconds(10)
         /// The shortest wait before reconnecting or starting a new session or camera (never below 2 s).
         public var minimumBackoff: Duration = .seconds(2)
         /// The longest wait between attempts.
@@ -79,7 +83,8 @@ public struct LifecyclePolicy: Sendable {
         /// with no backoff (the connect action itself waits). New sessions and cameras still back off.
         public var reconnectWaitsForDevice = false
 
-        /// Creates the defaults: 5 s watchdog, 2–30 s backoff, 4 stall restarts, unlimited reconnects.
+        /// Creates the defaults: 5 s watchdog, 10 s for a stream to start, 2–30 s backoff, 4 stall restarts (stalls and
+        /// starts that time out, in a row), unlimited reconnects.
         public init() {}
     }
 
@@ -113,6 +118,18 @@ public struct LifecyclePolicy: Sendable {
         case newSession
         /// Add and start the camera again.
         case restartCamera
+        /// Give up on a camera that has not reached `.streaming` (``Configuration/streamStartTimeout``).
+        case streamStart
+    }
+
+    /// Why the policy restarted the camera at once (``Action/restartCamera`` from a timer), as reported in its
+    /// notice and kept in ``lastCameraRestart``.
+    public enum CameraRestartReason: String, Sendable, Hashable, CaseIterable {
+        /// The stream said `.streaming` but no frame came for ``Configuration/watchdogTimeout`` (a zombie stream).
+        case stalled
+        /// The camera was started but never reached `.streaming` within ``Configuration/streamStartTimeout`` (a
+        /// start lost on the way, or glasses that never answered it).
+        case streamStartTimedOut
     }
 
     /// What the owner should do.
@@ -169,6 +186,10 @@ public struct LifecyclePolicy: Sendable {
     public private(set) var reconnects = 0
     /// How many sessions were replaced after the device ended one.
     public private(set) var sessionRestarts = 0
+    /// How many camera starts were abandoned because `.streaming` never came (``Configuration/streamStartTimeout``).
+    public private(set) var streamStartTimeouts = 0
+    /// Why the camera was last restarted at once by a timer, if it was.
+    public private(set) var lastCameraRestart: CameraRestartReason?
 
     private var everConnected = false
     private var lastFrameAt: Duration = .zero
@@ -223,7 +244,7 @@ public struct LifecyclePolicy: Sendable {
     public mutating func sessionStarted(now: Duration) -> [Action] {
         guard phase == .startingSession else { return [] }
         phase = .startingStream
-        return [.markDiscontinuity, .startCamera]
+        return [.markDiscontinuity, .startCamera] + armStreamStart()
     }
 
     /// Starting a session failed (for instance the glasses are folded).
@@ -258,6 +279,7 @@ public struct LifecyclePolicy: Sendable {
         guard phase == .startingStream || phase == .paused || phase == .streaming else { return [] }
         let wasStreaming = phase == .streaming
         phase = .streaming
+        invalidate(.streamStart)
         lastFrameAt = now
         if wasStreaming { return [] }
         return schedule(.watchdog, after: configuration.watchdogTimeout)
@@ -268,6 +290,7 @@ public struct LifecyclePolicy: Sendable {
         guard phase == .streaming || phase == .startingStream else { return [] }
         phase = .paused
         invalidate(.watchdog)
+        invalidate(.streamStart)
         return []
     }
 
@@ -348,8 +371,25 @@ public struct LifecyclePolicy: Sendable {
             }
             stallRestarts += 1
             phase = .startingStream
+            lastCameraRestart = .stalled
             return [.notice("no frame for \(Self.format(silent)) while streaming: restarting the camera"),
-                    .markDiscontinuity, .restartCamera]
+                    .markDiscontinuity, .restartCamera] + armStreamStart()
+        case .streamStart:
+            guard phase == .startingStream else { return [] }
+            // Counted with the stalls: a camera that neither starts nor delivers ends the run the same way.
+            consecutiveStallRestarts += 1
+            if consecutiveStallRestarts > configuration.maximumConsecutiveStallRestarts {
+                return finish(BridgeFailure(
+                    .repeatedStalls,
+                    "The camera did not start or stalled \(consecutiveStallRestarts) times in a row with no frame. "
+                        + "Fold the glasses, put them in the case for 10 seconds to restart the camera, then run again."
+                ))
+            }
+            streamStartTimeouts += 1
+            lastCameraRestart = .streamStartTimedOut
+            return [.notice("the stream did not start within \(Self.format(configuration.streamStartTimeout)) "
+                            + "(\(CameraRestartReason.streamStartTimedOut.rawValue)): restarting the camera"),
+                    .markDiscontinuity, .restartCamera] + armStreamStart()
         case .reconnect:
             guard phase == .waiting else { return [] }
             phase = .connecting
@@ -361,7 +401,7 @@ public struct LifecyclePolicy: Sendable {
         case .restartCamera:
             guard phase == .waiting else { return [] }
             phase = .startingStream
-            return [.markDiscontinuity, .restartCamera]
+            return [.markDiscontinuity, .restartCamera] + armStreamStart()
         }
     }
 
@@ -403,6 +443,11 @@ public struct LifecyclePolicy: Sendable {
         let generation = nextGeneration
         generations[timer] = generation
         return [.schedule(timer, after: delay, generation: generation)]
+    }
+
+    /// Entering ``Phase/startingStream``: the start must reach `.streaming` within the timeout.
+    private mutating func armStreamStart() -> [Action] {
+        schedule(.streamStart, after: configuration.streamStartTimeout)
     }
 
     private mutating func invalidate(_ timer: Timer) {
