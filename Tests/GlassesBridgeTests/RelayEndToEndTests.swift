@@ -404,8 +404,8 @@ struct RelayEndToEndTests {
     // path (the bridge-dials restart is just below). What made them unreliable before, and what is still open:
     // - "Nothing crosses the link after a fold" was the rig: its settler counted heartbeats on one side only, drifted
     //   by one a second, and let virtual time run ahead of the sockets (8 virtual seconds in 6 ms of wall time, then
-    //   a heartbeat timeout). RelayLinkSettler counts without heartbeats. Support/SocketSupport.swift's LinkSettler
-    //   has the same drift (not changed here).
+    //   a heartbeat timeout). RelayLinkSettler counts without heartbeats, and so now do the counting links behind
+    //   Support/SocketSupport.swift's LinkSettler, which had the same drift.
     // - A relay restart on the phone path deadlocked in virtual time: the bridge waited for the next dial on the
     //   scheduler's thread, so the virtual clock could not reach the relay's restart (in real time the same wait held
     //   up every timer of the run). GlassesController now waits on a thread of its own.

@@ -21,9 +21,11 @@ final class CountingDeviceLink: DeviceLink {
     func open(eventHandler: @escaping @Sendable (DeviceLinkEvent) -> Void) {
         let counter = self.counter
         inner.open { event in
-            // Counted after handling, so whatever the handler sends in reaction is counted first.
+            // Counted after handling, so whatever the handler sends in reaction is counted first. Heartbeats are
+            // left out: the link ends send them themselves, never through a counted `send`, so counting them here
+            // made the balance drift by one a second and the settler let time run ahead of the sockets.
             eventHandler(event)
-            if case .message = event { counter.received.add(1, ordering: .relaxed) }
+            if case .message(let message) = event, !message.isHeartbeat { counter.received.add(1, ordering: .relaxed) }
         }
     }
 
@@ -45,9 +47,10 @@ final class CountingHostLink: HostLink, LinkClockReading {
     func open(eventHandler: @escaping @Sendable (HostLinkEvent) -> Void) {
         let counter = self.counter
         inner.open { event in
-            // Counted after handling, so whatever the handler sends in reaction is counted first.
+            // Counted after handling, so whatever the handler sends in reaction is counted first; heartbeats left
+            // out, as on the host side.
             eventHandler(event)
-            if case .message = event { counter.received.add(1, ordering: .relaxed) }
+            if case .message(let message) = event, !message.isHeartbeat { counter.received.add(1, ordering: .relaxed) }
         }
     }
 
@@ -205,3 +208,14 @@ final class GarbageRelay: @unchecked Sendable {
         }
     }
 }
+
+extension DeviceMessage {
+    /// A heartbeat, which a link end sends by itself.
+    var isHeartbeat: Bool { if case .heartbeat = self { true } else { false } }
+}
+
+extension HostMessage {
+    /// A heartbeat, which a link end sends by itself.
+    var isHeartbeat: Bool { if case .heartbeat = self { true } else { false } }
+}
+
