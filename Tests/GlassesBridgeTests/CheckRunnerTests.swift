@@ -258,6 +258,39 @@ struct CheckRunnerTests {
         }
     }
 
+    @Test("an engine that never settles: stable pulse and stable breathing fail, naming 'never stable' and the bound")
+    func vitalsNeverStable() async throws {
+        let rig = try CheckRig()
+        var plan = CheckRig.plan([.vitals])
+        plan.vitalsSeconds = 8
+        let report = await rig.run(plan, backend: { var engine = RecordingBackend(); engine.stable = false; return engine })
+        #expect(report.failing == ["vitals: stable pulse", "vitals: stable breathing"], "\(report.listing)")
+        let message = try #require(report.result("vitals: stable pulse")?.message)
+        #expect(message.contains("measured no stable value") && message.contains("expected one within 4.0 s"), "\(message)")
+    }
+
+    @Test("an RMSSD far from the reference's RR intervals fails only the RMSSD check; a close one passes")
+    func rmssdAgainstReference() async throws {
+        // Reference RR intervals alternating 850 and 870 ms: successive differences of 20 ms, RMSSD 20 ms.
+        for (rmssd, shouldPass) in [(70.0, false), (24.0, true)] {
+            let rig = try CheckRig()
+            let start = CheckRig.startDate.addingTimeInterval(-5)
+            let samples = (0..<60).map { i in
+                ReferenceRecording.Sample(time: start.addingTimeInterval(Double(i)), heartRate: 70, rrIntervalsMs: [850, 870])
+            }
+            let reference = ReferenceRecording(samples: samples, columnsUsed: "time=timestamp, hr=hr, rr=rr", source: "test")
+            let report = await rig.run(CheckRig.plan([.vitals]), reference: reference,
+                                       backend: { var engine = RecordingBackend(); engine.rmssd = rmssd; return engine })
+            let result = try #require(report.result("vitals: RMSSD against the reference"), "\(report.listing)")
+            #expect((result.verdict == .pass) == shouldPass, "\(result.message)")
+            #expect(report.failing == (shouldPass ? [] : ["vitals: RMSSD against the reference"]), "\(report.listing)")
+            if !shouldPass {
+                #expect(result.message.contains("bridge 70.0 ms, reference 20.0 ms") && result.message.contains("expected |error| ≤ 20.0 ms"),
+                        "\(result.message)")
+            }
+        }
+    }
+
     @Test("a reference that does not overlap the run is an error that names both spans")
     func referenceWithoutOverlap() async throws {
         let rig = try CheckRig()

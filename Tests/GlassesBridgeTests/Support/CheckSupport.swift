@@ -32,13 +32,14 @@ struct CheckRig {
     }
 
     /// Runs the plan; `control` replaces the simulator's tap and link loss (a device that misbehaves).
-    func run(_ plan: CheckPlan, reference: ReferenceRecording? = nil, control: CheckDeviceControl? = nil) async -> CheckReport {
+    func run(_ plan: CheckPlan, reference: ReferenceRecording? = nil, control: CheckDeviceControl? = nil,
+             backend: @escaping @Sendable () -> RecordingBackend = { RecordingBackend() }) async -> CheckReport {
         let glasses = self.glasses
         let target = CheckTarget(
             source: .simulator(glasses), clock: .virtual(scheduler),
             control: control ?? CheckDeviceControl(tap: { glasses.tap() }, loseLink: { glasses.inject(.linkLoss) }),
             startDate: Self.startDate)
-        let runner = CheckRunner(plan: plan, target: target, reference: reference, backend: { RecordingBackend() })
+        let runner = CheckRunner(plan: plan, target: target, reference: reference, backend: { backend() })
         return await runner.run()
     }
 

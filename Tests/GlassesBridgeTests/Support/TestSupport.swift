@@ -35,22 +35,30 @@ struct RecordingBackend: ProcessingBackend {
     let log = Log()
     /// When set, the engine's first frame waits here: an engine that falls behind, without real-time sleeps.
     var gate: Gate?
+    /// Whether its pulse and breathing values are stable (false: an engine that never settles).
+    var stable = true
+    /// An RMSSD to report (stable) with each pulse, in ms; nil reports none.
+    var rmssd: Double?
     var name: String { "recording" }
     var producedMetrics: Set<MetricType> { [.pulseRate, .breathingRate, .hrv] }
 
     func makeProcessor(configuration: ProcessingConfiguration) throws -> any FrameProcessor {
         log.runs.withLock { $0.append([]) }
-        return Processor(log: log, gate: gate)
+        return Processor(log: log, gate: gate, stable: stable, rmssd: rmssd)
     }
 
     final class Processor: FrameProcessor {
         let log: Log
         let gate: Gate?
+        let stable: Bool
+        let rmssd: Double?
         var lastReport: Int64 = -1_000_000
 
-        init(log: Log, gate: Gate?) {
+        init(log: Log, gate: Gate?, stable: Bool = true, rmssd: Double? = nil) {
             self.log = log
             self.gate = gate
+            self.stable = stable
+            self.rmssd = rmssd
         }
 
         func process(_ frame: PixelBuffer, timestampUs: Int64) -> ProcessingUpdate {
@@ -59,8 +67,11 @@ struct RecordingBackend: ProcessingBackend {
             guard timestampUs - lastReport >= 1_000_000 else { return ProcessingUpdate() }
             lastReport = timestampUs
             var metrics = Metrics()
-            metrics.cardio.pulseRate = [MeasurementWithConfidence(value: 70, stable: true, confidence: 90, timestamp: timestampUs)]
-            metrics.breathing.rate = [MeasurementWithConfidence(value: 14, stable: true, confidence: 90, timestamp: timestampUs)]
+            metrics.cardio.pulseRate = [MeasurementWithConfidence(value: 70, stable: stable, confidence: 90, timestamp: timestampUs)]
+            metrics.breathing.rate = [MeasurementWithConfidence(value: 14, stable: stable, confidence: 90, timestamp: timestampUs)]
+            if let rmssd {
+                metrics.cardio.hrv = [Hrv(rmssd: rmssd, meanNn: 857, sdnn: rmssd, baevsky: 0, timestamp: timestampUs, confidence: 90, stable: true)]
+            }
             return ProcessingUpdate(metrics: metrics, validation: ValidationStatus(code: .ok))
         }
 
