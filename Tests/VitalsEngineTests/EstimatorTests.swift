@@ -255,6 +255,89 @@ struct EstimatorTests {
         let flatA = (0 ..< 120).map { _ in 100 + rng.gaussian() }, flatB = (0 ..< 120).map { _ in 100 + rng.gaussian() }
         #expect(ProfileMotion.shift(of: flatA, against: flatB, maxShift: 6) == nil)
     }
+
+    @Test("the band spectrum is the Hann-windowed DFT's power at every frequency (four at a time and the rest)")
+    func bandSpectrumIsTheDFT() {
+        var rng = SplitMix(seed: 11)
+        let rate = 30.0
+        let x = (0 ..< 301).map { i in sin(2 * .pi * 1.3 * Double(i) / rate) + 0.5 * rng.gaussian() }
+        // 467 frequencies: 116 groups of four and three left over.
+        let spectrum = BandSpectrum(x, rate: rate, low: 40.0 / 60, high: 180.0 / 60, step: 0.005)
+        #expect(spectrum.frequencies.count % 4 != 0)
+        let n = x.count, mean = x.reduce(0, +) / Double(n)
+        let windowed = (0 ..< n).map { i in (x[i] - mean) * (0.5 - 0.5 * cos(2 * .pi * Double(i) / Double(n - 1))) }
+        for (k, f) in spectrum.frequencies.enumerated() {
+            var re = 0.0, im = 0.0
+            for (i, v) in windowed.enumerated() {
+                let phase = 2 * .pi * f * Double(i) / rate
+                re += v * cos(phase)
+                im -= v * sin(phase)
+            }
+            let power = re * re + im * im
+            #expect(abs(spectrum.power[k] - power) <= 1e-7 * max(1, power), "at \(f) Hz: \(spectrum.power[k]) against \(power)")
+        }
+    }
+
+    @Test("profile matching's one-pass cost finds the shift the two-pass definition finds")
+    func profileShiftMatchesDefinition() throws {
+        /// The definition: mean squared difference of the mean-removed profiles, per shift, then the parabola.
+        func reference(_ p: [Double], _ ref: [Double], maxShift: Int) -> Double {
+            let lo = maxShift, hi = p.count - maxShift
+            let rm = ref[lo ..< hi].reduce(0, +) / Double(hi - lo)
+            let costs = (-maxShift ... maxShift).map { d -> Double in
+                let pm = (lo ..< hi).map { p[$0 + d] }.reduce(0, +) / Double(hi - lo)
+                return (lo ..< hi).map { i in pow((p[i + d] - pm) - (ref[i] - rm), 2) }.reduce(0, +)
+            }
+            let best = costs.indices.min { costs[$0] < costs[$1] }!
+            let a = costs[best - 1], b = costs[best], c = costs[best + 1]
+            return Double(best - maxShift) + max(-0.5, min(0.5, 0.5 * (a - c) / (a - 2 * b + c)))
+        }
+        var rng = SplitMix(seed: 5)
+        for trial in 0 ..< 6 {
+            let d = Double(trial) * 0.7 - 2
+            let profile = { (shift: Double) in (0 ..< 150).map { i -> Double in
+                let x = Double(i) - shift
+                return 120 + 30 * sin(x / 6) + 8 * sin(x / 1.9 + Double(trial)) }
+            }
+            let moved = profile(d).map { $0 + 0.3 * rng.gaussian() }
+            let measured = try #require(ProfileMotion.shift(of: moved, against: profile(0), maxShift: 8))
+            #expect(abs(measured - reference(moved, profile(0), maxShift: 8)) < 1e-6, "shift \(d)")
+        }
+    }
+
+    @Test("row and column profiles read the same luma from NV12 and from BGRA")
+    func profilesFromBothLayouts() throws {
+        let width = 64, height = 48
+        let luma = (0 ..< width * height).map { i in UInt8((i % width * 3 + i / width * 5 + (i * 7) % 13) % 256) }
+        // BGRA with B = G = R = Y: the fixed-point BT.601 weights sum to 256, so the luma read back is Y exactly.
+        let bgra: [UInt8] = luma.flatMap { (v: UInt8) -> [UInt8] in [v, v, v, 255] }
+        let chroma = [UInt8](repeating: 128, count: width * height / 2)
+        let region = VitalsRect(x: 5, y: 3, width: 50, height: 37)
+        for vertical in [false, true] {
+            let fromNV12 = try luma.withUnsafeBufferPointer { y in
+                try chroma.withUnsafeBufferPointer { c in
+                    let view = try VitalsPixelView(format: .nv12VideoRange, width: width, height: height, plane0: y.baseAddress!,
+                                                   bytesPerRow0: width, plane1: c.baseAddress!, bytesPerRow1: width)
+                    return ProfileMotion.profile(view, region, vertical: vertical)
+                }
+            }
+            let fromBGRA = try bgra.withUnsafeBufferPointer { p in
+                let view = try VitalsPixelView(format: .bgra, width: width, height: height, plane0: p.baseAddress!,
+                                               bytesPerRow0: width * 4, plane1: nil, bytesPerRow1: 0)
+                return ProfileMotion.profile(view, region, vertical: vertical)
+            }
+            // And both are the mean of the sampled pixels, computed here the slow way.
+            let expected: [Double] = vertical
+                ? (0 ..< region.height).map { y in
+                    let xs = Array(stride(from: region.x, to: region.maxX, by: 4))
+                    return Double(xs.map { Int(luma[(region.y + y) * width + $0]) }.reduce(0, +)) / Double(xs.count) }
+                : (0 ..< region.width).map { x in
+                    let ys = Array(stride(from: region.y, to: region.maxY, by: 4))
+                    return Double(ys.map { Int(luma[$0 * width + region.x + x]) }.reduce(0, +)) / Double(ys.count) }
+            #expect(fromNV12 == expected, "vertical \(vertical)")
+            #expect(fromBGRA == expected, "vertical \(vertical)")
+        }
+    }
 }
 
 /// A small deterministic generator for test signals.

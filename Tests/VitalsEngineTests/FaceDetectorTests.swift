@@ -49,4 +49,27 @@ struct FaceDetectorTests {
         let faces = detector.detect(in: canvas.gray, minSize: 24)
         #expect(faces.count == 2)
     }
+
+    @Test("the bilinear resize matches the per-pixel definition, down and up")
+    func resize() {
+        let pixels: [UInt8] = (0 ..< 37 * 23).map { (i: Int) -> UInt8 in UInt8((i * 31 + i / 37 * 17) % 256) }
+        let image = GrayImage(width: 37, height: 23, pixels: pixels)
+        for (w, h) in [(25, 14), (37, 23), (50, 40), (9, 21)] {
+            let out = image.resized(width: w, height: h)
+            let sx = Double(image.width) / Double(w), sy = Double(image.height) / Double(h)
+            for y in 0 ..< h {
+                for x in 0 ..< w {
+                    let fx = max(0, (Double(x) + 0.5) * sx - 0.5), fy = max(0, (Double(y) + 0.5) * sy - 0.5)
+                    let x0 = min(Int(fx), image.width - 1), y0 = min(Int(fy), image.height - 1)
+                    let x1 = min(x0 + 1, image.width - 1), y1 = min(y0 + 1, image.height - 1)
+                    let wx = fx - Double(x0), wy = fy - Double(y0)
+                    func p(_ x: Int, _ y: Int) -> Double { Double(image.pixels[y * image.width + x]) }
+                    let top: Double = p(x0, y0) * (1 - wx) + p(x1, y0) * wx
+                    let bottom: Double = p(x0, y1) * (1 - wx) + p(x1, y1) * wx
+                    let v: Double = top * (1 - wy) + bottom * wy
+                    #expect(out.pixels[y * w + x] == UInt8(min(255, max(0, v.rounded()))), "\(w)×\(h) at \(x), \(y)")
+                }
+            }
+        }
+    }
 }

@@ -24,6 +24,16 @@ enum PhotoFrames {
         return canvas
     }
 
+    /// The two faces of ``twoFaces()``, the second one `scale` times the size of the first (and further down, as a
+    /// person further away would be).
+    static func twoFaces(secondScale scale: Double) throws -> RGBPicture {
+        let crop = try RGBPicture.fixture("astronaut-256.ppm").cropped(VitalsRect(x: 70, y: 10, width: 90, height: 160))
+        var canvas = RGBPicture(width: width, height: height)
+        canvas.paste(crop.resized(width: 252, height: 448), x: 0, y: 200)
+        canvas.paste(crop.resized(width: Int(252 * scale), height: Int(448 * scale)), x: 270, y: 300)
+        return canvas
+    }
+
     /// The astronaut far away: face about 40 px wide (8 % of the frame's width), below the 48 px at which the
     /// engine still measures (docs/VITALS-ENGINE.md, accuracy against face size).
     static func faceTooFar() throws -> RGBPicture {
@@ -90,6 +100,20 @@ struct ValidationTests {
     func twoFaces() throws {
         let picture = try PhotoFrames.twoFaces()
         #expect(try Self.condition { _ in picture }.0 == .multipleFacesFound)
+    }
+
+    @Test("a second face counts when it could be the subject (0.8 of the tracked width), not when it is far smaller (0.4)")
+    func rivalFaceSize() throws {
+        // Long enough for the first search and two confirmations 0.3 s apart.
+        let (rival, _) = try Self.condition(frames: 40) { _ in try PhotoFrames.twoFaces(secondScale: 0.8) }
+        #expect(rival == .multipleFacesFound)
+        let (distant, result) = try Self.condition(frames: 40) { _ in try PhotoFrames.twoFaces(secondScale: 0.4) }
+        #expect(distant == .ok, "got \(distant), face \(String(describing: result.face))")
+        // The smaller face is one the search finds, with a second face's votes, when it looks at every size: it is
+        // left out by the rule, not missed by the detector.
+        let engine = try VitalsEngine()
+        let found = try PhotoFrames.twoFaces(secondScale: 0.4).withView { engine.fullFrameFaces($0, smallest: true) }
+        #expect(found.filter { $0.votes >= VitalsEngine.secondFaceVotes }.count >= 2, "found \(found)")
     }
 
     @Test("a face too small in the frame")

@@ -28,6 +28,12 @@ public struct FaceDetector: Sendable {
         var raw: [VitalsRect] = []
         var scale = 1.0
         let ww = cascade.windowWidth, wh = cascade.windowHeight
+        // Every level's integral image has the stride of the largest, so the stumps are laid out once per search.
+        let stride = image.width + 1
+        var packed: [PackedStump] = []
+        // The integral images too are allocated once, for the largest level; row 0 and column 0 stay zero.
+        var sum = [Int32](repeating: 0, count: stride * (image.height + 1))
+        var squares = [Double](repeating: 0, count: stride * (image.height + 1))
         while true {
             let sw = Int(Double(image.width) / scale), sh = Int(Double(image.height) / scale)
             if sw < ww || sh < wh { break }
@@ -36,7 +42,8 @@ public struct FaceDetector: Sendable {
             if faceSize >= minSize {
                 let level = scale == 1 ? image : image.resized(width: sw, height: sh)
                 let step = scale > 2 ? 1 : 2
-                scan(level, step: step) { x, y in
+                if packed.isEmpty { packed = packStumps(stride: stride) }
+                scan(level, step: step, stride: stride, packed: packed, sum: &sum, squares: &squares) { x, y in
                     raw.append(VitalsRect(
                         x: Int((Double(x) * scale).rounded()), y: Int((Double(y) * scale).rounded()),
                         width: Int((Double(ww) * scale).rounded()), height: Int((Double(wh) * scale).rounded())))
@@ -47,27 +54,10 @@ public struct FaceDetector: Sendable {
         return Self.group(raw, minNeighbors: minNeighbors)
     }
 
-    /// Evaluates every window position of one pyramid level.
-    private func scan(_ image: GrayImage, step: Int, hit: (Int, Int) -> Void) {
-        let w = image.width, h = image.height
-        let iw = w + 1
-        var sum = [Int32](repeating: 0, count: iw * (h + 1))
-        var sq = [Double](repeating: 0, count: iw * (h + 1))
-        image.pixels.withUnsafeBufferPointer { px in
-            for y in 0 ..< h {
-                var rowSum: Int32 = 0
-                var rowSq = 0.0
-                for x in 0 ..< w {
-                    let v = Int32(px[y * w + x])
-                    rowSum += v
-                    rowSq += Double(v * v)
-                    sum[(y + 1) * iw + x + 1] = sum[y * iw + x + 1] + rowSum
-                    sq[(y + 1) * iw + x + 1] = sq[y * iw + x + 1] + rowSq
-                }
-            }
-        }
-        // Flatten every stump with its feature's corner offsets for this stride (stage order = evaluation order).
-        let stumps = cascade.stumps, stages = cascade.stages, features = cascade.features
+    /// Every stump with its feature's corner offsets resolved for an integral image of row length `stride`, in
+    /// stage order (the order of evaluation).
+    private func packStumps(stride iw: Int) -> [PackedStump] {
+        let stumps = cascade.stumps, features = cascade.features
         var packed = [PackedStump](repeating: PackedStump(), count: stumps.count)
         for (i, stump) in stumps.enumerated() {
             var p = PackedStump()
@@ -84,13 +74,41 @@ public struct FaceDetector: Sendable {
             if rects.count > 2 { (p.a2, p.b2, p.c2, p.d2) = corners(rects[2]); p.w2 = rects[2].weight }
             packed[i] = p
         }
+        return packed
+    }
+
+    /// Evaluates every window position of one pyramid level (no wider than `stride - 1`, no taller than the
+    /// integral images hold rows for), building its integral images in `sum` and `squares` first.
+    private func scan(_ image: GrayImage, step: Int, stride iw: Int, packed: [PackedStump], sum: inout [Int32],
+                      squares: inout [Double], hit: (Int, Int) -> Void) {
+        let w = image.width, h = image.height
+        precondition(w < iw && (h + 1) * iw <= sum.count && sum.count == squares.count, "pyramid level larger than its integral image")
+        image.pixels.withUnsafeBufferPointer { px in
+            sum.withUnsafeMutableBufferPointer { sum in
+                squares.withUnsafeMutableBufferPointer { sq in
+                    for y in 0 ..< h {
+                        var rowSum: Int32 = 0
+                        var rowSq = 0.0
+                        let above = y * iw + 1, here = (y + 1) * iw + 1, source = y * w
+                        for x in 0 ..< w {
+                            let v = Int32(px[source + x])
+                            rowSum += v
+                            rowSq += Double(v * v)
+                            sum[here + x] = sum[above + x] + rowSum
+                            sq[here + x] = sq[above + x] + rowSq
+                        }
+                    }
+                }
+            }
+        }
+        let stages = cascade.stages
         let stageEnds = stages.map { Int32($0.stumps.upperBound) }
         let stageThresholds = stages.map(\.threshold)
         let ww = cascade.windowWidth, wh = cascade.windowHeight
         let normArea = Double((ww - 2) * (wh - 2))
         let n0 = iw + 1, n1 = iw + ww - 1, n2 = (wh - 1) * iw + 1, n3 = (wh - 1) * iw + ww - 1
         sum.withUnsafeBufferPointer { s in
-            sq.withUnsafeBufferPointer { q in
+            squares.withUnsafeBufferPointer { q in
                 packed.withUnsafeBufferPointer { st in
                     stageEnds.withUnsafeBufferPointer { ends in
                         stageThresholds.withUnsafeBufferPointer { thresholds in

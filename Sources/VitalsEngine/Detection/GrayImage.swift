@@ -39,18 +39,28 @@ public struct GrayImage: Sendable, Hashable {
     public func resized(width newWidth: Int, height newHeight: Int) -> GrayImage {
         var out = [UInt8](repeating: 0, count: newWidth * newHeight)
         let sx = Double(width) / Double(newWidth), sy = Double(height) / Double(newHeight)
+        // The columns' sources and weights are the same on every row: worked out once.
+        var x0s = [Int](repeating: 0, count: newWidth), x1s = x0s
+        var wxs = [Double](repeating: 0, count: newWidth)
+        for x in 0 ..< newWidth {
+            let fx = max(0, (Double(x) + 0.5) * sx - 0.5)
+            x0s[x] = min(Int(fx), width - 1)
+            x1s[x] = min(x0s[x] + 1, width - 1)
+            wxs[x] = fx - Double(x0s[x])
+        }
         pixels.withUnsafeBufferPointer { src in
-            for y in 0 ..< newHeight {
-                let fy = max(0, (Double(y) + 0.5) * sy - 0.5)
-                let y0 = min(Int(fy), height - 1), y1 = min(y0 + 1, height - 1)
-                let wy = fy - Double(y0)
-                for x in 0 ..< newWidth {
-                    let fx = max(0, (Double(x) + 0.5) * sx - 0.5)
-                    let x0 = min(Int(fx), width - 1), x1 = min(x0 + 1, width - 1)
-                    let wx = fx - Double(x0)
-                    let top = Double(src[y0 * width + x0]) * (1 - wx) + Double(src[y0 * width + x1]) * wx
-                    let bottom = Double(src[y1 * width + x0]) * (1 - wx) + Double(src[y1 * width + x1]) * wx
-                    out[y * newWidth + x] = UInt8(min(255, max(0, (top * (1 - wy) + bottom * wy).rounded())))
+            out.withUnsafeMutableBufferPointer { out in
+                for y in 0 ..< newHeight {
+                    let fy = max(0, (Double(y) + 0.5) * sy - 0.5)
+                    let y0 = min(Int(fy), height - 1), y1 = min(y0 + 1, height - 1)
+                    let wy = fy - Double(y0)
+                    let top = y0 * width, bottom = y1 * width, row = y * newWidth
+                    for x in 0 ..< newWidth {
+                        let x0 = x0s[x], x1 = x1s[x], wx = wxs[x]
+                        let t = Double(src[top + x0]) * (1 - wx) + Double(src[top + x1]) * wx
+                        let b = Double(src[bottom + x0]) * (1 - wx) + Double(src[bottom + x1]) * wx
+                        out[row + x] = UInt8(min(255, max(0, (t * (1 - wy) + b * wy).rounded())))
+                    }
                 }
             }
         }

@@ -50,26 +50,42 @@ struct ProfileMotion {
     /// Row means (vertical) or column means (horizontal) of luma, sampling every 4th pixel across.
     static func profile(_ view: VitalsPixelView, _ r: VitalsRect, vertical: Bool) -> [Double] {
         let across = 4
+        // Integer sums per row or column (exact), then one division each; luma read straight off the plane.
+        let bgra = view.format == .bgra
+        let pixelBytes = bgra ? 4 : 1
+        let plane = view.plane0, rowBytes = view.bytesPerRow0
+        @inline(__always) func luma(_ p: UnsafePointer<UInt8>) -> Int {
+            bgra ? (Int(p[0]) * 29 + Int(p[1]) * 150 + Int(p[2]) * 77) >> 8 : Int(p[0])
+        }
         if vertical {
             var out = [Double](repeating: 0, count: r.height)
+            let n = (r.width + across - 1) / across
             for y in 0 ..< r.height {
+                let row = plane + (r.y + y) * rowBytes + r.x * pixelBytes
                 var s = 0
-                var n = 0
-                var x = r.x
-                while x < r.maxX { s += view.luma(x, r.y + y); n += 1; x += across }
+                var i = 0
+                while i < r.width { s += luma(row + i * pixelBytes); i += across }
                 out[y] = Double(s) / Double(max(n, 1))
             }
             return out
         }
-        var out = [Double](repeating: 0, count: r.width)
+        var sums = [Int32](repeating: 0, count: r.width)
         var y = r.y
         var rows = 0
-        while y < r.maxY {
-            for x in 0 ..< r.width { out[x] += Double(view.luma(r.x + x, y)) }
-            rows += 1
-            y += across
+        sums.withUnsafeMutableBufferPointer { sums in
+            while y < r.maxY {
+                let row = plane + y * rowBytes + r.x * pixelBytes
+                if bgra {
+                    for x in 0 ..< r.width { sums[x] += Int32(luma(row + x * 4)) }
+                } else {
+                    // A plain luma row: widening adds the compiler vectorises.
+                    for x in 0 ..< r.width { sums[x] &+= Int32(row[x]) }
+                }
+                rows += 1
+                y += across
+            }
         }
-        return out.map { $0 / Double(max(rows, 1)) }
+        return sums.map { Double($0) / Double(max(rows, 1)) }
     }
 
     /// The shift `d` minimising the mean squared difference between `p(i + d)` and `ref(i)` over the interior,
@@ -88,17 +104,24 @@ struct ProfileMotion {
             if i > lo { gradient += abs(ref[i] - ref[i - 1]) }
         }
         guard gradient / Double(hi - lo) > 0.05 else { return nil }
+        // Per shift: Σ((p − p̄) − (ref − r̄))² = Σp² − (Σp)²/n − 2·Σp·(ref − r̄) + Σ(ref − r̄)², one pass each.
+        let count = Double(hi - lo)
+        var centred = [Double](repeating: 0, count: n)
+        for i in lo ..< hi { centred[i] = ref[i] - refMean }
         var costs = [Double](repeating: 0, count: 2 * maxShift + 1)
-        for (k, d) in (-maxShift ... maxShift).enumerated() {
-            var pm = 0.0
-            for i in lo ..< hi { pm += p[i + d] }
-            pm /= Double(hi - lo)
-            var c = 0.0
-            for i in lo ..< hi {
-                let e = (p[i + d] - pm) - (ref[i] - refMean)
-                c += e * e
+        p.withUnsafeBufferPointer { p in
+            centred.withUnsafeBufferPointer { r in
+                for (k, d) in (-maxShift ... maxShift).enumerated() {
+                    var sum = 0.0, squares = 0.0, cross = 0.0
+                    for i in lo ..< hi {
+                        let v = p[i + d]
+                        sum += v
+                        squares += v * v
+                        cross += v * r[i]
+                    }
+                    costs[k] = max(0, squares - sum * sum / count - 2 * cross + refVar)
+                }
             }
-            costs[k] = c
         }
         var best = 0
         for k in 1 ..< costs.count where costs[k] < costs[best] { best = k }

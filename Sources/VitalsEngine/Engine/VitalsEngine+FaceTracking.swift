@@ -9,7 +9,11 @@ extension VitalsEngine {
         if t - lastFullDetection >= configuration.fullDetectionInterval || trackedBox == nil && t - lastFullDetection >= 0.25
             || confirming {
             lastFullDetection = t
-            let found = fullFrameFaces(view, smallest: trackedBox == nil)
+            // With a face tracked the search is for a second face as large as a rival subject (at least
+            // ``rivalFaceFraction`` of the tracked width): a face much further away than the subject does not compete
+            // for the measurement, and the small scales are most of a search's cost.
+            let atLeast = trackedBox.map { Int(Double($0.width) * Self.rivalFaceFraction) } ?? 0
+            let found = fullFrameFaces(view, smallest: trackedBox == nil, atLeast: atLeast)
             var faces = found.map(\.rect)
             if faces.isEmpty, trackedBox == nil || usingSkinFinder, let blob = SkinFaceFinder(step: max(2, shorter / 128)).find(in: view) {
                 faces = [blob]
@@ -67,7 +71,7 @@ extension VitalsEngine {
         let region = VitalsRect(x: box.x - margin, y: box.y - margin, width: box.width + 2 * margin, height: box.height + 2 * margin)
             .clamped(width: view.width, height: view.height)
         let image = GrayImage(downsampling: view, factor: factor, region: region)
-        let minSize = Int(Double(box.width) * 0.7) / factor, maxSize = Int(Double(box.width) * 1.4) / factor + 1
+        let minSize = Int(Double(box.width) * 0.8) / factor, maxSize = Int(Double(box.width) * 1.25) / factor + 1
         let faces = searchDetector.detect(in: image, minSize: max(24, minSize), maxSize: max(25, maxSize))
         if let face = faces.first {
             noteHit(at: t)
@@ -86,15 +90,17 @@ extension VitalsEngine {
     /// Faces in the whole frame, largest first, with the votes each had: the cascade on luma shrunk to about 170 px
     /// across (faces from ~72 px at 504×896) and, for the small sizes that misses, on luma shrunk to about 250 px
     /// across (faces from ~48 px); with `smallest` (no face tracked: the search is all there is), also on luma at
-    /// two thirds of the frame's size (faces from ~36 px, which are then `faceTooFar`).
-    func fullFrameFaces(_ view: VitalsPixelView, smallest: Bool) -> [(rect: VitalsRect, votes: Int)] {
+    /// two thirds of the frame's size (faces from ~36 px, which are then `faceTooFar`). `atLeast` (frame pixels)
+    /// leaves out the scales below it, and the fine pass altogether when the coarse one covers it.
+    func fullFrameFaces(_ view: VitalsPixelView, smallest: Bool, atLeast: Int = 0) -> [(rect: VitalsRect, votes: Int)] {
         let shorter = min(view.width, view.height)
         let coarse = max(1, shorter / 168), fine = max(1, shorter / 252)
-        var faces = searchDetector.detect(in: GrayImage(downsampling: view, factor: coarse), minSize: 24)
+        var faces = searchDetector.detect(in: GrayImage(downsampling: view, factor: coarse), minSize: max(24, atLeast / coarse))
             .map { (rect: scaled($0.rect, by: coarse), votes: $0.neighbors) }
-        if fine < coarse {
-            let limit = 24 * coarse
-            let small = searchDetector.detect(in: GrayImage(downsampling: view, factor: fine), minSize: 24, maxSize: limit / fine + 2)
+        let limit = 24 * coarse
+        if fine < coarse, atLeast < limit {
+            let small = searchDetector.detect(in: GrayImage(downsampling: view, factor: fine), minSize: max(24, atLeast / fine),
+                                              maxSize: limit / fine + 2)
                 .map { (rect: scaled($0.rect, by: fine), votes: $0.neighbors) }
             for s in small where !faces.contains(where: { Self.overlap($0.rect, s.rect) > 0.2 }) { faces.append(s) }
         }
@@ -113,6 +119,9 @@ extension VitalsEngine {
         }
         return faces.sorted { $0.rect.width * $0.rect.height > $1.rect.width * $1.rect.height }
     }
+
+    /// The smallest second face the search looks for while a face is tracked, as a fraction of the tracked width.
+    static let rivalFaceFraction = 0.6
 
     /// Votes a second face needs (besides being found by two searches in a row): the strict detector's rule, so
     /// that the sensitive search's stray hits on texture never make a second face.

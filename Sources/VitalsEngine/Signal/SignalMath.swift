@@ -142,16 +142,36 @@ struct BandSpectrum {
         var f = low
         while f <= high + 1e-9 { freqs.append(f); f += step }
         var power = [Double](repeating: 0, count: freqs.count)
-        for (k, freq) in freqs.enumerated() {
-            // Goertzel recurrence: one multiply-add per sample.
-            let w = 2 * Double.pi * freq / rate
-            let c = 2 * cos(w)
-            var s1 = 0.0, s2 = 0.0
-            for v in windowed {
-                let s0 = v + c * s1 - s2
-                s2 = s1; s1 = s0
+        // Goertzel recurrence: one multiply-add per sample and frequency. Each frequency's recurrence is a chain of
+        // dependent operations, so four frequencies run side by side in one pass (the same arithmetic per chain).
+        let coefficients = freqs.map { 2 * cos(2 * Double.pi * $0 / rate) }
+        windowed.withUnsafeBufferPointer { samples in
+            var k = 0
+            while k + 4 <= coefficients.count {
+                let c0 = coefficients[k], c1 = coefficients[k + 1], c2 = coefficients[k + 2], c3 = coefficients[k + 3]
+                var a1 = 0.0, a2 = 0.0, b1 = 0.0, b2 = 0.0, d1 = 0.0, d2 = 0.0, e1 = 0.0, e2 = 0.0
+                for v in samples {
+                    let a0 = v + c0 * a1 - a2; a2 = a1; a1 = a0
+                    let b0 = v + c1 * b1 - b2; b2 = b1; b1 = b0
+                    let d0 = v + c2 * d1 - d2; d2 = d1; d1 = d0
+                    let e0 = v + c3 * e1 - e2; e2 = e1; e1 = e0
+                }
+                power[k] = a1 * a1 + a2 * a2 - c0 * a1 * a2
+                power[k + 1] = b1 * b1 + b2 * b2 - c1 * b1 * b2
+                power[k + 2] = d1 * d1 + d2 * d2 - c2 * d1 * d2
+                power[k + 3] = e1 * e1 + e2 * e2 - c3 * e1 * e2
+                k += 4
             }
-            power[k] = s1 * s1 + s2 * s2 - c * s1 * s2
+            while k < coefficients.count {
+                let c = coefficients[k]
+                var s1 = 0.0, s2 = 0.0
+                for v in samples {
+                    let s0 = v + c * s1 - s2
+                    s2 = s1; s1 = s0
+                }
+                power[k] = s1 * s1 + s2 * s2 - c * s1 * s2
+                k += 1
+            }
         }
         self.frequencies = freqs
         self.power = power
