@@ -46,6 +46,7 @@ def _vitallens(method):
 
 def _open_rppg(model_name):
     """A peer running open-rppg's `model_name` on a clip: (pulse, breathing or None)."""
+    import numpy as np
     import rppg
 
     if model_name not in rppg.supported_models:
@@ -63,7 +64,10 @@ def _open_rppg(model_name):
         result = model.process_video(path)
         missed = model.statistic.get("null", 0)
         if not result or result.get("hr") is None:
-            return None, None, f"no estimate, no face on {missed} of {model.statistic.get('frames', 0)} frames"
+            raw, _ = model.bvp(raw=True)
+            bad = int(np.count_nonzero(~np.isfinite(np.asarray(raw, dtype=float)))) if len(raw) else 0
+            return None, None, (f"no estimate: no face on {missed} of {model.statistic.get('frames', 0)} frames, "
+                                f"{bad} of {len(raw)} pulse-wave samples not finite")
         # heartpy's breathing rate from the beat intervals (Hz), given only when the signal quality is > 0.5.
         breathing = (result.get("hrv") or {}).get("breathingrate")
         return float(result["hr"]), (float(breathing) * 60 if breathing is not None else None), None
@@ -141,6 +145,27 @@ def print_table(clips, peers):
             print(f"{condition:<20} {label} | " + " | ".join(f"{c:>19}" for c in cells) + " | " + ratio)
 
 
+def print_breathing(clips, peers):
+    """Prints per condition the breathing clip-error MAE (per minute) of ours and of the peers that give one."""
+    givers = [p for p in peers if any(c.get(p + "_breathing") is not None for c in clips)]
+    print()
+    silent = [PEERS[p][0] for p in peers if p not in givers]
+    print("breathing, clip-error MAE (/min) over the clips with an estimate (est/clips)"
+          + (f"; no breathing estimate from {', '.join(silent)}" if silent else ""))
+    conditions = []
+    for c in clips:
+        if c["condition"] not in conditions:
+            conditions.append(c["condition"])
+    for condition in conditions:
+        rows = [c for c in clips if c["condition"] == condition]
+        cells = []
+        for key, name in [("ourBreathing", "ours")] + [(p + "_breathing", PEERS[p][0]) for p in givers]:
+            errors = [abs(c[key] - c["trueBreathing"]) for c in rows if c.get(key) is not None]
+            mae = sum(errors) / len(errors) if errors else None
+            cells.append(f"{name} {_fmt_mae(mae).strip()} ({len(errors)}/{len(rows)})")
+        print(f"{condition:<20} " + ", ".join(cells))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("clips_dir")
@@ -185,7 +210,10 @@ def main():
             clip[p + "_breathing"] = _finite(breathing)
             if note:
                 clip[p + "_note"] = note
-            line.append(f"{p} {clip[p]:.1f}" if clip[p] is not None else f"{p} -- ({note})")
+            if clip[p] is None:
+                line.append(f"{p} -- ({note})")
+            else:
+                line.append(f"{p} {clip[p]:.1f}" + (f" breathing {clip[p + '_breathing']:.1f}" if clip[p + "_breathing"] is not None else ""))
         print("  " + ", ".join(line), flush=True)
 
     out = os.path.join(args.clips_dir, "peers.json")
@@ -197,6 +225,7 @@ def main():
     if not peers:
         print("rppg_peers: NO PEER could be loaded: the table shows our figures only", file=sys.stderr)
     print_table(clips, peers)
+    print_breathing(clips, peers)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ struct PeerClipError: Error, CustomStringConvertible {
     var description: String
 }
 
-/// Writes one clip: raw frames losslessly to FFV1 in Matroska through the ffmpeg CLI, HEVC samples as they were
+/// Writes one clip: raw frames losslessly to FFV1 in Matroska through the ffmpeg CLI (every frame a keyframe, as
+/// FFV1 frames are intra-coded anyway: a peer checking for inter frames must not take the clip for a lossy one), HEVC samples as they were
 /// encoded to MP4 (``HEVCFileWriter``, no re-encoding), so a peer decoding the file sees the engine's pixels.
 final class PeerClipWriter {
     /// The file being written.
@@ -31,7 +32,7 @@ final class PeerClipWriter {
         process.arguments = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y",
                              "-f", "rawvideo", "-pix_fmt", "nv12", "-s", "\(width)x\(height)", "-framerate", "\(fps)",
                              "-color_range", "tv", "-i", "pipe:0",
-                             "-c:v", "ffv1", "-level", "3", "-pix_fmt", "yuv420p", "-threads", "1", rawPath]
+                             "-c:v", "ffv1", "-level", "3", "-g", "1", "-pix_fmt", "yuv420p", "-threads", "1", rawPath]
         let pipe = Pipe()
         process.standardInput = pipe
         process.standardOutput = FileHandle.nullDevice
