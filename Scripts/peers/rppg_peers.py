@@ -39,7 +39,7 @@ def _vitallens(method):
         vitals = results[0].get("vitals", {})
         pulse = vitals.get("heart_rate", {}).get("value")
         breathing = vitals.get("respiratory_rate", {}).get("value")
-        return pulse, breathing, None
+        return pulse, breathing, (None if pulse is not None else "no heart-rate value in the result")
 
     return run
 
