@@ -195,7 +195,8 @@ def main():
 
     for clip in clips:
         path = os.path.join(args.clips_dir, clip["file"])
-        line = [f"{clip['condition']} {clip['file']}: truth {clip['truePulse']:.1f} ours {_finite(clip.get('ourPulse')) or float('nan'):.1f}"]
+        ours = _finite(clip.get("ourPulse"))
+        line = [f"{clip['condition']} {clip['file']}: truth {clip['truePulse']:.1f} ours " + (f"{ours:.1f}" if ours is not None else "--")]
         for p in peers:
             if not os.path.exists(path):
                 pulse, breathing, note = None, None, "clip file missing"
