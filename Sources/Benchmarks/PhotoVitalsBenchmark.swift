@@ -89,13 +89,17 @@ private struct PhotoResult: Sendable {
     var conditions: [String: Int] = [:]
     var engineMs = 0.0
     var failure: String?
+    /// The clip's file for the peers (relative to `--clips-dir`), when it was written.
+    var clipFile: String?
 
     var pulseError: Double? { runPulse.map { $0 - truePulse } }
     var breathingError: Double? { runBreathing.map { $0 - trueBreathing } }
 }
 
+/// Runs the photo conditions `names` and prints their table; with `clipsDirectory`, also writes every clip as the
+/// engine saw it and a manifest `clips.json` there for the peers (Scripts/peers/rppg_peers.py).
 func runPhotoBenchmark(_ names: [String], duration: Double, jobs: Int, seedBase: UInt64, quick: Bool, verbose: Bool,
-                       trace: Bool) {
+                       trace: Bool, clipsDirectory: URL? = nil) {
     let root = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     var images: [String: FaceImage] = [:]
     for p in PortraitFixture.all {
@@ -108,6 +112,8 @@ func runPhotoBenchmark(_ names: [String], duration: Double, jobs: Int, seedBase:
     let clips = photoClips(quick: quick, seedBase: seedBase)
     let photos = images
     say2("photo conditions: \(clips.count) clips × \(Int(duration)) s (\(PortraitFixture.all.map(\.name).joined(separator: ", ")) at face widths \(photoFaceWidths.map(String.init).joined(separator: "/")) px), 504×896, 30 fps")
+    if let clipsDirectory { say2("writing the clips and clips.json to \(clipsDirectory.path) for the peers") }
+    var records: [PeerClipRecord] = []
     say2("condition              width | pulse MAE clipMAE ≤3bpm | breath MAE clipMAE | HRV stable RMSSD MAE | restarts | ok frames | face px | CPU ms/frame")
     for name in names {
         guard let condition = photoConditions.first(where: { $0.name == name }) else { continue }
@@ -117,13 +123,37 @@ func runPhotoBenchmark(_ names: [String], duration: Double, jobs: Int, seedBase:
             while true {
                 let index: Int = next.withLock { n in defer { n += 1 }; return n }
                 if index >= clips.count { break }
-                let r = runPhotoClip(clips[index], image: photos[clips[index].portrait.name]!, duration: duration,
-                                     condition: condition, trace: trace)
+                let clip = clips[index]
+                let file = clipsDirectory.map { _ in
+                    "\(condition.name)-\(index)-\(clip.portrait.name)-\(clip.faceWidth)px" + (condition.bitrate == nil ? ".mkv" : ".mp4")
+                }
+                let r: PhotoResult
+                if let image = photos[clip.portrait.name] {
+                    r = runPhotoClip(clip, image: image, duration: duration, condition: condition, trace: trace,
+                                     clipPath: clipsDirectory.flatMap { d in file.map { d.appendingPathComponent($0).path } }, clipFile: file)
+                } else {
+                    var failed = PhotoResult(clip: clip)
+                    failed.failure = "portrait \(clip.portrait.name) not loaded"
+                    r = failed
+                }
                 results.withLock { $0[index] = r }
                 if verbose { say2("  \(condition.name) \(describe(r))") }
             }
         }
-        let all = results.withLock { d in d.keys.sorted().map { d[$0]! } }
+        let all = results.withLock { d in d.keys.sorted().compactMap { d[$0] } }
+        if let clipsDirectory {
+            records += all.compactMap { r in
+                r.clipFile.map { file in
+                    PeerClipRecord(condition: condition.name, file: file, portrait: r.clip.portrait.name, faceWidth: r.clip.faceWidth,
+                                   duration: duration, fps: 30, truePulse: r.truePulse, trueBreathing: r.trueBreathing,
+                                   ourPulse: r.runPulse, ourBreathing: r.runBreathing, failure: r.failure)
+                }
+            }
+            do { try writePeerManifest(records, to: clipsDirectory) } catch {
+                FileHandle.standardError.write(Data("vitals benchmark: \(error)\n".utf8))
+                exit(73)
+            }
+        }
         for width in photoFaceWidths { reportPhoto(condition, width: width, all.filter { $0.clip.faceWidth == width }) }
         reportPhoto(condition, width: nil, all.filter { $0.clip.faceWidth >= 75 })
     }
@@ -170,8 +200,12 @@ private enum SignalMedian {
     }
 }
 
-private func runPhotoClip(_ clip: PhotoClip, image: FaceImage, duration: Double, condition: PhotoCondition, trace: Bool) -> PhotoResult {
+/// Renders one clip, delivers it raw or through HEVC to a fresh engine and measures it against the truth; with
+/// `clipPath`, also writes the clip there as the engine saw it (`clipFile` is its name in the manifest).
+private func runPhotoClip(_ clip: PhotoClip, image: FaceImage, duration: Double, condition: PhotoCondition, trace: Bool,
+                          clipPath: String? = nil, clipFile: String? = nil) -> PhotoResult {
     var result = PhotoResult(clip: clip)
+    result.clipFile = clipFile
     var random = SeededRandom(seed: clip.seed, stream: 98)
     let profile = SubjectProfile(
         pulseRate: clip.pulseRate, breathingRate: clip.breathingRate,
@@ -199,6 +233,19 @@ private func runPhotoClip(_ clip: PhotoClip, image: FaceImage, duration: Double,
         do {
             encoder = try HEVCEncoder(width: width, height: height, frameRate: fps, bitrate: bitrate)
             decoder = try VideoFrameDecoder(outputFormat: .nv12VideoRange)
+        } catch {
+            result.failure = "\(error)"
+            return result
+        }
+    }
+    var writer: PeerClipWriter?
+    if let clipPath {
+        do {
+            if let encoder {
+                writer = try PeerClipWriter(hevcPath: clipPath, codecConfiguration: encoder.codecConfiguration)
+            } else {
+                writer = try PeerClipWriter(rawPath: clipPath, width: width, height: height, fps: fps)
+            }
         } catch {
             result.failure = "\(error)"
             return result
@@ -243,8 +290,13 @@ private func runPhotoClip(_ clip: PhotoClip, image: FaceImage, duration: Double,
         buffer.withUnsafeMutableBytes { scene.render(at: t, width: width, height: height, into: $0) }
         if let encoder, let decoder {
             do {
-                let image = RawVideoImage(width: width, height: height, lumaBytesPerRow: width, chromaBytesPerRow: width, data: Data(buffer))!
+                guard let image = RawVideoImage(width: width, height: height, lumaBytesPerRow: width, chromaBytesPerRow: width,
+                                                data: Data(buffer)) else {
+                    result.failure = "rendered frame does not fit \(width)×\(height) NV12"
+                    return result
+                }
                 for sample in try encoder.encode(image, presentationTimeUs: us) {
+                    try writer?.writeHEVC(sample, codecConfiguration: encoder.codecConfiguration)
                     let frame = VideoFrame(presentationTimeUs: us, content: .hevc(HEVCSample(
                         data: sample.data, isKeyframe: sample.isKeyframe, codecConfiguration: encoder.codecConfiguration)))
                     for decoded in try decoder.decode(frame) {
@@ -268,6 +320,10 @@ private func runPhotoClip(_ clip: PhotoClip, image: FaceImage, duration: Double,
                 return result
             }
         } else {
+            do { try writer?.writeRaw(buffer) } catch {
+                result.failure = "\(error)"
+                return result
+            }
             let r = buffer.withUnsafeBufferPointer { p -> VitalsFrameResult? in
                 guard let base = p.baseAddress, let view = try? VitalsPixelView(
                     format: .nv12VideoRange, width: width, height: height, plane0: base, bytesPerRow0: width,
@@ -279,6 +335,7 @@ private func runPhotoClip(_ clip: PhotoClip, image: FaceImage, duration: Double,
             if let r { consume(r) }
         }
     }
+    do { try writer?.finish() } catch { result.failure = "\(error)" }
     result.restarts = engine.restarts
     result.runPulse = SignalMedian.of(stablePulse.isEmpty ? allPulse : stablePulse)
     result.runBreathing = SignalMedian.of(stableBreathing.isEmpty ? allBreathing : stableBreathing)

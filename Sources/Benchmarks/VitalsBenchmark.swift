@@ -56,6 +56,7 @@ func runVitalsBenchmark(_ arguments: [String]) {
     var subjects = 20, duration: Double?, jobs = 2, seedBase: UInt64 = 1000, verbose = false, trace = false, quick = false
     var names = allConditions.map(\.name)
     var reportDirectory: String?
+    var clipsDirectory: String?
     var i = 0
     func value(_ flag: String) -> String {
         i += 1
@@ -81,8 +82,10 @@ func runVitalsBenchmark(_ arguments: [String]) {
         case "--verbose", "-v": verbose = true
         case "--trace": trace = true
         case "--report": reportDirectory = value("--report")
+        case "--clips-dir": clipsDirectory = value("--clips-dir")
         case "--help", "-h":
-            say("usage: Benchmarks vitals [--subjects N=20] [--duration S=65] [--jobs J=2] [--seed N] [--verbose] [--trace] [--quick] [--report DIR] [--conditions sim|photo|all|NAME,...]")
+            say("usage: Benchmarks vitals [--subjects N=20] [--duration S=65] [--jobs J=2] [--seed N] [--verbose] [--trace] [--quick] [--report DIR] [--clips-dir DIR] [--conditions sim|photo|all|NAME,...]")
+            say("  --clips-dir DIR: also write each photo clip as the engine saw it (raw: FFV1 .mkv, HEVC: the encoded .mp4) and clips.json (truth, our values) for Scripts/peers/rppg_peers.py")
             say("  simulator conditions (the default): \(allConditions.map(\.name).joined(separator: ","))")
             say("  real-photograph conditions: \(photoConditions.map(\.name).joined(separator: ",")); --quick runs 8 of their 24 clips")
             exit(0)
@@ -108,10 +111,15 @@ func runVitalsBenchmark(_ arguments: [String]) {
             fail("--report \(reportDirectory) is a file: give a folder for the pages")
         }
     }
+    var clipsURL: URL?
+    if let clipsDirectory {
+        guard !photoNames.isEmpty else { fail("--clips-dir writes the photo conditions' clips: give --conditions photo-…") }
+        do { clipsURL = try preparePeerClipDirectory(clipsDirectory) } catch { fail("\(error)") }
+    }
     var pages: [BenchmarkCondition] = []
     if !photoNames.isEmpty {
         runPhotoBenchmark(photoNames, duration: duration ?? (quick ? 40 : 65), jobs: jobs, seedBase: seedBase, quick: quick,
-                          verbose: verbose, trace: trace)
+                          verbose: verbose, trace: trace, clipsDirectory: clipsURL)
         if conditions.isEmpty { return }
     }
     let runDuration = duration ?? 65
