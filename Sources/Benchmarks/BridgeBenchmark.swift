@@ -36,8 +36,6 @@ private func benchmarkBridge(_ clip: String, runs: Int) {
     print("whole bridge on \(name), --no-realtime, in-process (file → decode → custom input → embedded engine → "
           + "NDJSON), best of \(runs) by wall time;")
     print("cli = `ffmpeg -threads 1 -i CLIP -pix_fmt nv12 -f null -`; ratio = cli wall / ours wall (> 1: faster).")
-    print("the bridge decodes a file in virtual time with one libavcodec slice thread per core (up to 4); the "
-          + "'1 decoder thread' row is the same chain with one.")
     var load = [Double](repeating: 0, count: 3)
     if getloadavg(&load, 3) == 3 {
         print(String(format: "load average at start: %.2f (noisy when other work shares the cores)", load[0]))
@@ -47,7 +45,6 @@ private func benchmarkBridge(_ clip: String, runs: Int) {
         let read = try best(runs) { try readOnly(clip) }
         let decode = try best(runs) { try decodeOnly(clip) }
         let serial = try best(runs) { try bridgeRun(clip, pipelined: false) }
-        let oneThread = try best(runs) { try bridgeRun(clip, pipelined: true, decoderThreads: 1) }
         let pipelined = try best(runs) { try bridgeRun(clip, pipelined: true) }
         let frames = Double(serial.frames)
         func row(_ label: String, _ sample: Sample, ratio: Bool = true) {
@@ -66,18 +63,16 @@ private func benchmarkBridge(_ clip: String, runs: Int) {
         row("read/demux only", read, ratio: false)
         row("read + decode + convert (nv12)", decode)
         row("bridge, serial chain", serial)
-        row("bridge, pipelined, 1 decoder thread", oneThread)
         row("bridge, pipelined chain", pipelined)
         print(String(format: "whole bridge vs ffmpeg -threads 1: %.2f× (pipelined), %.2f× (serial)",
                      cli.wall / pipelined.wall, cli.wall / serial.wall))
-        // Same decoder threads on both sides of the subtraction: the one-thread chain less decoding alone.
-        if let engine = oneThread.engineBusy {
-            print(String(format: "CPU per frame of everything but decoding: %.2f ms (the whole bridge with one decoder thread, "
-                         + "%.2f ms, less read + decode + convert alone, %.2f ms); of it the engine %.2f ms",
-                         (oneThread.cpu - decode.cpu) / frames * 1000, oneThread.cpu / frames * 1000,
+        if let engine = pipelined.engineBusy {
+            print(String(format: "CPU per frame of everything but decoding: %.2f ms (the pipelined bridge, %.2f ms, less "
+                         + "read + decode + convert alone, %.2f ms); of it the engine %.2f ms",
+                         (pipelined.cpu - decode.cpu) / frames * 1000, pipelined.cpu / frames * 1000,
                          decode.cpu / frames * 1000, engine.cpu / frames * 1000))
         }
-        if serial.ndjson != pipelined.ndjson || oneThread.ndjson != pipelined.ndjson {
+        if serial.ndjson != pipelined.ndjson {
             print("WARNING: the serial and pipelined runs' metrics differ")
             exit(1)
         }
@@ -230,12 +225,11 @@ private final class NDJSONSink: Sendable {
     var metrics: [String] { state.withLock { $0.metrics } }
 }
 
-private func bridgeRun(_ clip: String, pipelined: Bool, decoderThreads: Int? = nil) throws -> Sample {
+private func bridgeRun(_ clip: String, pipelined: Bool) throws -> Sample {
     var settings = BridgeSettings(streamConfiguration: try StreamConfiguration.validated(
         videoCodec: .hvc1, resolution: .high, frameRate: 30
     ))
     settings.virtualTimePipelined = pipelined
-    settings.decoderThreads = decoderThreads
     let engine = TimedEngine()
     let sink = NDJSONSink()
     let pipeline = BridgePipeline(

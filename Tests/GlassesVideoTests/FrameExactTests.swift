@@ -121,41 +121,4 @@ struct FrameExactTests {
             }
         }
     }
-
-    @Test("slice threads decode every sample before decode returns, to the same pixels as one thread; frame threads hold pictures back")
-    func sliceThreading() throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let encoder = try HEVCEncoder(width: 504, height: 896, frameRate: 30, bitrate: 1_500_000, keyframeInterval: 4)
-        var samples: [EncodedHEVCSample] = []
-        for index in 0 ..< 8 {
-            samples += try encoder.encode(syntheticImage(width: 504, height: 896, index: index),
-                                          presentationTimeUs: Int64(index) * 33_333)
-        }
-        samples += try encoder.flush()
-        func decodeEach(_ options: VideoDecoderOptions) throws -> (immediate: [Int], frames: [DecodedVideoFrame]) {
-            let decoder = try VideoFrameDecoder(outputFormat: .nv12VideoRange, options: options)
-            var immediate: [Int] = []
-            var frames: [DecodedVideoFrame] = []
-            for sample in samples {
-                let out = try decoder.decode(VideoFrame(presentationTimeUs: sample.presentationTimeUs, content: .hevc(
-                    HEVCSample(data: sample.data, isKeyframe: sample.isKeyframe, codecConfiguration: encoder.codecConfiguration))))
-                immediate.append(out.count)
-                frames += out
-            }
-            frames += try decoder.flush()
-            return (immediate, frames)
-        }
-        let one = try decodeEach(VideoDecoderOptions(threadCount: 1))
-        let slices = try decodeEach(VideoDecoderOptions(threadCount: 3, threading: .slice))
-        #expect(one.immediate == [Int](repeating: 1, count: samples.count))
-        #expect(slices.immediate == one.immediate)
-        #expect(slices.frames.map(\.presentationTimeUs) == one.frames.map(\.presentationTimeUs))
-        #expect(try ourFrameMD5s(slices.frames.map(\.pixelBuffer), directory: directory)
-            == ourFrameMD5s(one.frames.map(\.pixelBuffer), directory: directory))
-        // Frame threading, by contrast, returns nothing for the first samples: the difference the bridge avoids.
-        let frameThreads = try decodeEach(VideoDecoderOptions(threadCount: 3, threading: .frame))
-        #expect(frameThreads.immediate.prefix(2).allSatisfy { $0 == 0 })
-        #expect(frameThreads.frames.count == samples.count)
-    }
 }

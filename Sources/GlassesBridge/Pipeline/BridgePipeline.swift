@@ -43,10 +43,6 @@ public struct BridgeSettings: Sendable {
     /// for the serial chain: each frame read, decoded and processed by the engine before the next is read. Both give
     /// the same frames, values and counts; only wall time differs.
     public var virtualTimePipelined = true
-    /// libavcodec slice threads per decoder; nil (the default) decides: for a file in virtual time, where speed is
-    /// all that matters, one per core up to 4; otherwise 1 (in real time a stream needs far less than a core, and
-    /// several streams in one process already spread over the cores).
-    public var decoderThreads: Int?
     /// The lifecycle policy's timings and limits.
     public var policy = LifecyclePolicy.Configuration()
     /// In virtual time, called after every step once the worker is idle: lets a test wait for messages still in
@@ -218,19 +214,10 @@ public final class BridgePipeline: Sendable {
         }
 
         // 2. The worker, then frame delivery.
-        let decoderThreads: Int
-        if let asked = settings.decoderThreads {
-            decoderThreads = max(1, min(asked, 16))
-        } else if case .virtual = clock, source.isFile {
-            decoderThreads = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
-        } else {
-            decoderThreads = 1
-        }
         let handoff = FrameHandoff(frameCapacity: settings.frameCapacity, counters: counters)
         let worker = FrameWorker(handoff: handoff, context: FrameWorkerContext(
             sdk: sdk, input: input, counters: counters,
             outputFormat: settings.pixelFormat == .bgra ? .bgra32 : .nv12VideoRange,
-            decoderThreads: decoderThreads,
             frameRate: settings.streamConfiguration.frameRate, videoOutPath: settings.videoOutPath,
             engineQueueLimit: settings.engineQueueLimit,
             // The link's host end is opened on this scheduler too, so frame timing and this clock are one clock.

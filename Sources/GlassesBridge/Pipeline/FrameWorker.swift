@@ -14,8 +14,6 @@ struct FrameWorkerContext: Sendable {
     let counters: BridgeCounters
     /// The layout submitted.
     let outputFormat: PixelFormat
-    /// libavcodec slice threads for the decoder (1: decode on the worker thread alone).
-    let decoderThreads: Int
     /// Frames per second asked of the device (for the mapper and the Y4M header).
     let frameRate: UInt
     /// Where to write the frames exactly as submitted, if anywhere.
@@ -72,10 +70,7 @@ final class FrameWorker: @unchecked Sendable {
     private func run() {
         defer { exited.signal() }
         do {
-            // Slice threads only: a picture is out before `decode` returns, so nothing waits in the decoder when
-            // a timer drains the chain, and damage is still counted per sample.
-            decoder = try VideoFrameDecoder(outputFormat: context.outputFormat,
-                                            options: VideoDecoderOptions(threadCount: context.decoderThreads, threading: .slice))
+            decoder = try VideoFrameDecoder(outputFormat: context.outputFormat)
         } catch {
             fail(BridgeFailure(.internalError, "The video decoder could not start: \(error.message)."))
         }

@@ -3,10 +3,10 @@ import GlassesMedia
 /// Settings of a ``VideoFrameDecoder``.
 public struct VideoDecoderOptions: Sendable, Hashable {
     /// libavcodec decoding threads. 1 (the default) decodes each sample before `decode` returns, with exact damage
-    /// accounting; with more, ``threading`` says how they share the work.
+    /// accounting; more threads use frame threading, which is faster on big frames but holds up to
+    /// `threadCount - 1` pictures back (they come out of later calls or ``VideoFrameDecoder/flush()``) and makes
+    /// the attribution of damage to a sample approximate.
     public var threadCount: Int
-    /// How several decoding threads share the work.
-    public var threading: Threading
     /// Stream time without a single decoded picture after which `decode` throws `.videoStreamingError`, in µs.
     public var stallTimeoutUs: Int64
     /// Row alignment in bytes of the pixel buffers produced (64 suits SIMD; 1 gives tight rows).
@@ -14,23 +14,9 @@ public struct VideoDecoderOptions: Sendable, Hashable {
     /// Idle buffers the pool keeps for reuse.
     public var maximumIdleBuffers: Int
 
-    /// How a decoder with several threads divides its work.
-    public enum Threading: Sendable, Hashable {
-        /// Frame threading (and slices within a frame): fastest on big frames, but holds up to `threadCount - 1`
-        /// pictures back (they come out of later calls or ``VideoFrameDecoder/flush()``) and makes the attribution
-        /// of damage to a sample approximate.
-        case frame
-        /// Slice threading only: the threads share the rows of one picture where the stream allows it (wavefront
-        /// parallel processing, which x265 turns on by default, or several slices), and every sample is decoded
-        /// before `decode` returns, as with one thread: nothing is held back, damage is counted per sample.
-        case slice
-    }
-
     /// Creates options; the defaults are single-threaded, a 2 s stall timeout, 64-byte rows and 8 idle buffers.
-    public init(threadCount: Int = 1, threading: Threading = .frame, stallTimeoutUs: Int64 = 2_000_000, rowAlignment: Int = 64,
-                maximumIdleBuffers: Int = 8) {
+    public init(threadCount: Int = 1, stallTimeoutUs: Int64 = 2_000_000, rowAlignment: Int = 64, maximumIdleBuffers: Int = 8) {
         self.threadCount = threadCount
-        self.threading = threading
         self.stallTimeoutUs = stallTimeoutUs
         self.rowAlignment = rowAlignment
         self.maximumIdleBuffers = maximumIdleBuffers

@@ -74,7 +74,7 @@ public final class VideoFrameDecoder {
         let threads = max(1, options.threadCount)
         ctx.pointee.thread_count = Int32(threads)
         if threads > 1 {
-            ctx.pointee.thread_type = options.threading == .slice ? FF_THREAD_SLICE : FF_THREAD_FRAME | FF_THREAD_SLICE
+            ctx.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
         }
         let opened = avcodec_open2(ctx, codec, nil)
         guard opened >= 0 else {
