@@ -29,8 +29,8 @@ public struct VitalsEngineConfiguration: Sendable, Hashable {
     public var breathingRange: ClosedRange<Double> = 5 ... 40
     /// Seconds between full-frame searches for a rival face while a face is tracked (the tracked face itself is
     /// re-detected every ``localDetectionInterval`` frames; with no face tracked the search runs every 0.25 s). A
-    /// second face then counts within this plus 0.6 s; most of the engine's time went to this search at 2 s.
-    public var fullDetectionInterval = 4.0
+    /// second face then counts within this plus 0.6 s.
+    public var fullDetectionInterval = 2.0
     /// Frames between local re-detections around the tracked face.
     public var localDetectionInterval = 10
     /// Below this frame rate the verdict is `frameRateTooLow`.
