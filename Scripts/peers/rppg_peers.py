@@ -99,6 +99,11 @@ def _summary(clips, key):
     return within, len(errors), (sum(errors) / len(errors) if errors else None)
 
 
+def _conditions(clips):
+    """The clips' conditions, each once, in the order the clips came."""
+    return list(dict.fromkeys(c["condition"] for c in clips))
+
+
 def _fmt_mae(v):
     return f"{v:6.2f}" if v is not None else "    --"
 
@@ -113,11 +118,7 @@ def print_table(clips, peers):
     header = f"{'condition':<20} {'width':>5} | {'ours':>19} | " + " | ".join(f"{n:>19}" for n in names)
     print(header + " | best peer          within  MAE ratio")
     print(f"{'':<20} {'':>5} | {'within est    MAE':>19} | " + " | ".join(f"{'within est    MAE':>19}" for _ in names) + " |")
-    conditions = []
-    for c in clips:
-        if c["condition"] not in conditions:
-            conditions.append(c["condition"])
-    for condition in conditions:
+    for condition in _conditions(clips):
         rows = [c for c in clips if c["condition"] == condition]
         widths = sorted({c["faceWidth"] for c in rows})
         for width in widths + [None]:
@@ -152,11 +153,7 @@ def print_breathing(clips, peers):
     silent = [PEERS[p][0] for p in peers if p not in givers]
     print("breathing, clip-error MAE (/min) over the clips with an estimate (est/clips)"
           + (f"; no breathing estimate from {', '.join(silent)}" if silent else ""))
-    conditions = []
-    for c in clips:
-        if c["condition"] not in conditions:
-            conditions.append(c["condition"])
-    for condition in conditions:
+    for condition in _conditions(clips):
         rows = [c for c in clips if c["condition"] == condition]
         cells = []
         for key, name in [("ourBreathing", "ours")] + [(p + "_breathing", PEERS[p][0]) for p in givers]:

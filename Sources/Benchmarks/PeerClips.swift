@@ -134,18 +134,26 @@ func writePeerManifest(_ records: [PeerClipRecord], to directory: URL) throws {
     }
 }
 
+/// Creates the folder `path` given with `flag` (and its parents), or fails with a clear message if it is a file;
+/// `holding` ends that message (" for the pages").
+/// - Throws: ``PeerClipError``.
+func prepareOutputFolder(_ path: String, flag: String, holding: String = "") throws -> URL {
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+        guard isDirectory.boolValue else { throw PeerClipError(description: "\(flag) \(path) is a file: give a folder\(holding)") }
+    } else {
+        do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
+            throw PeerClipError(description: "\(flag) \(path): cannot create the folder (\(error.localizedDescription))")
+        }
+    }
+    return URL(fileURLWithPath: path, isDirectory: true)
+}
+
 /// Creates `path` (and its parents) for the clips, or fails with a clear message if it is a file.
 /// - Throws: ``PeerClipError``.
 func preparePeerClipDirectory(_ path: String) throws -> URL {
-    var isDirectory: ObjCBool = false
-    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-        guard isDirectory.boolValue else { throw PeerClipError(description: "--clips-dir \(path) is a file: give a folder") }
-    } else {
-        do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
-            throw PeerClipError(description: "--clips-dir \(path): cannot create the folder (\(error.localizedDescription))")
-        }
-    }
+    let url = try prepareOutputFolder(path, flag: "--clips-dir")
     // A dead ffmpeg must turn writes into errors, not kill the benchmark with SIGPIPE.
     signal(SIGPIPE, SIG_IGN)
-    return URL(fileURLWithPath: path, isDirectory: true)
+    return url
 }

@@ -124,13 +124,13 @@ func runPhotoBenchmark(_ names: [String], duration: Double, jobs: Int, seedBase:
                 let index: Int = next.withLock { n in defer { n += 1 }; return n }
                 if index >= clips.count { break }
                 let clip = clips[index]
-                let file = clipsDirectory.map { _ in
-                    "\(condition.name)-\(index)-\(clip.portrait.name)-\(clip.faceWidth)px" + (condition.bitrate == nil ? ".mkv" : ".mp4")
+                let output = clipsDirectory.map { directory -> PhotoClipOutput in
+                    let file = "\(condition.name)-\(index)-\(clip.portrait.name)-\(clip.faceWidth)px" + (condition.bitrate == nil ? ".mkv" : ".mp4")
+                    return PhotoClipOutput(file: file, path: directory.appendingPathComponent(file).path)
                 }
                 let r: PhotoResult
                 if let image = photos[clip.portrait.name] {
-                    r = runPhotoClip(clip, image: image, duration: duration, condition: condition, trace: trace,
-                                     clipPath: clipsDirectory.flatMap { d in file.map { d.appendingPathComponent($0).path } }, clipFile: file)
+                    r = runPhotoClip(clip, image: image, duration: duration, condition: condition, trace: trace, output: output)
                 } else {
                     var failed = PhotoResult(clip: clip)
                     failed.failure = "portrait \(clip.portrait.name) not loaded"
@@ -200,12 +200,18 @@ private enum SignalMedian {
     }
 }
 
+/// Where a clip is written for the peers: its name in the manifest and its path.
+private struct PhotoClipOutput {
+    var file: String
+    var path: String
+}
+
 /// Renders one clip, delivers it raw or through HEVC to a fresh engine and measures it against the truth; with
-/// `clipPath`, also writes the clip there as the engine saw it (`clipFile` is its name in the manifest).
+/// `output`, also writes the clip there as the engine saw it.
 private func runPhotoClip(_ clip: PhotoClip, image: FaceImage, duration: Double, condition: PhotoCondition, trace: Bool,
-                          clipPath: String? = nil, clipFile: String? = nil) -> PhotoResult {
+                          output: PhotoClipOutput? = nil) -> PhotoResult {
     var result = PhotoResult(clip: clip)
-    result.clipFile = clipFile
+    result.clipFile = output?.file
     var random = SeededRandom(seed: clip.seed, stream: 98)
     let profile = SubjectProfile(
         pulseRate: clip.pulseRate, breathingRate: clip.breathingRate,
@@ -239,7 +245,7 @@ private func runPhotoClip(_ clip: PhotoClip, image: FaceImage, duration: Double,
         }
     }
     var writer: PeerClipWriter?
-    if let clipPath {
+    if let clipPath = output?.path {
         do {
             if let encoder {
                 writer = try PeerClipWriter(hevcPath: clipPath, codecConfiguration: encoder.codecConfiguration)

@@ -100,16 +100,7 @@ func runVitalsBenchmark(_ arguments: [String]) {
     let photoNames = names.filter { name in photoConditions.contains { $0.name == name } }
     do { _ = try HaarCascade.frontalFace() } catch { fail("\(error)") }
     if let reportDirectory {
-        var isDirectory: ObjCBool = false
-        if !FileManager.default.fileExists(atPath: reportDirectory, isDirectory: &isDirectory) {
-            do {
-                try FileManager.default.createDirectory(atPath: reportDirectory, withIntermediateDirectories: true)
-            } catch {
-                fail("--report \(reportDirectory): cannot create the folder (\(error.localizedDescription))")
-            }
-        } else if !isDirectory.boolValue {
-            fail("--report \(reportDirectory) is a file: give a folder for the pages")
-        }
+        do { _ = try prepareOutputFolder(reportDirectory, flag: "--report", holding: " for the pages") } catch { fail("\(error)") }
     }
     var clipsURL: URL?
     if let clipsDirectory {
