@@ -10,9 +10,8 @@ import Synchronization
 final class DelayingTCPProxy: Sendable {
     /// The loopback port the proxy listens on (`tcp:127.0.0.1:PORT`).
     let port: UInt16
-    private let listener: Int32
-    private let stopped = Atomic<Bool>(false)
-    private let connections = Mutex<[PairCloser]>([])
+    private let listener: RelayListener
+    private let connections = Mutex<[RelayedSocketPair]>([])
 
     struct Failure: Error, CustomStringConvertible {
         let description: String
@@ -34,17 +33,16 @@ final class DelayingTCPProxy: Sendable {
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
-        listener = fd
+        listener = RelayListener(fd)
         port = UInt16(bigEndian: address.sin_port)
         Thread.detachNewThread { [self] in acceptLoop(targetPort: targetPort, delay: delay) }
     }
 
     /// Closes the listener and every relayed connection.
     func stop() {
-        guard !stopped.exchange(true, ordering: .relaxed) else { return }
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
+        guard !listener.isStopped else { return }
         // Shut down only: the relay's own threads close the sockets when they are done with them.
+        listener.stop()
         for connection in connections.withLock({ $0 }) { connection.shutdownBoth() }
     }
 
@@ -59,9 +57,7 @@ final class DelayingTCPProxy: Sendable {
     }
 
     private func acceptLoop(targetPort: UInt16, delay: Double) {
-        while !stopped.load(ordering: .relaxed) {
-            let client = accept(listener, nil, nil)
-            guard client >= 0 else { return }
+        listener.acceptLoop { client in
             let server = socket(AF_INET, 1 /* SOCK_STREAM */, 0)
             var address = Self.loopback(port: targetPort)
             let connected = withUnsafePointer(to: &address) {
@@ -70,9 +66,9 @@ final class DelayingTCPProxy: Sendable {
             guard server >= 0, connected == 0 else {
                 close(client)
                 if server >= 0 { close(server) }
-                continue
+                return
             }
-            let closer = PairCloser(client, server)
+            let closer = RelayedSocketPair(client, server, threads: 4)
             connections.withLock { $0.append(closer) }
             Self.pump(from: client, to: server, delay: delay, closer: closer)
             Self.pump(from: server, to: client, delay: delay, closer: closer)
@@ -81,7 +77,7 @@ final class DelayingTCPProxy: Sendable {
 
     /// Reads `from` on one thread and writes each chunk to `to` on another once `delay` has passed since it was read;
     /// order is kept. When either side ends, both directions are shut down.
-    private static func pump(from source: Int32, to destination: Int32, delay: Double, closer: PairCloser) {
+    private static func pump(from source: Int32, to destination: Int32, delay: Double, closer: RelayedSocketPair) {
         let queue = Mutex<(chunks: [(due: Date, bytes: [UInt8])], ended: Bool)>(([], false))
         Thread.detachNewThread {
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
@@ -118,36 +114,8 @@ final class DelayingTCPProxy: Sendable {
                 }
                 if failed { break }
             }
-            shutdown(source, Int32(SHUT_RDWR))
-            shutdown(destination, Int32(SHUT_RDWR))
+            closer.shutdownBoth()
             closer.threadDone()
-        }
-    }
-
-    /// Closes a relayed connection's two sockets once its four threads are done with them.
-    private final class PairCloser: Sendable {
-        let fds: (Int32, Int32)
-        /// Threads still using the sockets, and whether they are closed (then their numbers may belong to others).
-        let state = Mutex<(threads: Int, closed: Bool)>((4, false))
-
-        init(_ a: Int32, _ b: Int32) { fds = (a, b) }
-
-        func threadDone() {
-            state.withLock { state in
-                state.threads -= 1
-                guard state.threads == 0 else { return }
-                close(fds.0)
-                close(fds.1)
-                state.closed = true
-            }
-        }
-
-        func shutdownBoth() {
-            state.withLock { state in
-                guard !state.closed else { return }
-                shutdown(fds.0, Int32(SHUT_RDWR))
-                shutdown(fds.1, Int32(SHUT_RDWR))
-            }
         }
     }
 }

@@ -124,9 +124,8 @@ final class LinkSettler: Sendable {
 
 /// A Unix-socket relay between the bridge and a listening simulator that can splice garbage bytes into the
 /// device-to-host byte stream, below the message layer.
-final class GarbageRelay: @unchecked Sendable {
-    // @unchecked Sendable: `listener` is immutable; mutable state is behind `pending`'s mutex.
-    private let listener: Int32
+final class GarbageRelay: Sendable {
+    private let listener: RelayListener
     private let upstream: String
     private let pending = Mutex<Int>(0)
     let path: String
@@ -135,38 +134,43 @@ final class GarbageRelay: @unchecked Sendable {
         self.path = path
         self.upstream = upstream
         unlink(path)
-        listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard listener >= 0, Self.withAddress(path, { bind(listener, $0, $1) }) == 0, listen(listener, 4) == 0 else {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        guard Self.withAddress(path, { bind(fd, $0, $1) }) == 0, listen(fd, 4) == 0 else {
+            close(fd)
             throw POSIXError(.EADDRINUSE)
         }
+        listener = RelayListener(fd)
         Thread.detachNewThread { [self] in acceptLoop() }
     }
 
     /// The next chunk from the device is preceded by `count` random bytes.
     func injectGarbage(count: Int) { pending.withLock { $0 += count } }
 
+    /// Stops accepting (the accept loop closes the listener) and removes the socket's path. Relayed connections end
+    /// when the bridge or the simulator closes its side.
     func stop() {
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
+        listener.stop()
         unlink(path)
     }
 
     private func acceptLoop() {
-        while true {
-            let client = accept(listener, nil, nil)
-            guard client >= 0 else { return }
+        listener.acceptLoop { client in
             let server = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-            guard Self.withAddress(upstream, { connect(server, $0, $1) }) == 0 else {
+            guard server >= 0, Self.withAddress(upstream, { connect(server, $0, $1) }) == 0 else {
                 close(client)
-                close(server)
-                continue
+                if server >= 0 { close(server) }
+                return
             }
-            Thread.detachNewThread { [self] in pump(from: client, to: server, garbage: false) }
-            Thread.detachNewThread { [self] in pump(from: server, to: client, garbage: true) }
+            let pair = RelayedSocketPair(client, server, threads: 2)
+            Thread.detachNewThread { [self] in pump(from: client, to: server, garbage: false, pair: pair) }
+            Thread.detachNewThread { [self] in pump(from: server, to: client, garbage: true, pair: pair) }
         }
     }
 
-    private func pump(from source: Int32, to destination: Int32, garbage: Bool) {
+    /// Passes bytes from `source` to `destination` until either ends; then shuts both down (the pair's last thread
+    /// closes them).
+    private func pump(from source: Int32, to destination: Int32, garbage: Bool, pair: RelayedSocketPair) {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         var random = SplitMix(seed: 99)
         while true {
@@ -181,9 +185,8 @@ final class GarbageRelay: @unchecked Sendable {
             }
             guard writeAll(destination, buffer[..<count]) else { break }
         }
-        shutdown(source, Int32(SHUT_RDWR))
-        shutdown(destination, Int32(SHUT_RDWR))
-        close(source)
+        pair.shutdownBoth()
+        pair.threadDone()
     }
 
     private func writeAll(_ fd: Int32, _ bytes: ArraySlice<UInt8>) -> Bool {
