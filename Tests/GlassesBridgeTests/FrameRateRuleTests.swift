@@ -90,6 +90,8 @@ struct FrameRateRuleTests {
         #expect(!result.stdout.contains("\"stable\":true"))
         let summary = try #require(objects.last)
         #expect(summary["pulseRate"] == .null && summary["hrvRmssd"] == .null && summary["breathingRate"] == .null)
+        // The summary says why there is no HRV: the frame rate, not the face.
+        #expect(summary["hrvUnavailable"]?["code"]?.string == "frameRate", "\(String(describing: summary["hrvUnavailable"]))")
         #expect(!result.stdout.contains("24–30"))
     }
 

@@ -34,6 +34,8 @@ public struct BridgeSummary: Sendable, Hashable {
     public var vitals = VitalsSnapshot()
     /// The simulator's ground truth over the run, when simulated.
     public var truth: VitalsSnapshot?
+    /// Why ``vitals`` has no HRV value (nil when it has one).
+    public var hrvAbsence: HRVAbsence?
     /// Final counters.
     public var stats = BridgeStats()
     /// Stream time covered, in seconds.

@@ -172,6 +172,9 @@ public struct NDJSONEventFormatter: BridgeEventFormatter {
         case .summary(let summary):
             var members: [(String, JSONValue)] = [("type", .string("summary")), time]
             members += vitalsMembers(summary.vitals)
+            members.append(("hrvUnavailable", summary.hrvAbsence.map { absence in
+                JSONValue.object([("code", .string(absence.code.rawValue)), ("message", .string(absence.message))])
+            } ?? .null))
             members += counters(summary.stats)
             members += [
                 ("durationSeconds", .double((summary.durationSeconds * 1000).rounded() / 1000)),
@@ -370,6 +373,9 @@ public struct TextEventFormatter: BridgeEventFormatter {
             "  pulse \(vital(summary.vitals.pulseRate, decimals: 1)) bpm, breathing "
                 + "\(vital(summary.vitals.breathingRate, decimals: 1)) /min, HRV \(vital(summary.vitals.hrvRmssd, decimals: 1)) ms",
         ]
+        if let absence = summary.hrvAbsence, absence.code != .notRequested {
+            lines.append("  no HRV: \(absence.message)")
+        }
         if let truth = summary.truth {
             lines.append("  truth: pulse \(vital(truth.pulseRate, decimals: 1)) bpm, breathing "
                 + "\(vital(truth.breathingRate, decimals: 1)) /min, HRV \(vital(truth.hrvRmssd, decimals: 1)) ms")

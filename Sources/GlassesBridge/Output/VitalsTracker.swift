@@ -48,6 +48,33 @@ public struct VitalsSample: Sendable, Hashable {
     public var stable: Bool
 }
 
+/// Why a run's summary has no HRV: a code a program can branch on and a sentence a person can act on.
+public struct HRVAbsence: Sendable, Hashable {
+    /// What kept the run from a stable HRV value.
+    public enum Code: String, Sendable, Hashable, CaseIterable {
+        /// HRV was not among the requested metrics.
+        case notRequested
+        /// The stream's frame rate times beats too coarsely for HRV (the frame-rate table).
+        case frameRate
+        /// The pulse was never stable, so there were no beats to time.
+        case noStablePulse
+        /// No stretch of continuous measurement was long enough for a stable HRV window.
+        case tooShort
+        /// HRV windows were measured, long enough, but none was stable: the beats were too noisy to time.
+        case unstable
+    }
+
+    /// What kept the run from a stable HRV value.
+    public var code: Code
+    /// One sentence with the figures behind it.
+    public var message: String
+
+    /// HRV at a frame rate the table does not measure it at.
+    static func frameRate(_ capability: FrameRateCapability) -> HRVAbsence {
+        HRVAbsence(code: .frameRate, message: "HRV is not measured at \(capability.frameRate) fps: \(capability.reason)")
+    }
+}
+
 /// Keeps the last values of the headline vitals from a sequence of metrics payloads.
 ///
 /// Payloads hold only what is new, and rate metrics arrive now and then, so the tracker keeps the last value
@@ -78,6 +105,78 @@ public struct VitalsTracker: Sendable, Hashable {
     /// The frame-rate table's row the stream runs at; a vital it does not mark `measured` is never stable.
     public let capability: FrameRateCapability?
 
+    /// Seconds of continuous measurement a stable HRV value needs: the embedded engine's HRV window (its first
+    /// value comes at 30 s and is stable at the earliest after 60 s of face without a break).
+    public static let hrvSettleSeconds = 60.0
+    /// A gap between pulse samples (which come about once a second while a face is measured) longer than this ends
+    /// a stretch of continuous measurement.
+    static let stretchGap = 2.5
+
+    /// What the run showed about HRV, for ``hrvAbsence(requested:)``.
+    private struct HRVEvidence: Sendable, Hashable {
+        var pulseSamples = 0
+        var stablePulseSamples = 0
+        var stretchStart: Double?
+        var lastPulse: Double?
+        var longestStretch = 0.0
+        var hrvWindows = 0
+        var bestHRVConfidence: Double?
+    }
+
+    private var evidence = HRVEvidence()
+
+    /// Why the run's summary has no HRV value, or nil when it has one.
+    ///
+    /// Judged from what the metrics showed, in order: HRV not requested, a frame rate the table does not measure
+    /// HRV at, no stable pulse, no stretch of continuous measurement as long as ``hrvSettleSeconds``, or windows
+    /// that were measured but never stable (with the best confidence reached).
+    public func hrvAbsence(requested: Bool) -> HRVAbsence? {
+        guard runSummary.hrvRmssd == nil else { return nil }
+        func seconds(_ value: Double) -> String { String(format: "%.0f s", value) }
+        guard requested else {
+            return HRVAbsence(code: .notRequested, message: "HRV was not requested (add it with --metrics cardio or hrv)")
+        }
+        if let capability, capability.hrv != .measured {
+            return .frameRate(capability)
+        }
+        let e = evidence
+        guard e.stablePulseSamples > 0 else {
+            let what = e.pulseSamples == 0 ? "no pulse was measured" : "the pulse was never stable"
+            return HRVAbsence(code: .noStablePulse, message: "\(what), so there were no beats to time for HRV")
+        }
+        let longest = max(e.longestStretch, currentStretch)
+        if longest < Self.hrvSettleSeconds {
+            return HRVAbsence(code: .tooShort, message: "a stable HRV value needs about \(seconds(Self.hrvSettleSeconds)) "
+                + "of face without a break; the longest stretch measured was \(seconds(longest))")
+        }
+        let stableShare = Double(e.stablePulseSamples) / Double(max(1, e.pulseSamples))
+        var message = e.hrvWindows == 1 ? "the one HRV window measured was not stable" : "none of the \(e.hrvWindows) HRV windows measured was stable"
+        if let best = e.bestHRVConfidence { message += String(format: " (best confidence %.0f %%)", best) }
+        message += ": the beats were too noisy to time"
+        if stableShare < 0.8 { message += String(format: ", and the pulse was stable in only %.0f %% of its samples", stableShare * 100) }
+        message += " (small or compressed faces and motion blur beat timing: docs/VITALS-ENGINE.md)"
+        return HRVAbsence(code: .unstable, message: message)
+    }
+
+    /// The length of the stretch of continuous measurement still open.
+    private var currentStretch: Double {
+        guard let start = evidence.stretchStart, let last = evidence.lastPulse else { return 0 }
+        return last - start
+    }
+
+    /// Notes a pulse sample at `time` for the stretches of continuous measurement.
+    private mutating func notePulse(at time: Double, stable: Bool) {
+        evidence.pulseSamples += 1
+        if stable { evidence.stablePulseSamples += 1 }
+        if let last = evidence.lastPulse, time - last <= Self.stretchGap, time >= last {
+            evidence.lastPulse = time
+            return
+        }
+        evidence.longestStretch = max(evidence.longestStretch, currentStretch)
+        evidence.stretchStart = time
+        evidence.lastPulse = time
+    }
+
     /// Creates an empty tracker that trusts the engine's `stable` flags.
     public init() { capability = nil }
 
@@ -97,6 +196,7 @@ public struct VitalsTracker: Sendable, Hashable {
                 latest.pulseRate = Double(sample.value)
                 latestIsStable.pulseRate = sample.stable
                 if sample.stable { lastStable.pulseRate = Double(sample.value); stableValues[0].append(Double(sample.value)) }
+                notePulse(at: Double(sample.timestamp) / 1e6, stable: sample.stable)
                 rows.append(VitalsSample(
                     metric: "pulseRate", timeSeconds: Double(sample.timestamp) / 1e6, value: Double(sample.value),
                     confidence: Double(sample.confidence), stable: sample.stable
@@ -106,6 +206,8 @@ public struct VitalsTracker: Sendable, Hashable {
                 latest.hrvRmssd = sample.rmssd
                 latestIsStable.hrvRmssd = sample.stable
                 if sample.stable { lastStable.hrvRmssd = sample.rmssd; stableValues[2].append(sample.rmssd) }
+                evidence.hrvWindows += 1
+                evidence.bestHRVConfidence = max(evidence.bestHRVConfidence ?? 0, Double(sample.confidence))
                 rows.append(VitalsSample(
                     metric: "hrvRmssd", timeSeconds: Double(sample.timestamp) / 1e6, value: sample.rmssd,
                     confidence: Double(sample.confidence), stable: sample.stable

@@ -516,6 +516,7 @@ public final class BridgePipeline: Sendable {
         stats.latency = counters.runLatency
         var summary = BridgeSummary()
         summary.vitals = tracker.withLock { $0.runSummary }
+        summary.hrvAbsence = tracker.withLock { $0.hrvAbsence(requested: settings.metrics.metrics.contains(.hrv)) }
         summary.truth = source.truth?(30)
         summary.stats = stats
         summary.durationSeconds = (clock.scheduler.now - startedAt).inSeconds

@@ -46,7 +46,10 @@ public struct FrameRateGate: Sendable {
             return .metrics(metrics, json: metrics.jsonString())
         case .summary(var summary):
             if capability.pulse != .measured { summary.vitals.pulseRate = nil }
-            if capability.hrv != .measured { summary.vitals.hrvRmssd = nil }
+            if capability.hrv != .measured {
+                summary.vitals.hrvRmssd = nil
+                if summary.hrvAbsence?.code != .notRequested { summary.hrvAbsence = .frameRate(capability) }
+            }
             if capability.breathing != .measured { summary.vitals.breathingRate = nil }
             return .summary(summary)
         default:
