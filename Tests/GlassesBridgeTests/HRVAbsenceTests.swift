@@ -55,13 +55,14 @@ struct HRVAbsenceTests {
     @Test("stretches shorter than the HRV window, however long the run")
     func tooShort() {
         var tracker = VitalsTracker()
-        // Three 40 s stretches with 5 s gaps (the face lost and the measurement restarted): 130 s of run, no 60 s.
+        // Three stretches of 40 pulse samples with 5 s gaps (the face lost and the measurement restarted): 130 s of
+        // run, each stretch about 49 s of face (the first pulse comes 10 s into it), no 60 s.
         for k in 0 ..< 3 { Self.feed(&tracker, start: 1 + Double(k) * 45, seconds: 40, hrvConfidence: 20) }
         let absence = tracker.hrvAbsence(requested: true)
         #expect(absence?.code == .tooShort, "\(String(describing: absence))")
-        #expect(absence?.message.contains("longest stretch measured was 39 s") == true, "\(String(describing: absence))")
-        // One stretch of 70 s is long enough: the windows then were measured and not stable.
-        Self.feed(&tracker, start: 200, seconds: 70, hrvConfidence: 25)
+        #expect(absence?.message.contains("longest stretch measured was about 49 s") == true, "\(String(describing: absence))")
+        // One stretch of 60 pulse samples is long enough: the windows then were measured and not stable.
+        Self.feed(&tracker, start: 200, seconds: 60, hrvConfidence: 25)
         #expect(tracker.hrvAbsence(requested: true)?.code == .unstable)
     }
 

@@ -108,6 +108,9 @@ public struct VitalsTracker: Sendable, Hashable {
     /// Seconds of continuous measurement a stable HRV value needs: the embedded engine's HRV window (its first
     /// value comes at 30 s and is stable at the earliest after 60 s of face without a break).
     public static let hrvSettleSeconds = 60.0
+    /// Seconds of face before the first pulse value of a stretch (the embedded engine's first pulse comes after 10 s
+    /// of face data): added to a stretch of pulse samples to tell how long the face was measured.
+    static let pulseLeadSeconds = 10.0
     /// A gap between pulse samples (which come about once a second while a face is measured) longer than this ends
     /// a stretch of continuous measurement.
     static let stretchGap = 2.5
@@ -144,10 +147,11 @@ public struct VitalsTracker: Sendable, Hashable {
             let what = e.pulseSamples == 0 ? "no pulse was measured" : "the pulse was never stable"
             return HRVAbsence(code: .noStablePulse, message: "\(what), so there were no beats to time for HRV")
         }
-        let longest = max(e.longestStretch, currentStretch)
+        // The face was measured for about as long as its pulse, plus the lead before the pulse's first value.
+        let longest = max(e.longestStretch, currentStretch) + Self.pulseLeadSeconds
         if longest < Self.hrvSettleSeconds {
             return HRVAbsence(code: .tooShort, message: "a stable HRV value needs about \(seconds(Self.hrvSettleSeconds)) "
-                + "of face without a break; the longest stretch measured was \(seconds(longest))")
+                + "of face without a break; the longest stretch measured was about \(seconds(longest))")
         }
         let stableShare = Double(e.stablePulseSamples) / Double(max(1, e.pulseSamples))
         var message = e.hrvWindows == 1 ? "the one HRV window measured was not stable" : "none of the \(e.hrvWindows) HRV windows measured was stable"
