@@ -73,8 +73,7 @@ final class EmbeddedVitalsProcessor: FrameProcessor {
         case .nv12FullRange: format = .nv12FullRange
         default: return ProcessingUpdate()
         }
-        let wantsTraces = wantsTraces
-        let output = frame.withUnsafeReadOnlyStorage { storage -> (VitalsFrameResult, TraceSample?)? in
+        let output = frame.withUnsafeReadOnlyStorage { storage -> VitalsFrameResult? in
             guard let base = storage.baseAddress?.assumingMemoryBound(to: UInt8.self), let first = frame.planes.first else { return nil }
             let second = frame.planes.count > 1 ? frame.planes[1] : nil
             guard let view = try? VitalsPixelView(
@@ -82,11 +81,10 @@ final class EmbeddedVitalsProcessor: FrameProcessor {
                 plane0: UnsafePointer(base + first.offset), bytesPerRow0: first.bytesPerRow,
                 plane1: second.map { UnsafePointer(base + $0.offset) }, bytesPerRow1: second?.bytesPerRow ?? 0)
             else { return nil }
-            let result = engine.process(view, timestampUs: timestampUs)
-            let trace = wantsTraces ? traces.update(view, face: result.face, timestampUs: timestampUs) : nil
-            return (result, trace)
+            return engine.process(view, timestampUs: timestampUs)
         }
-        guard let (result, trace) = output else { return ProcessingUpdate() }
+        guard let result = output else { return ProcessingUpdate() }
+        let trace = wantsTraces ? traces.update(result.measurement, timestampUs: timestampUs) : nil
         if let latest = result.pulseRate.last { pulseConfidence = latest.confidence }
         if let latest = result.breathingRate.last { breathingConfidence = latest.confidence }
         let code = Self.validationCode(result.condition)

@@ -12,6 +12,7 @@ private struct FrameOutput: Sendable {
     var pulseValues: [Float] = []
     var upperValues: [Float] = []
     var upper: [Int64] = []
+    var lowerValues: [Float] = []
     var lower: [Int64] = []
     var pulseRates: [Int64] = []
     var breathingRates: [Int64] = []
@@ -39,6 +40,7 @@ private func run(seconds: Double, fps: Double = 30) throws -> [FrameOutput] {
             out.upperValues = metrics.breathing.upperTrace.map(\.value)
             out.upper = metrics.breathing.upperTrace.map(\.timestamp)
             out.lower = metrics.breathing.lowerTrace.map(\.timestamp)
+            out.lowerValues = metrics.breathing.lowerTrace.map(\.value)
             out.pulseRates = metrics.cardio.pulseRate.map(\.timestamp)
             out.breathingRates = metrics.breathing.rate.map(\.timestamp)
             out.hrv = metrics.cardio.hrv.map(\.timestamp)
@@ -75,9 +77,9 @@ private func dominantFrequency(_ values: [Double], rate: Double, in range: Close
 
 @Suite("Metrics cadence of the default engine: traces per frame, rates on their interval", .serialized)
 struct MetricsCadenceTests {
-    @Test("pulse wave and breathing traces arrive within a few frames of the start, then with every frame")
+    @Test("pulse wave and breathing traces arrive within a few frames of the start, then with every frame, and carry the subject's rhythms")
     func tracesFollowFrames() async throws {
-        let outputs = try await detached { try run(seconds: 12.5) }
+        let outputs = try await detached { try run(seconds: 20.5) }
         for (name, series) in [("pulse wave", \FrameOutput.pulseWave), ("upper", \FrameOutput.upper), ("lower", \FrameOutput.lower)] {
             let carrying = outputs.filter { !$0[keyPath: series].isEmpty }
             let first = try #require(carrying.first, "\(name): no sample in 12.5 s")
@@ -92,6 +94,15 @@ struct MetricsCadenceTests {
         let wave = outputs.dropFirst(120).flatMap(\.pulseValues).map(Double.init)
         let bpm = dominantFrequency(wave, rate: 30, in: 0.7 ... 3.0) * 60
         #expect(abs(bpm - 72) <= 6, "pulse wave rhythm \(bpm) bpm, subject 72")
+        // The streamed chest traces are breathing: their strongest rhythm after the filters settle (5 s) is the
+        // subject's 15 breaths a minute (0.25 Hz; 15.5 s of trace resolve it to about ±0.06 Hz), and they move.
+        for (name, values) in [("upper", \FrameOutput.upperValues), ("lower", \FrameOutput.lowerValues)] {
+            let trace = outputs.dropFirst(150).flatMap { $0[keyPath: values] }.map(Double.init)
+            let breaths = dominantFrequency(trace, rate: 30, in: 0.1 ... 0.6) * 60
+            #expect(abs(breaths - 15) <= 3, "\(name) chest trace rhythm \(breaths) /min, subject 15")
+            let spread = (trace.max() ?? 0) - (trace.min() ?? 0)
+            #expect(spread > 0.2, "\(name) chest trace spans only \(spread) px")
+        }
     }
 
     @Test("pulse and breathing rates come no more often than once a second, from 10 s; HRV not before 30 s")

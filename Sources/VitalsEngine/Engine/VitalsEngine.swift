@@ -113,6 +113,8 @@ public final class VitalsEngine {
         let motion = [anchorOffset.x + subpixel.x, anchorOffset.y + subpixel.y, subpixel.x - position.x, subpixel.y - position.y]
         samples.append(Sample(t: t, rgb: rgb, faceX: anchorOffset.x + Double(box.x), faceY: anchorOffset.y + Double(box.y),
                               motion: motion, upper: upper, lower: lower, background: background, backgroundRGB: backgroundRGB))
+        result.measurement = VitalsFrameMeasurement(skinRed: rgb.r, skinGreen: rgb.g, skinBlue: rgb.b, upperChest: upper,
+                                                    lowerChest: lower, background: background)
         if startTime == nil { startTime = t }
         let keep = max(configuration.hrvWindow, configuration.breathingWindow) + 2
         if let first = samples.first, t - first.t > keep + 5 {

@@ -53,6 +53,25 @@ public struct VitalsTraceSample: Sendable, Hashable {
     public var timestampUs: Int64
 }
 
+/// What the engine read off one frame with a face: the raw material of its estimates, for a caller that streams
+/// waveforms frame by frame without reading the pixels a second time.
+public struct VitalsFrameMeasurement: Sendable, Hashable {
+    /// Mean red of the forehead and cheeks (0–255), sampled at the tracked sub-pixel position.
+    public var skinRed: Double
+    /// Mean green of the forehead and cheeks (0–255).
+    public var skinGreen: Double
+    /// Mean blue of the forehead and cheeks (0–255).
+    public var skinBlue: Double
+    /// Vertical displacement of the upper chest band below the face, px (content moving down is positive), one
+    /// continuous series while the face is tracked; nil when the band is outside the frame or has no texture.
+    public var upperChest: Double?
+    /// Vertical displacement of the lower chest band, px; nil as for ``upperChest``.
+    public var lowerChest: Double?
+    /// Vertical displacement of the background beside the head (the median of its regions), px; nil when it has
+    /// no texture to follow.
+    public var background: Double?
+}
+
 /// One HRV window.
 public struct VitalsHRVSample: Sendable, Hashable {
     /// The measures.
@@ -70,6 +89,8 @@ public struct VitalsFrameResult: Sendable, Hashable {
     public var condition: VitalsCondition
     /// The tracked face, if any, in frame pixels.
     public var face: VitalsRect?
+    /// What was read off this frame's face and chest (nil without a face, and for a frame out of order).
+    public var measurement: VitalsFrameMeasurement?
     /// New pulse-rate samples, bpm.
     public var pulseRate: [VitalsRateSample] = []
     /// New pulse-wave samples (the best method's band-passed wave), unitless.
