@@ -42,28 +42,38 @@ final class RelayedSocketPair: Sendable {
 }
 
 /// A test relay's listening socket: shut down by whoever stops the relay, closed only by its accept loop once that
-/// loop is done with it, so an `accept` never runs on a number that has been closed and handed to another socket.
+/// loop is done with it, so an `accept` never runs on a number that has been closed and handed to another socket,
+/// and a `stop()` after the loop ended on its own shuts nothing down.
 final class RelayListener: Sendable {
     /// The listening descriptor.
     let fd: Int32
-    private let stopped = Atomic<Bool>(false)
+    /// Whether ``stop()`` was called, and whether the accept loop has closed the descriptor.
+    private let state = Mutex<(stopped: Bool, closed: Bool)>((false, false))
 
     init(_ fd: Int32) {
         self.fd = fd
     }
 
     /// Whether ``stop()`` has been called.
-    var isStopped: Bool { stopped.load(ordering: .relaxed) }
+    var isStopped: Bool { state.withLock { $0.stopped } }
 
     /// Wakes the accept loop (a blocked `accept` fails) and keeps it from accepting again. Safe to call twice.
     func stop() {
-        guard !stopped.exchange(true, ordering: .relaxed) else { return }
-        shutdown(fd, Int32(SHUT_RDWR))
+        state.withLock { state in
+            guard !state.stopped else { return }
+            state.stopped = true
+            if !state.closed { shutdown(fd, Int32(SHUT_RDWR)) }
+        }
     }
 
     /// Accepts connections until stopped, handing each to `body`, then closes the listening socket.
     func acceptLoop(_ body: (Int32) -> Void) {
-        defer { close(fd) }
+        defer {
+            state.withLock { state in
+                close(fd)
+                state.closed = true
+            }
+        }
         while !isStopped {
             let client = accept(fd, nil, nil)
             if client < 0 {
