@@ -134,7 +134,8 @@ public struct VitalsTracker: Sendable, Hashable {
     /// HRV at, no stable pulse, no stretch of continuous measurement as long as ``hrvSettleSeconds``, or windows
     /// that were measured but never stable (with the best confidence reached).
     public func hrvAbsence(requested: Bool) -> HRVAbsence? {
-        guard runSummary.hrvRmssd == nil else { return nil }
+        // The run's HRV is the median of its stable values: there is one exactly when a value was stable.
+        guard stableValues[2].isEmpty else { return nil }
         func seconds(_ value: Double) -> String { String(format: "%.0f s", value) }
         guard requested else {
             return HRVAbsence(code: .notRequested, message: "HRV was not requested (add it with --metrics cardio or hrv)")
