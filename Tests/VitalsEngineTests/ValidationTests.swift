@@ -114,6 +114,11 @@ struct ValidationTests {
         let engine = try VitalsEngine()
         let found = try PhotoFrames.twoFaces(secondScale: 0.4).withView { engine.fullFrameFaces($0, smallest: true) }
         #expect(found.filter { $0.votes >= VitalsEngine.secondFaceVotes }.count >= 2, "found \(found)")
+        // The first search (no face tracked yet) applies the same rule: once the coarse pass has the near face, the
+        // fine pass (half of a first search's cost) does not look for the far one.
+        let first = try PhotoFrames.twoFaces(secondScale: 0.4).withView { engine.fullFrameFaces($0, smallest: true, rivalsOfLargest: true) }
+        #expect(first.count == 1, "found \(first)")
+        #expect(first.first.map { $0.rect.width } == found.first.map { $0.rect.width }, "found \(first) against \(found)")
     }
 
     @Test("a face too small in the frame")

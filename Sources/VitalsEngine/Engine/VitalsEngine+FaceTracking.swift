@@ -13,7 +13,7 @@ extension VitalsEngine {
             // ``rivalFaceFraction`` of the tracked width): a face much further away than the subject does not compete
             // for the measurement, and the small scales are most of a search's cost.
             let atLeast = trackedBox.map { Int(Double($0.width) * Self.rivalFaceFraction) } ?? 0
-            let found = fullFrameFaces(view, smallest: trackedBox == nil, atLeast: atLeast)
+            let found = fullFrameFaces(view, smallest: trackedBox == nil, atLeast: atLeast, rivalsOfLargest: trackedBox == nil)
             var faces = found.map(\.rect)
             if faces.isEmpty, trackedBox == nil || usingSkinFinder, let blob = SkinFaceFinder(step: max(2, shorter / 128)).find(in: view) {
                 faces = [blob]
@@ -91,13 +91,21 @@ extension VitalsEngine {
     /// across (faces from ~72 px at 504×896) and, for the small sizes that misses, on luma shrunk to about 250 px
     /// across (faces from ~48 px); with `smallest` (no face tracked: the search is all there is), also on luma at
     /// two thirds of the frame's size (faces from ~36 px, which are then `faceTooFar`). `atLeast` (frame pixels)
-    /// leaves out the scales below it, and the fine pass altogether when the coarse one covers it.
-    func fullFrameFaces(_ view: VitalsPixelView, smallest: Bool, atLeast: Int = 0) -> [(rect: VitalsRect, votes: Int)] {
+    /// leaves out the scales below it, and the fine pass altogether when the coarse one covers it. With
+    /// `rivalsOfLargest`, the fine pass also leaves out faces smaller than a rival of the largest face the coarse
+    /// pass found (``rivalFaceFraction`` of its width); without it, it looks at every size it covers.
+    func fullFrameFaces(_ view: VitalsPixelView, smallest: Bool, atLeast: Int = 0, rivalsOfLargest: Bool = false)
+        -> [(rect: VitalsRect, votes: Int)] {
         let shorter = min(view.width, view.height)
         let coarse = max(1, shorter / 168), fine = max(1, shorter / 252)
         var faces = searchDetector.detect(in: GrayImage(downsampling: view, factor: coarse), minSize: max(24, atLeast / coarse))
             .map { (rect: scaled($0.rect, by: coarse), votes: $0.neighbors) }
         let limit = 24 * coarse
+        // While no face is tracked the largest face found is the one adopted, and the fine pass could never find a
+        // larger one: the rival rule then holds from this first search, and for a near face the fine pass, half of
+        // a first search's cost, is left out.
+        let largest = rivalsOfLargest ? faces.map(\.rect.width).max() ?? 0 : 0
+        let atLeast = max(atLeast, Int(Double(largest) * Self.rivalFaceFraction))
         if fine < coarse, atLeast < limit {
             let small = searchDetector.detect(in: GrayImage(downsampling: view, factor: fine), minSize: max(24, atLeast / fine),
                                               maxSize: limit / fine + 2)
