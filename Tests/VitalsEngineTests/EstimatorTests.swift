@@ -162,7 +162,7 @@ struct EstimatorTests {
             let t = Double(i) / fs
             return beats.reduce(0) { acc, b in acc + exp(-pow((t - b) / 0.12, 2)) } - 0.3
         }
-        let (runs, accepted) = HRVMeasures.intervals(wave: wave, rate: fs, expectedRate: 60_000 / 820)
+        let (runs, accepted, _) = HRVMeasures.intervals(wave: wave, rate: fs, expectedRate: 60_000 / 820)
         let m = try #require(HRVMeasures.from(runs: runs, acceptedFraction: accepted))
         let truth = try #require(HRVMeasures.from(intervals: ibis))
         #expect(accepted > 0.95)
@@ -201,6 +201,52 @@ struct EstimatorTests {
         // Smooth (positively correlated) rhythm without timing noise: no correction.
         let smooth = (0 ..< 200).map { 800 + 40 * sin(Double($0) / 3) }
         #expect(HRVMeasures.timingNoise(runs: [smooth]) == 0)
+    }
+
+    @Test("the beats' own noise bounds the timing correction where the heart's rhythm hides it from the intervals")
+    func timingBoundFromTheWave() throws {
+        // Respiratory sinus arrhythmia: a smooth rhythm, neighbouring intervals alike (positively correlated), which
+        // masks the anti-correlation timing noise leaves in the intervals.
+        let fs = 30.0
+        var rr: [Double] = [], beats: [Double] = [0.5]
+        for k in 0 ..< 75 {
+            let interval = 800 + 40 * sin(2 * Double.pi * Double(k) / 4.5)
+            rr.append(interval)
+            beats.append(beats.last! + interval / 1000)
+        }
+        var rng = SplitMix(seed: 33)
+        let n = Int(beats.last! * fs) + 15
+        let clean = (0 ..< n).map { i -> Double in
+            let t = Double(i) / fs
+            return beats.reduce(0) { acc, b in acc + exp(-pow((t - b) / 0.12, 2)) }
+        }
+        let noisy = clean.map { $0 + 0.12 * rng.gaussian() }
+        let f0 = 60_000 / 800 / 60.0
+        let wave = SignalMath.bandPass(noisy, sampleRate: fs, low: f0 * 0.6, high: f0 * 1.6)
+        let shape = SignalMath.bandPass(noisy, sampleRate: fs, low: f0 * 0.5, high: min(fs / 2 - 0.5, f0 * 3))
+        let (runs, _, bound) = HRVMeasures.intervals(wave: wave, shape: shape, rate: fs, expectedRate: 75)
+        let observed = runs.flatMap { $0 }
+        #expect(observed.count > 60)
+        // The timing errors actually made (each interval error is the difference of two beat-time errors).
+        let (cleanRuns, _, _) = HRVMeasures.intervals(
+            wave: SignalMath.bandPass(clean, sampleRate: fs, low: f0 * 0.6, high: f0 * 1.6),
+            shape: SignalMath.bandPass(clean, sampleRate: fs, low: f0 * 0.5, high: min(fs / 2 - 0.5, f0 * 3)),
+            rate: fs, expectedRate: 75)
+        let reference = cleanRuns.flatMap { $0 }
+        try #require(reference.count == observed.count)
+        let errors = zip(observed, reference).map { $0 - $1 }
+        let actual = errors.map { $0 * $0 }.reduce(0, +) / Double(errors.count) / 2
+        // A lower bound, of the right order: the errors made here (band-passed, so coloured, noise) are 2.4 times
+        // the bound in standard deviation.
+        #expect(bound > 0.1 * actual && bound < actual, "bound \(bound.squareRoot()) ms, actual \(actual.squareRoot()) ms")
+        // The intervals alone show little timing noise here; with the bound RMSSD comes closer to the truth.
+        let truth = try #require(HRVMeasures.from(intervals: Array(rr.prefix(observed.count))))
+        let lagOnly = try #require(HRVMeasures.from(runs: runs, timingNoise: HRVMeasures.timingNoise(runs: runs)))
+        let bounded = try #require(HRVMeasures.from(runs: runs, timingNoise: max(HRVMeasures.timingNoise(runs: runs),
+                                                                                  VitalsEngine.timingBoundFactor * bound)))
+        #expect(lagOnly.rmssd > truth.rmssd + 5, "lag-one only \(lagOnly.rmssd) vs \(truth.rmssd)")
+        #expect(abs(bounded.rmssd - truth.rmssd) < 0.8 * abs(lagOnly.rmssd - truth.rmssd),
+                "bounded \(bounded.rmssd), lag-one only \(lagOnly.rmssd), truth \(truth.rmssd)")
     }
 
     @Test("motion echoed in the colour trace is removed, the pulse kept")

@@ -135,6 +135,35 @@ struct ValidationTests {
         #expect(condition == .ok, "got \(condition), face \(String(describing: result.face))")
     }
 
+    @Test("skin regions are sized to the face: wide on a small face, compact on a large one, on skin either way")
+    func skinRegionsSizedToTheFace() throws {
+        func share(_ width: Int) -> Double {
+            let box = VitalsRect(x: 10, y: 10, width: width, height: width)
+            let regions = VitalsEngine.skinRegions(of: box)
+            for r in regions { #expect(r.x >= box.x && r.y >= box.y && r.maxX <= box.maxX && r.maxY <= box.maxY) }
+            return Double(regions.reduce(0) { $0 + $1.width * $1.height }) / Double(width * width)
+        }
+        #expect(abs(share(50) - 0.32) < 0.03, "50 px: \(share(50))")
+        #expect(abs(share(VitalsEngine.wideSkinBelow) - 0.32) < 0.03)
+        #expect(abs(share(VitalsEngine.compactSkinFrom) - 0.144) < 0.02, "compact: \(share(VitalsEngine.compactSkinFrom))")
+        #expect(share(150) > share(VitalsEngine.compactSkinFrom) + 0.05 && share(150) < share(50) - 0.05)
+        // On the real face 94 px wide, the wide regions are still on skin: their colour is the compact regions'.
+        let picture = try PhotoFrames.faceAtTwoMetres()
+        let face = try #require(try Self.condition { _ in picture }.1.face)
+        let (wide, compact) = try picture.withView { view -> (RGB, RGB) in
+            let wide = try #require(VitalsEngine.meanColour(of: VitalsEngine.skinRegions(of: face), in: view))
+            let big = VitalsRect(x: face.x - 60, y: face.y - 60, width: face.width + 120, height: face.height + 120)
+            let scaled = VitalsEngine.skinRegions(of: big).map { r in
+                // The compact regions at the big box's proportions, mapped back onto the face.
+                VitalsRect(x: face.x + (r.x - big.x) * face.width / big.width, y: face.y + (r.y - big.y) * face.height / big.height,
+                           width: r.width * face.width / big.width, height: r.height * face.height / big.height)
+            }
+            return (wide, try #require(VitalsEngine.meanColour(of: scaled, in: view)))
+        }
+        #expect(abs(wide.luma - compact.luma) < 0.08 * compact.luma, "wide \(wide), compact \(compact)")
+        #expect(abs(wide.r / wide.g - compact.r / compact.g) < 0.05, "wide \(wide), compact \(compact)")
+    }
+
     @Test("a face too close")
     func tooClose() throws {
         let picture = try PhotoFrames.faceTooClose()

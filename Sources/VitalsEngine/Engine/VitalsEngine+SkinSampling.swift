@@ -52,12 +52,28 @@ extension VitalsEngine {
         return area > 0 ? RGB(r: sum.r / area, g: sum.g / area, b: sum.b / area) : nil
     }
 
-    /// Forehead and both cheeks inside a Viola–Jones face box (eyes sit at ~40 % of its height, the mouth ~78 %).
+    /// Forehead and both cheeks inside a Viola–Jones face box (eyes sit at ~40 % of its height, the mouth ~78 %),
+    /// sized to the face: a large face gets the compact regions (14 % of the box, well clear of the eyes, brows and
+    /// the face's edge, where motion would slide shading through them), a small one the wide regions (32 % of the
+    /// box), because there the camera's and the codec's noise in too few pixels is what limits the pulse and the
+    /// beat times. Widths from ``wideSkinBelow`` down get the wide regions, from ``compactSkinFrom`` up the compact
+    /// ones, and the regions move linearly between.
     static func skinRegions(of box: VitalsRect) -> [VitalsRect] {
-        func part(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double) -> VitalsRect {
-            VitalsRect(x: box.x + Int(x0 * Double(box.width)), y: box.y + Int(y0 * Double(box.height)),
-                       width: Int((x1 - x0) * Double(box.width)), height: Int((y1 - y0) * Double(box.height)))
+        let span = Double(compactSkinFrom - wideSkinBelow)
+        let wide = min(1, max(0, Double(compactSkinFrom - box.width) / span))
+        func part(_ compact: (Double, Double, Double, Double), _ wider: (Double, Double, Double, Double)) -> VitalsRect {
+            let x0 = compact.0 + wide * (wider.0 - compact.0), y0 = compact.1 + wide * (wider.1 - compact.1)
+            let x1 = compact.2 + wide * (wider.2 - compact.2), y1 = compact.3 + wide * (wider.3 - compact.3)
+            return VitalsRect(x: box.x + Int(x0 * Double(box.width)), y: box.y + Int(y0 * Double(box.height)),
+                              width: Int((x1 - x0) * Double(box.width)), height: Int((y1 - y0) * Double(box.height)))
         }
-        return [part(0.30, 0.06, 0.70, 0.22), part(0.16, 0.50, 0.36, 0.70), part(0.64, 0.50, 0.84, 0.70)]
+        return [part((0.30, 0.06, 0.70, 0.22), (0.20, 0.03, 0.80, 0.26)),
+                part((0.16, 0.50, 0.36, 0.70), (0.10, 0.45, 0.40, 0.76)),
+                part((0.64, 0.50, 0.84, 0.70), (0.60, 0.45, 0.90, 0.76))]
     }
+
+    /// Face widths (px) up to which the skin regions are the wide ones.
+    static let wideSkinBelow = 100
+    /// Face widths (px) from which the skin regions are the compact ones.
+    static let compactSkinFrom = 200
 }

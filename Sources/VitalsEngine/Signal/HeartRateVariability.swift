@@ -75,17 +75,26 @@ public struct HRVMeasures: Sendable, Hashable {
     }
 
     /// Detects beats in a uniformly sampled pulse wave and returns the cleaned NN intervals in ms, as runs of
-    /// consecutive accepted intervals, plus the accepted fraction; `expectedRate` (bpm) sets the refractory distance.
+    /// consecutive accepted intervals, the accepted fraction, and the beat times' precision when it could be judged;
+    /// `expectedRate` (bpm) sets the refractory distance.
     ///
     /// Beats are found as peaks of `wave` (narrow band around the pulse) and then timed on `shape` (a wider band that
     /// keeps the beat's form) by cross-correlating each beat with the average beat: the whole beat votes on its time,
-    /// not the three samples around a peak, which keeps camera noise out of the intervals.
-    static func intervals(wave: [Double], shape: [Double]? = nil, rate fs: Double, expectedRate: Double) -> (runs: [[Double]], accepted: Double) {
-        guard wave.count > 5, expectedRate > 0 else { return ([], 0) }
+    /// not the three samples around a peak, which keeps camera noise out of the intervals. `timingBound` is the
+    /// median over the beats of the Cramér–Rao bound on that timing (ms², see ``refine(_:on:period:)``), 0 without
+    /// `shape`.
+    static func intervals(wave: [Double], shape: [Double]? = nil, rate fs: Double, expectedRate: Double)
+        -> (runs: [[Double]], accepted: Double, timingBound: Double) {
+        guard wave.count > 5, expectedRate > 0 else { return ([], 0, 0) }
         let period = 60 / expectedRate * fs
         var peaks = peakPositions(wave, minDistance: max(2, Int(0.6 * period)))
-        if let shape, shape.count == wave.count { peaks = refine(peaks, on: shape, period: period) }
-        guard peaks.count >= 3 else { return ([], 0) }
+        var timingBound = 0.0
+        if let shape, shape.count == wave.count {
+            let refined = refine(peaks, on: shape, period: period)
+            peaks = refined.peaks
+            timingBound = refined.timingBound * (1000 / fs) * (1000 / fs)
+        }
+        guard peaks.count >= 3 else { return ([], 0, 0) }
         var raw: [Double] = []
         for k in 1 ..< peaks.count { raw.append((peaks[k] - peaks[k - 1]) / fs * 1000) }
         let med = SignalMath.median(raw)
@@ -101,7 +110,7 @@ public struct HRVMeasures: Sendable, Hashable {
                 runs.append([])
             }
         }
-        return (runs.filter { !$0.isEmpty }, Double(acceptedCount) / Double(raw.count))
+        return (runs.filter { !$0.isEmpty }, Double(acceptedCount) / Double(raw.count), timingBound)
     }
 
     /// Positive local maxima at least `minDistance` samples apart (the highest within reach wins), with parabolic
@@ -126,8 +135,15 @@ public struct HRVMeasures: Sendable, Hashable {
         return peaks
     }
 
-    /// Re-times each beat by the lag that best matches the average beat of `shape` around it.
-    static func refine(_ peaks: [Double], on shape: [Double], period: Double) -> [Double] {
+    /// Re-times each beat by the lag that best matches the average beat of `shape` around it, and judges how
+    /// precise that timing can be.
+    ///
+    /// `timingBound` (samples², 0 when no beat could be judged) is the median over the beats of the Cramér–Rao bound
+    /// for a delay measured against a known template in white noise: the beat's residual variance (what the scaled
+    /// template leaves) over the energy of the scaled template's slope. Noise a beat's timing cannot escape, so
+    /// the least that beat-time errors add to the intervals; read from the wave itself, it does not depend on how
+    /// the heart's own rhythm is correlated (see ``timingNoise(runs:)``).
+    static func refine(_ peaks: [Double], on shape: [Double], period: Double) -> (peaks: [Double], timingBound: Double) {
         let n = shape.count
         let half = max(2, Int(0.5 * period))
         let maxLag = max(1, Int(0.2 * period))
@@ -138,9 +154,13 @@ public struct HRVMeasures: Sendable, Hashable {
             for j in -half ... half { template[j + half] += shape[c + j] }
             used += 1
         }
-        guard used >= 3 else { return peaks }
+        guard used >= 3 else { return (peaks, 0) }
         let m = SignalMath.mean(template)
         for j in template.indices { template[j] = (template[j] / Double(used)) - m / Double(used) }
+        let templateEnergy = template.reduce(0) { $0 + $1 * $1 }
+        var slopeEnergy = 0.0
+        for j in 1 ..< 2 * half { slopeEnergy += (template[j + 1] - template[j - 1]) * (template[j + 1] - template[j - 1]) / 4 }
+        var bounds: [Double] = []
         var refined: [Double] = []
         for (k, c) in centres.enumerated() {
             guard c - half - maxLag - 1 >= 0, c + half + maxLag + 1 < n else {
@@ -157,8 +177,19 @@ public struct HRVMeasures: Sendable, Hashable {
             for i in 1 ... 2 * maxLag + 1 where scores[i] > scores[best] { best = i }
             let shift = parabolicShift(scores[best - 1], scores[best], scores[best + 1])
             refined.append(Double(c + best - maxLag - 1) + shift)
+            // The beat as the template scaled (least squares at the chosen whole-sample lag), and what is left.
+            let at = c + best - maxLag - 1
+            guard templateEnergy > 0, slopeEnergy > 0 else { continue }
+            let scale = scores[best] / templateEnergy
+            guard scale > 0 else { continue }
+            var residual = 0.0
+            for j in -half ... half {
+                let e = shape[at + j] - scale * template[j + half]
+                residual += e * e
+            }
+            bounds.append(residual / Double(2 * half + 1) / (scale * scale * slopeEnergy))
         }
-        return refined
+        return (refined, bounds.isEmpty ? 0 : SignalMath.median(bounds))
     }
 
     /// The offset (−0.5…0.5) of the vertex of the parabola through three equally spaced values around a maximum.
