@@ -52,17 +52,22 @@ public struct HaarCascade: Sendable {
 
     /// Loads the default frontal-face cascade from the first of ``searchPaths`` that exists.
     public static func frontalFace() throws(VitalsEngineError) -> HaarCascade {
-        let cache = cachedFrontalFace
-        if let cascade = cache.withLock({ $0 }) { return cascade }
-        for path in searchPaths where FileManager.default.fileExists(atPath: path) {
-            let cascade = try HaarCascade(contentsOfFile: path)
-            cache.withLock { $0 = cascade }
-            return cascade
+        // Loaded once per process, under the lock: engines created together (several glasses starting at once)
+        // wait for the one parse of the file instead of each parsing it. A failure is not kept: the next call tries
+        // again.
+        let loaded: Result<HaarCascade, VitalsEngineError> = cachedFrontalFace.withLock { cached in
+            if let cached { return .success(cached) }
+            for path in searchPaths where FileManager.default.fileExists(atPath: path) {
+                let attempt = Result { () throws(VitalsEngineError) in try HaarCascade(contentsOfFile: path) }
+                if case .success(let cascade) = attempt { cached = cascade }
+                return attempt
+            }
+            return .failure(VitalsEngineError(
+                code: .cascadeNotFound,
+                message: "The frontal-face cascade is missing: install Debian's opencv-data package (Scripts/setup does) or set VITALS_FACE_CASCADE.",
+                context: searchPaths.joined(separator: ", ")))
         }
-        throw VitalsEngineError(
-            code: .cascadeNotFound,
-            message: "The frontal-face cascade is missing: install Debian's opencv-data package (Scripts/setup does) or set VITALS_FACE_CASCADE.",
-            context: searchPaths.joined(separator: ", "))
+        return try loaded.get()
     }
 
     private static let cachedFrontalFace = LockedBox<HaarCascade?>(nil)
