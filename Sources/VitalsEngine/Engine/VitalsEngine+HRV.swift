@@ -28,7 +28,7 @@ extension VitalsEngine {
 
     /// How far the beat-timing errors exceed their Cramér–Rao bound: the bound holds for an ideal estimator in
     /// white noise; the cross-correlation on a band-passed, codec- and motion-touched wave does worse. Calibrated
-    /// on the simulator (20 subjects) and the real-photograph clips: 1 (the bound alone) already halves the bias of
-    /// RMSSD on small faces; 2 fits both sets best (docs/VITALS-ENGINE.md, *HRV*).
+    /// on the simulator (8 subjects) and the real-photograph clips: 1 (the bound alone) already halves the bias of
+    /// RMSSD on small faces, 2 fits both sets best, 3–4 over-correct (docs/VITALS-ENGINE.md, *Beat-timing noise*).
     static let timingBoundFactor = 2.0
 }
