@@ -237,17 +237,18 @@ struct EstimatorTests {
             return beats.reduce(0) { acc, b in acc + exp(-pow((t - b) / 0.12, 2)) }
         }
         let noisy = clean.map { $0 + 0.12 * rng.gaussian() }
+        // The engine's two bands around the pulse (VitalsEngine+HRV.swift), then its beat detection.
         let f0 = 60_000 / 800 / 60.0
-        let wave = SignalMath.bandPass(noisy, sampleRate: fs, low: f0 * 0.6, high: f0 * 1.6)
-        let shape = SignalMath.bandPass(noisy, sampleRate: fs, low: f0 * 0.5, high: min(fs / 2 - 0.5, f0 * 3))
-        let (runs, _, bound) = HRVMeasures.intervals(wave: wave, shape: shape, rate: fs, expectedRate: 75)
+        func detect(in signal: [Double]) -> (runs: [[Double]], accepted: Double, timingBound: Double) {
+            HRVMeasures.intervals(wave: SignalMath.bandPass(signal, sampleRate: fs, low: f0 * 0.6, high: f0 * 1.6),
+                                  shape: SignalMath.bandPass(signal, sampleRate: fs, low: f0 * 0.5, high: min(fs / 2 - 0.5, f0 * 3)),
+                                  rate: fs, expectedRate: 75)
+        }
+        let (runs, _, bound) = detect(in: noisy)
         let observed = runs.flatMap { $0 }
         #expect(observed.count > 60)
         // The timing errors actually made (each interval error is the difference of two beat-time errors).
-        let (cleanRuns, _, _) = HRVMeasures.intervals(
-            wave: SignalMath.bandPass(clean, sampleRate: fs, low: f0 * 0.6, high: f0 * 1.6),
-            shape: SignalMath.bandPass(clean, sampleRate: fs, low: f0 * 0.5, high: min(fs / 2 - 0.5, f0 * 3)),
-            rate: fs, expectedRate: 75)
+        let cleanRuns = detect(in: clean).runs
         let reference = cleanRuns.flatMap { $0 }
         try #require(reference.count == observed.count)
         let errors = zip(observed, reference).map { $0 - $1 }

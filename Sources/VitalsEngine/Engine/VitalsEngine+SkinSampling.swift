@@ -60,7 +60,11 @@ extension VitalsEngine {
     /// ones, and the regions move linearly between.
     static func skinRegions(of box: VitalsRect) -> [VitalsRect] {
         let span = Double(compactSkinFrom - wideSkinBelow)
-        let wide = min(1, max(0, Double(compactSkinFrom - box.width) / span))
+        return skinRegions(of: box, wide: min(1, max(0, Double(compactSkinFrom - box.width) / span)))
+    }
+
+    /// The skin regions inside `box` at a given width between the compact regions (`wide` 0) and the wide ones (1).
+    static func skinRegions(of box: VitalsRect, wide: Double) -> [VitalsRect] {
         func part(_ compact: (Double, Double, Double, Double), _ wider: (Double, Double, Double, Double)) -> VitalsRect {
             let x0 = compact.0 + wide * (wider.0 - compact.0), y0 = compact.1 + wide * (wider.1 - compact.1)
             let x1 = compact.2 + wide * (wider.2 - compact.2), y1 = compact.3 + wide * (wider.3 - compact.3)
