@@ -119,6 +119,8 @@ struct PeerClipRecord: Codable, Sendable {
     var ourPulse: Double?
     /// Our run breathing rate, per minute; nil when the engine gave none.
     var ourBreathing: Double?
+    /// The true RMSSD over the clip's last 60 s (ms); nil for shorter clips and conditions that do not score HRV.
+    var trueRMSSD: Double?
     /// Why the clip failed (engine, encoder or file), if it did.
     var failure: String?
 }

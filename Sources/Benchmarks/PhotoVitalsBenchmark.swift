@@ -42,7 +42,7 @@ let photoConditions: [PhotoCondition] = [
 let photoFaceWidths = [50, 75, 100, 150]
 
 /// One clip: which portrait, how large, at what pulse.
-private struct PhotoClip: Sendable {
+struct PhotoClip: Sendable {
     var portrait: PortraitFixture
     var faceWidth: Int
     var pulseRate: Double
@@ -73,7 +73,7 @@ private func photoClips(quick: Bool, seedBase: UInt64) -> [PhotoClip] {
 }
 
 /// What one clip measured.
-private struct PhotoResult: Sendable {
+struct PhotoResult: Sendable {
     var clip: PhotoClip
     var truePulse = 0.0, trueBreathing = 0.0
     var pulseErrors: [Double] = []
@@ -146,7 +146,7 @@ func runPhotoBenchmark(_ names: [String], duration: Double, jobs: Int, seedBase:
                 r.clipFile.map { file in
                     PeerClipRecord(condition: condition.name, file: file, portrait: r.clip.portrait.name, faceWidth: r.clip.faceWidth,
                                    duration: duration, fps: 30, truePulse: r.truePulse, trueBreathing: r.trueBreathing,
-                                   ourPulse: r.runPulse, ourBreathing: r.runBreathing, failure: r.failure)
+                                   ourPulse: r.runPulse, ourBreathing: r.runBreathing, trueRMSSD: r.trueRMSSD, failure: r.failure)
                 }
             }
             do { try writePeerManifest(records, to: clipsDirectory) } catch {
@@ -159,7 +159,7 @@ func runPhotoBenchmark(_ names: [String], duration: Double, jobs: Int, seedBase:
     }
 }
 
-private func describe(_ r: PhotoResult) -> String {
+func describe(_ r: PhotoResult) -> String {
     func f(_ v: Double?, _ format: String = "%+.1f") -> String { v.map { String(format: format, $0) } ?? "--" }
     let top = r.conditions.sorted { $0.value > $1.value }.prefix(3).map { "\($0.key) \($0.value)" }.joined(separator: ", ")
     let sampleMAE = r.pulseErrors.isEmpty ? nil : r.pulseErrors.map(abs).reduce(0, +) / Double(r.pulseErrors.count)
@@ -169,7 +169,7 @@ private func describe(_ r: PhotoResult) -> String {
         + "restarts \(r.restarts) face \(f(SignalMedian.of(r.faceWidths), "%.0f")) px [\(top)]" + (r.failure.map { " FAILED \($0)" } ?? "")
 }
 
-private func reportPhoto(_ c: PhotoCondition, width: Int?, _ results: [PhotoResult]) {
+func reportPhoto(_ c: PhotoCondition, width: Int?, _ results: [PhotoResult]) {
     guard !results.isEmpty else { return }
     func mae(_ v: [Double]) -> String {
         v.isEmpty ? "   --" : String(format: "%5.2f", v.map(abs).reduce(0, +) / Double(v.count))
@@ -192,7 +192,7 @@ private func reportPhoto(_ c: PhotoCondition, width: Int?, _ results: [PhotoResu
          + "     | " + String(format: "%8d | %8.0f%% | %7.0f | %8.3f", results.map(\.restarts).reduce(0, +), 100 * ok, face, ms))
 }
 
-private enum SignalMedian {
+enum SignalMedian {
     static func of(_ v: [Double]) -> Double? {
         guard !v.isEmpty else { return nil }
         let s = v.sorted()
@@ -261,34 +261,8 @@ private func runPhotoClip(_ clip: PhotoClip, image: FaceImage, duration: Double,
     result.truePulse = truth.meanPulseRate(in: 0 ... duration) ?? clip.pulseRate
     result.trueBreathing = truth.meanBreathingRate(in: 0 ... duration) ?? clip.breathingRate
     var buffer = [UInt8](repeating: 0, count: width * height * 3 / 2)
-    var stablePulse: [Double] = [], allPulse: [Double] = []
-    var stableBreathing: [Double] = [], allBreathing: [Double] = []
-    var lastHRV: VitalsHRVSample?
-    func consume(_ r: VitalsFrameResult) {
-        result.frames += 1
-        result.conditions[r.condition.rawValue, default: 0] += 1
-        if r.condition == .ok { result.framesOK += 1 }
-        if let face = r.face { result.faceWidths.append(Double(face.width)) }
-        for s in r.pulseRate {
-            let ts = Double(s.timestampUs) / 1e6
-            guard ts >= 15, let gt = truth.meanPulseRate(in: max(0, ts - 12) ... ts) else { continue }
-            result.pulseErrors.append(s.value - gt)
-            allPulse.append(s.value)
-            if s.confidence >= VitalsStability.pulse { stablePulse.append(s.value) }
-            if trace {
-                say2("    \(clip.portrait.name) \(clip.faceWidth) px " + String(format: "t %.1f pulse %.1f truth %.1f confidence %.0f ", ts, s.value, gt, s.confidence)
-                     + r.condition.rawValue)
-            }
-        }
-        for s in r.breathingRate {
-            let ts = Double(s.timestampUs) / 1e6
-            guard ts >= 30, let gt = truth.meanBreathingRate(in: max(0, ts - 30) ... ts) else { continue }
-            result.breathingErrors.append(s.value - gt)
-            allBreathing.append(s.value)
-            if s.confidence >= VitalsStability.breathing { stableBreathing.append(s.value) }
-        }
-        for s in r.hrv { lastHRV = s }
-    }
+    var scorer = PhotoScorer(result: result, trace: trace,
+                             pulseTruth: { truth.meanPulseRate(in: $0) }, breathingTruth: { truth.meanBreathingRate(in: $0) })
     let frameCount = Int(duration * Double(fps))
     for n in 0 ..< frameCount {
         let t = Double(n) / Double(fps)
@@ -298,62 +272,122 @@ private func runPhotoClip(_ clip: PhotoClip, image: FaceImage, duration: Double,
             do {
                 guard let image = RawVideoImage(width: width, height: height, lumaBytesPerRow: width, chromaBytesPerRow: width,
                                                 data: Data(buffer)) else {
-                    result.failure = "rendered frame does not fit \(width)×\(height) NV12"
-                    return result
+                    scorer.result.failure = "rendered frame does not fit \(width)×\(height) NV12"
+                    return scorer.result
                 }
                 for sample in try encoder.encode(image, presentationTimeUs: us) {
                     try writer?.writeHEVC(sample, codecConfiguration: encoder.codecConfiguration)
                     let frame = VideoFrame(presentationTimeUs: us, content: .hevc(HEVCSample(
                         data: sample.data, isKeyframe: sample.isKeyframe, codecConfiguration: encoder.codecConfiguration)))
                     for decoded in try decoder.decode(frame) {
-                        let pb = decoded.pixelBuffer
-                        let r = pb.withUnsafeReadOnlyStorage { storage -> VitalsFrameResult? in
-                            guard let base = storage.baseAddress?.assumingMemoryBound(to: UInt8.self), pb.planes.count > 1,
-                                  let view = try? VitalsPixelView(
-                                      format: .nv12VideoRange, width: pb.width, height: pb.height,
-                                      plane0: UnsafePointer(base + pb.planes[0].offset), bytesPerRow0: pb.planes[0].bytesPerRow,
-                                      plane1: UnsafePointer(base + pb.planes[1].offset), bytesPerRow1: pb.planes[1].bytesPerRow)
-                            else { return nil }
-                            let start = threadCPUNanoseconds()
-                            defer { result.engineMs += Double(threadCPUNanoseconds() - start) / 1e6 }
-                            return engine.process(view, timestampUs: decoded.presentationTimeUs)
-                        }
-                        if let r { consume(r) }
+                        if let r = processDecoded(decoded, engine: engine, cpuMs: &scorer.result.engineMs) { scorer.consume(r) }
                     }
                 }
             } catch {
-                result.failure = "\(error)"
-                return result
+                scorer.result.failure = "\(error)"
+                return scorer.result
             }
         } else {
             do { try writer?.writeRaw(buffer) } catch {
-                result.failure = "\(error)"
-                return result
+                scorer.result.failure = "\(error)"
+                return scorer.result
             }
             let r = buffer.withUnsafeBufferPointer { p -> VitalsFrameResult? in
                 guard let base = p.baseAddress, let view = try? VitalsPixelView(
                     format: .nv12VideoRange, width: width, height: height, plane0: base, bytesPerRow0: width,
                     plane1: base + width * height, bytesPerRow1: width) else { return nil }
                 let start = threadCPUNanoseconds()
-                defer { result.engineMs += Double(threadCPUNanoseconds() - start) / 1e6 }
+                defer { scorer.result.engineMs += Double(threadCPUNanoseconds() - start) / 1e6 }
                 return engine.process(view, timestampUs: us)
             }
-            if let r { consume(r) }
+            if let r { scorer.consume(r) }
         }
     }
-    do { try writer?.finish() } catch { result.failure = "\(error)" }
-    result.restarts = engine.restarts
-    result.runPulse = SignalMedian.of(stablePulse.isEmpty ? allPulse : stablePulse)
-    result.runBreathing = SignalMedian.of(stableBreathing.isEmpty ? allBreathing : stableBreathing)
-    if duration >= 60, !condition.shakeAndDim {
-        result.trueRMSSD = truth.rmssd(window: max(0, duration - 60) ... duration)
+    do { try writer?.finish() } catch { scorer.result.failure = "\(error)" }
+    let rmssdTruth: ((ClosedRange<Double>) -> Double?)? = condition.shakeAndDim ? nil : { truth.rmssd(window: $0) }
+    return scorer.finish(restarts: engine.restarts, duration: duration, rmssdTruth: rmssdTruth)
+}
+
+/// Runs the engine on one decoded picture (NV12 video range) and adds its thread CPU time to `cpuMs`; nil when
+/// the picture is not a two-plane image the engine can view.
+func processDecoded(_ decoded: DecodedVideoFrame, engine: VitalsEngine, cpuMs: inout Double) -> VitalsFrameResult? {
+    let pb = decoded.pixelBuffer
+    return pb.withUnsafeReadOnlyStorage { storage -> VitalsFrameResult? in
+        guard let base = storage.baseAddress?.assumingMemoryBound(to: UInt8.self), pb.planes.count > 1,
+              let view = try? VitalsPixelView(
+                  format: .nv12VideoRange, width: pb.width, height: pb.height,
+                  plane0: UnsafePointer(base + pb.planes[0].offset), bytesPerRow0: pb.planes[0].bytesPerRow,
+                  plane1: UnsafePointer(base + pb.planes[1].offset), bytesPerRow1: pb.planes[1].bytesPerRow)
+        else { return nil }
+        let start = threadCPUNanoseconds()
+        defer { cpuMs += Double(threadCPUNanoseconds() - start) / 1e6 }
+        return engine.process(view, timestampUs: decoded.presentationTimeUs)
     }
-    if let h = lastHRV {
-        let ts = Double(h.timestampUs) / 1e6
-        result.stableHRV = h.confidence >= VitalsStability.hrv && ts >= 60
-        if ts >= 60, !condition.shakeAndDim { result.rmssd = h.measures.rmssd; result.trueRMSSD = truth.rmssd(window: max(0, ts - 60) ... ts) }
+}
+
+/// Scores one clip's engine output against its truth: every pulse sample from 15 s and breathing sample from 30 s
+/// against the truth over its window, the run values (median of the stable samples), and the last HRV sample.
+struct PhotoScorer {
+    /// The clip's result so far.
+    var result: PhotoResult
+    let trace: Bool
+    /// The true mean pulse (bpm) and breathing rate (per minute) over a span of the clip's seconds.
+    let pulseTruth: (ClosedRange<Double>) -> Double?
+    let breathingTruth: (ClosedRange<Double>) -> Double?
+    private var stablePulse: [Double] = [], allPulse: [Double] = []
+    private var stableBreathing: [Double] = [], allBreathing: [Double] = []
+    private var lastHRV: VitalsHRVSample?
+
+    init(result: PhotoResult, trace: Bool, pulseTruth: @escaping (ClosedRange<Double>) -> Double?,
+                     breathingTruth: @escaping (ClosedRange<Double>) -> Double?) {
+        self.result = result
+        self.trace = trace
+        self.pulseTruth = pulseTruth
+        self.breathingTruth = breathingTruth
     }
-    return result
+
+    /// Takes one frame's output.
+    mutating func consume(_ r: VitalsFrameResult) {
+        result.frames += 1
+        result.conditions[r.condition.rawValue, default: 0] += 1
+        if r.condition == .ok { result.framesOK += 1 }
+        if let face = r.face { result.faceWidths.append(Double(face.width)) }
+        for s in r.pulseRate {
+            let ts = Double(s.timestampUs) / 1e6
+            guard ts >= 15, let gt = pulseTruth(max(0, ts - 12) ... ts) else { continue }
+            result.pulseErrors.append(s.value - gt)
+            allPulse.append(s.value)
+            if s.confidence >= VitalsStability.pulse { stablePulse.append(s.value) }
+            if trace {
+                say2("    \(result.clip.portrait.name) \(result.clip.faceWidth) px " + String(format: "t %.1f pulse %.1f truth %.1f confidence %.0f ", ts, s.value, gt, s.confidence)
+                     + r.condition.rawValue)
+            }
+        }
+        for s in r.breathingRate {
+            let ts = Double(s.timestampUs) / 1e6
+            guard ts >= 30, let gt = breathingTruth(max(0, ts - 30) ... ts) else { continue }
+            result.breathingErrors.append(s.value - gt)
+            allBreathing.append(s.value)
+            if s.confidence >= VitalsStability.breathing { stableBreathing.append(s.value) }
+        }
+        for s in r.hrv { lastHRV = s }
+    }
+
+    /// The clip's result: run values, and HRV against `rmssdTruth` (the true RMSSD over a span; nil where the
+    /// condition does not score HRV) once a 60 s HRV window has been reached.
+    func finish(restarts: Int, duration: Double, rmssdTruth: ((ClosedRange<Double>) -> Double?)?) -> PhotoResult {
+        var result = result
+        result.restarts = restarts
+        result.runPulse = SignalMedian.of(stablePulse.isEmpty ? allPulse : stablePulse)
+        result.runBreathing = SignalMedian.of(stableBreathing.isEmpty ? allBreathing : stableBreathing)
+        if duration >= 60, let rmssdTruth { result.trueRMSSD = rmssdTruth(max(0, duration - 60) ... duration) }
+        if let h = lastHRV {
+            let ts = Double(h.timestampUs) / 1e6
+            result.stableHRV = h.confidence >= VitalsStability.hrv && ts >= 60
+            if ts >= 60, let rmssdTruth { result.rmssd = h.measures.rmssd; result.trueRMSSD = rmssdTruth(max(0, ts - 60) ... ts) }
+        }
+        return result
+    }
 }
 
 /// CPU time of the calling thread, ns: the engine's own cost, whatever else shares the cores (wall time on a
@@ -365,7 +399,7 @@ func threadCPUNanoseconds() -> UInt64 {
 }
 
 /// Writes a line to standard output unbuffered.
-private func say2(_ line: String) {
+func say2(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 

@@ -11,6 +11,8 @@ case "copies":
     runCopyBenchmark(Array(arguments.dropFirst()))
 case "vitals":
     runVitalsBenchmark(Array(arguments.dropFirst()))
+case "vitals-replay":
+    runPhotoReplay(Array(arguments.dropFirst()))
 case "vitals-frame":
     writePhotoFrame(Array(arguments.dropFirst()))
 case "latency":
@@ -18,6 +20,6 @@ case "latency":
 case "streams":
     runStreamsBenchmark(Array(arguments.dropFirst()))
 default:
-    FileHandle.standardError.write(Data("usage: Benchmarks decode|bridge|copies|vitals|vitals-frame|latency|streams [options]\n".utf8))
+    FileHandle.standardError.write(Data("usage: Benchmarks decode|bridge|copies|vitals|vitals-replay|vitals-frame|latency|streams [options]\n".utf8))
     exit(64)
 }
