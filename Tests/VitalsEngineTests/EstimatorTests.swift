@@ -123,6 +123,42 @@ struct EstimatorTests {
         #expect(VitalsEngine.chromaExcess(times: still.times, colours: flat, from: 0, to: 11.9, rate: 30, low: 0.67, high: 3) == 0)
     }
 
+    @Test("skin trace: a chroma rhythm the background shares is taken out when the video's chroma is noisy, and only then")
+    func backgroundRhythmRemoved() throws {
+        let engine = try VitalsEngine()
+        // The skin: a 108 bpm pulse (mostly green, as blood absorbs it), the background's light, and the codec's
+        // 1 s chroma steps at 1.5 times the background's.
+        func samples(chromaSteps: Double) -> [VitalsEngine.Sample] {
+            let background = Self.background(chromaSteps: chromaSteps)
+            return background.times.indices.map { i in
+                let t = background.times[i], bg = background.colours[i]
+                let light = bg.r / 150
+                let pulse = 0.25 * sin(2 * .pi * 1.8 * t)
+                let cb = 1.5 * chromaSteps * (t.truncatingRemainder(dividingBy: 1) < 0.5 ? 1 : -1)
+                let skin = RGB(r: 160 * light + 0.33 * pulse, g: 120 * light + pulse - 0.344_136 * cb, b: 100 * light + 0.53 * pulse + 1.772 * cb)
+                return VitalsEngine.Sample(t: t, rgb: skin, faceX: 0, faceY: 0, motion: [0, 0, 0, 0], upper: nil, lower: nil,
+                                           background: nil, backgroundRGB: bg)
+            }
+        }
+        let coded = engine.skinTrace(samples(chromaSteps: 0.3), from: 0, to: 11.9, rate: 30)
+        #expect(coded.chromaExcess > PulseAnalysis.chromaTolerance)
+        let analysis = PulseAnalysis.analyse(r: coded.r, g: coded.g, b: coded.b, rate: 30, low: 40, high: 180,
+                                             chromaExcess: coded.chromaExcess)
+        // Every method finds the pulse: the steps (CHROM and GREEN read 60 bpm without the removal) and the light's
+        // flicker at 1.7 Hz (LUMA reads 101) are what the skin shares with the background.
+        for method in PulseMethod.allCases {
+            #expect(abs(analysis.methods[method]!.rate - 108) < 2, "\(method) reads \(analysis.methods[method]!.rate) bpm")
+        }
+        #expect(abs(analysis.rate - 108) < 2, "fused \(analysis.rate) bpm")
+        // Uncompressed: the background's chroma is no noisier than its luma, so it is left out and the skin's own
+        // light change stays in the trace (the estimators' normalisation deals with it).
+        let still = samples(chromaSteps: 0)
+        let plain = engine.skinTrace(still, from: 0, to: 11.9, rate: 30)
+        #expect(plain.chromaExcess <= PulseAnalysis.chromaTolerance)
+        let green = SignalMath.resample(times: still.map(\.t), values: still.map(\.rgb.g), start: 0, rate: 30, count: plain.g.count)
+        #expect(zip(plain.g, green).allSatisfy { abs($0 - $1) < 1e-9 })
+    }
+
     @Test("a flat trace has no confident pulse")
     func noise() {
         var rng = SplitMix(seed: 11)

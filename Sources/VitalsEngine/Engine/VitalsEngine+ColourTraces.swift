@@ -9,14 +9,35 @@ extension VitalsEngine {
         return min(30, max(8, (Double(frameTimes.count - 1) / (last - first)).rounded()))
     }
 
-    /// The skin's colour over `window` on a uniform grid at `rate`, with the face's motion echo removed in the
-    /// pulse band: what the pulse estimators and HRV both start from.
-    func skinTrace(_ window: [Sample], from start: Double, to end: Double, rate fs: Double) -> (r: [Double], g: [Double], b: [Double]) {
+    /// What the pulse estimators and HRV start from over one window: the skin's colour on a uniform grid, and how
+    /// much noisier the video's chroma is than its luma (``chromaExcess(background:rate:low:high:)``).
+    struct ColourTraces {
+        var r: [Double], g: [Double], b: [Double]
+        var chromaExcess: Double
+    }
+
+    /// The skin's colour over `window` on a uniform grid at `rate`, cleaned in the pulse band: the face's motion
+    /// echo removed, and, when the background shows the video's chroma noisier than its luma (a codec short of
+    /// bits), what the skin shares with the background's colour removed as well.
+    ///
+    /// The background beside the head carries no pulse, so a rhythm it shares with the skin is the video's: after
+    /// HEVC at 2 Mbit/s the chroma of the whole picture steps with the codec's refresh (1 s at the glasses' GOP),
+    /// which POS and CHROM otherwise read as a 60 bpm pulse. In uncompressed video (ratio ≤ 0.5) the background is
+    /// left out: there it only adds its own noise and the shading a moving camera slides through it.
+    func skinTrace(_ window: [Sample], from start: Double, to end: Double, rate fs: Double) -> ColourTraces {
         let trace = Self.colourTrace(window, from: start, to: end, rate: fs)
-        let motion = Self.motionTrace(window, from: start, rate: fs, count: trace.r.count)
+        let count = trace.r.count
         let band = pulseBand(rate: fs)
-        let cleaned = Self.removeMotion([trace.r, trace.g, trace.b], motion: motion, rate: fs, low: band.low, high: band.high)
-        return (cleaned[0], cleaned[1], cleaned[2])
+        var skin = Self.removeMotion([trace.r, trace.g, trace.b], motion: Self.motionTrace(window, from: start, rate: fs, count: count),
+                                     rate: fs, low: band.low, high: band.high)
+        var excess = 0.0
+        if let background = backgroundTrace(window, from: start, rate: fs, count: count) {
+            excess = Self.chromaExcess(background: background, rate: fs, low: band.low, high: band.high)
+            if excess > PulseAnalysis.chromaTolerance {
+                skin = Self.removeMotion(skin, motion: background, rate: fs, low: band.low, high: band.high)
+            }
+        }
+        return ColourTraces(r: skin[0], g: skin[1], b: skin[2], chromaExcess: excess)
     }
 
     /// The pulse range in Hz, its top kept below the Nyquist frequency of `rate`.
@@ -24,30 +45,47 @@ extension VitalsEngine {
         (configuration.pulseRange.lowerBound / 60, min(configuration.pulseRange.upperBound / 60, fs / 2 - 0.1))
     }
 
-    /// The background's chroma-to-luma noise ratio over `window` in the pulse band (see
-    /// ``chromaExcess(times:colours:from:to:rate:low:high:)``).
-    func chromaExcess(_ window: [Sample], from start: Double, to end: Double, rate fs: Double) -> Double {
-        let valid = window.compactMap { s in s.backgroundRGB.map { (t: s.t, colour: $0) } }
-        guard valid.count * 4 >= window.count * 3 else { return 0 }
+    /// The background's red, green and blue over `window` on the skin trace's grid, with what the face's motion
+    /// explains removed in the pulse band (a shaking camera slides a textured background under its regions, which
+    /// moves its luma far more than its chroma); nil when fewer than 3/4 of the samples have a background.
+    private func backgroundTrace(_ window: [Sample], from start: Double, rate fs: Double, count: Int) -> [[Double]]? {
+        let valid = window.filter { $0.backgroundRGB != nil }
+        guard valid.count * 4 >= window.count * 3, valid.count > Int(4 * fs) else { return nil }
+        let times = valid.map(\.t)
+        let colours = valid.map { $0.backgroundRGB! }
+        let channels = [colours.map(\.r), colours.map(\.g), colours.map(\.b)].map {
+            SignalMath.resample(times: times, values: $0, start: start, rate: fs, count: count)
+        }
         let band = pulseBand(rate: fs)
-        return Self.chromaExcess(times: valid.map(\.t), colours: valid.map(\.colour), from: start, to: end, rate: fs,
+        return Self.removeMotion(channels, motion: Self.motionTrace(valid, from: start, rate: fs, count: count), rate: fs,
                                  low: band.low, high: band.high)
     }
 
-    /// How much more the video's chroma varies than its luma in a still background, between `low` and `high` Hz:
-    /// the band-passed standard deviation of the worse of Cb and Cr over that of Y (BT.601 scaling, so the units
-    /// match). 0 when there is too little to judge by or the background does not vary at all.
-    ///
-    /// A camera's own noise and changing light move luma at least as much as chroma (uncompressed video measures
-    /// 0.1–0.5); a codec starved of bits spends little on chroma, which then steps with its refresh rhythm (HEVC at
-    /// 2 Mbit/s measures 1–3). The pulse estimators mark down the methods that read chroma by this ratio.
+    /// How much more the video's chroma varies than its luma in a still background, between `low` and `high` Hz
+    /// (see ``chromaExcess(background:rate:low:high:)``), from samples at `times`, resampled at `rate` over
+    /// `start`…`end`. 0 when there is too little to judge by.
     static func chromaExcess(times: [Double], colours: [RGB], from start: Double, to end: Double, rate: Double,
                              low: Double, high: Double) -> Double {
         guard times.count == colours.count, times.count > Int(4 * rate), end > start else { return 0 }
         let count = Int((end - start) * rate) + 1
+        let channels = [colours.map(\.r), colours.map(\.g), colours.map(\.b)].map {
+            SignalMath.resample(times: times, values: $0, start: start, rate: rate, count: count)
+        }
+        return chromaExcess(background: channels, rate: rate, low: low, high: high)
+    }
+
+    /// How much more the video's chroma varies than its luma in the background's red, green and blue (uniformly
+    /// sampled at `rate`), between `low` and `high` Hz: the band-passed standard deviation of the worse of Cb and Cr
+    /// over that of Y (BT.601 scaling, so the units match). 0 when the background does not vary at all.
+    ///
+    /// A camera's own noise and changing light move luma at least as much as chroma (uncompressed video measures
+    /// 0.1–0.5); a codec starved of bits spends little on chroma, which then steps with its refresh rhythm (HEVC at
+    /// 2 Mbit/s measures 1–3). The pulse estimators mark down the methods that read chroma by this ratio.
+    static func chromaExcess(background channels: [[Double]], rate: Double, low: Double, high: Double) -> Double {
+        guard channels.count == 3, !channels[0].isEmpty else { return 0 }
+        let colours = (0 ..< channels[0].count).map { RGB(r: channels[0][$0], g: channels[1][$0], b: channels[2][$0]) }
         func spread(_ f: (RGB) -> Double) -> Double {
-            let trace = SignalMath.resample(times: times, values: colours.map(f), start: start, rate: rate, count: count)
-            return SignalMath.standardDeviation(SignalMath.bandPass(trace, sampleRate: rate, low: low, high: high))
+            SignalMath.standardDeviation(SignalMath.bandPass(colours.map(f), sampleRate: rate, low: low, high: high))
         }
         let y = spread(\.luma)
         let cb = spread { ($0.b - $0.luma) / 1.772 }, cr = spread { ($0.r - $0.luma) / 1.402 }
@@ -74,7 +112,8 @@ extension VitalsEngine {
 
     /// Removes from each channel what the motion signals explain in the pulse band `low`–`high` Hz (least squares
     /// on the band-passed signals), so that shading sliding through the skin regions does not read as pulse.
-    /// Motion signals that barely move (band-passed σ ≤ 0.02 px) are left out.
+    /// Signals that barely move (band-passed σ ≤ 0.02, px or colour levels) are left out. Any reference that carries
+    /// no pulse serves as `motion`: `skinTrace` also passes the background's colour.
     static func removeMotion(_ channels: [[Double]], motion: [[Double]], rate: Double, low: Double, high: Double) -> [[Double]] {
         let count = channels.first?.count ?? 0
         // Fit on the band-passed signals (the pulse band is where the echo matters), remove with the whole motion

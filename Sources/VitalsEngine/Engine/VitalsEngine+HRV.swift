@@ -7,10 +7,11 @@ extension VitalsEngine {
         let fs = analysisRate
         let window = Array(samples.drop { t - $0.t > c.hrvWindow })
         guard let start = window.first?.t else { return }
-        let (r, g, b) = skinTrace(window, from: start, to: t, rate: fs)
+        let trace = skinTrace(window, from: start, to: t, rate: fs)
+        let (r, g, b) = (trace.r, trace.g, trace.b)
         // The method that is best over the whole window, band-passed around the pulse with room for its variability.
         let analysis = PulseAnalysis.analyse(r: r, g: g, b: b, rate: fs, low: c.pulseRange.lowerBound, high: c.pulseRange.upperBound,
-                                             chromaExcess: chromaExcess(window, from: start, to: t, rate: fs))
+                                             chromaExcess: trace.chromaExcess)
         let f0 = pulse.rate / 60
         let raw = PulseProjection.wave(analysis.best, r: r, g: g, b: b, rate: fs, low: 0.6, high: min(4, fs / 2 - 0.5))
         let wave = SignalMath.bandPass(raw, sampleRate: fs, low: max(0.5, f0 * 0.6), high: min(fs / 2 - 0.5, f0 * 1.6))

@@ -8,9 +8,9 @@ extension VitalsEngine {
         let fs = analysisRate
         let window = Array(samples.drop { t - $0.t > c.pulseWindow })
         let start = window.first!.t
-        let (r, g, b) = skinTrace(window, from: start, to: t, rate: fs)
-        let analysis = PulseAnalysis.analyse(r: r, g: g, b: b, rate: fs, low: c.pulseRange.lowerBound, high: c.pulseRange.upperBound,
-                                             chromaExcess: chromaExcess(window, from: start, to: t, rate: fs))
+        let trace = skinTrace(window, from: start, to: t, rate: fs)
+        let analysis = PulseAnalysis.analyse(r: trace.r, g: trace.g, b: trace.b, rate: fs, low: c.pulseRange.lowerBound,
+                                             high: c.pulseRange.upperBound, chromaExcess: trace.chromaExcess)
         // The rate the tracker follows across windows (see PulseTracker), and the SNR of this window at it.
         let frequency = pulseTracker.update(analysis.spectrum)
         let rate = frequency * 60
