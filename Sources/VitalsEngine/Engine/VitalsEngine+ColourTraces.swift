@@ -14,6 +14,8 @@ extension VitalsEngine {
     struct ColourTraces {
         var r: [Double], g: [Double], b: [Double]
         var chromaExcess: Double
+        /// The background's red, green and blue on the same grid, motion removed; nil when too few frames had one.
+        var background: [[Double]]?
     }
 
     /// The skin's colour over `window` on a uniform grid at `rate`, cleaned in the pulse band: the face's motion
@@ -31,13 +33,33 @@ extension VitalsEngine {
         var skin = Self.removeMotion([trace.r, trace.g, trace.b], motion: Self.motionTrace(window, from: start, rate: fs, count: count),
                                      rate: fs, low: band.low, high: band.high)
         var excess = 0.0
-        if let background = backgroundTrace(window, from: start, rate: fs, count: count) {
+        let background = backgroundTrace(window, from: start, rate: fs, count: count)
+        if let background {
             excess = Self.chromaExcess(background: background, rate: fs, low: band.low, high: band.high)
             if excess > PulseAnalysis.chromaTolerance {
                 skin = Self.removeMotion(skin, motion: background, rate: fs, low: band.low, high: band.high)
             }
         }
-        return ColourTraces(r: skin[0], g: skin[1], b: skin[2], chromaExcess: excess)
+        return ColourTraces(r: skin[0], g: skin[1], b: skin[2], chromaExcess: excess, background: background)
+    }
+
+    /// Updates ``videoLines`` from the background's chroma in `trace` (see ``VideoLineFinder``); a window without a
+    /// background leaves it as it was.
+    func findVideoLines(in trace: ColourTraces, rate fs: Double) {
+        guard let background = trace.background else { return }
+        let band = pulseBand(rate: fs)
+        let chroma = Self.chroma(of: background)
+        func spectrum(_ x: [Double]) -> BandSpectrum {
+            BandSpectrum(SignalMath.bandPass(x, sampleRate: fs, low: band.low, high: band.high), rate: fs, low: band.low,
+                         high: band.high, step: PulseAnalysis.spectrumStep)
+        }
+        _ = videoLines.update(cb: spectrum(chroma.cb), cr: spectrum(chroma.cr))
+    }
+
+    /// BT.601 luma and the chroma differences scaled to luma's units, per sample, of red, green and blue channels.
+    static func chroma(of channels: [[Double]]) -> (y: [Double], cb: [Double], cr: [Double]) {
+        let colours = (0 ..< channels[0].count).map { RGB(r: channels[0][$0], g: channels[1][$0], b: channels[2][$0]) }
+        return (colours.map(\.luma), colours.map { ($0.b - $0.luma) / 1.772 }, colours.map { ($0.r - $0.luma) / 1.402 })
     }
 
     /// The pulse range in Hz, its top kept below the Nyquist frequency of `rate`.
@@ -83,12 +105,12 @@ extension VitalsEngine {
     /// 2 Mbit/s measures 1–3). The pulse estimators mark down the methods that read chroma by this ratio.
     static func chromaExcess(background channels: [[Double]], rate: Double, low: Double, high: Double) -> Double {
         guard channels.count == 3, !channels[0].isEmpty else { return 0 }
-        let colours = (0 ..< channels[0].count).map { RGB(r: channels[0][$0], g: channels[1][$0], b: channels[2][$0]) }
-        func spread(_ f: (RGB) -> Double) -> Double {
-            SignalMath.standardDeviation(SignalMath.bandPass(colours.map(f), sampleRate: rate, low: low, high: high))
+        let chroma = chroma(of: channels)
+        func spread(_ x: [Double]) -> Double {
+            SignalMath.standardDeviation(SignalMath.bandPass(x, sampleRate: rate, low: low, high: high))
         }
-        let y = spread(\.luma)
-        let cb = spread { ($0.b - $0.luma) / 1.772 }, cr = spread { ($0.r - $0.luma) / 1.402 }
+        let y = spread(chroma.y)
+        let cb = spread(chroma.cb), cr = spread(chroma.cr)
         guard y > 1e-9 else { return 0 }
         return max(cb, cr) / y
     }

@@ -65,6 +65,8 @@ public final class VitalsEngine {
     var lastEmittedBreathing = -Double.infinity
     var latestPulse: (rate: Double, confidence: Double, snr: Double)?
     var pulseTracker = PulseTracker()
+    /// The video's own rhythms in the background's chroma, kept out of the methods that read chroma.
+    var videoLines = VideoLineFinder()
     private var condition = VitalsCondition.noFaceFound
     /// How many times the measurement started over after it had begun (a gap in the input or the face lost for
     /// longer than ``VitalsEngineConfiguration/maximumGap``): the rare, visible exception, not every flicker.
@@ -137,6 +139,7 @@ public final class VitalsEngine {
         lastHRV = -Double.infinity
         latestPulse = nil
         pulseTracker.reset()
+        videoLines.reset()
         lastEmittedPulseWave = -Double.infinity
         lastEmittedBreathing = -Double.infinity
     }

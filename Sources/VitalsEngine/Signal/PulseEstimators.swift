@@ -129,6 +129,9 @@ struct PulseAnalysis {
         20 * log10(max(1, excess / chromaTolerance))
     }
 
+    /// The frequency grid of every method's spectrum, Hz.
+    static let spectrumStep = 0.005
+
     /// Runs POS, CHROM, GREEN and LUMA on a uniformly sampled trace and fuses their normalised spectra weighted by
     /// linear SNR.
     ///
@@ -136,8 +139,11 @@ struct PulseAnalysis {
     /// for candidates below half its top, so counting it would favour slow candidates (a codec's 1 s refresh
     /// rhythm and its harmonic, say) over a fast pulse. Methods that read chroma lose ``chromaPenalty(excess:)``
     /// for `chromaExcess`: after HEVC the pulse survives in luma while chroma carries the codec's own rhythms.
+    /// `chromaMask` (one factor per bin of the spectra's grid, see ``VideoLineFinder``) multiplies the spectra of
+    /// the methods that read chroma, so the video's own lines are not read as pulse; a mask of another length is
+    /// ignored.
     static func analyse(r: [Double], g: [Double], b: [Double], rate fs: Double, low: Double, high: Double,
-                        chromaExcess: Double = 0) -> PulseAnalysis {
+                        chromaExcess: Double = 0, chromaMask: [Double] = []) -> PulseAnalysis {
         let lowHz = low / 60, highHz = min(high / 60, fs / 2 - 0.1)
         var waves: [PulseMethod: [Double]] = [:]
         for method in PulseMethod.allCases {
@@ -149,7 +155,11 @@ struct PulseAnalysis {
         var fused: [Double] = []
         var spectra: [PulseMethod: BandSpectrum] = [:]
         for method in PulseMethod.allCases {
-            let spectrum = BandSpectrum(waves[method]!, rate: fs, low: lowHz, high: highHz, step: 0.005).normalized
+            var spectrum = BandSpectrum(waves[method]!, rate: fs, low: lowHz, high: highHz, step: spectrumStep)
+            if method.readsChroma, chromaMask.count == spectrum.power.count {
+                spectrum.power = zip(spectrum.power, chromaMask).map { $0 * $1 }
+            }
+            spectrum = spectrum.normalized
             spectra[method] = spectrum
             let peak = spectrum.peak.frequency
             var snr = spectrum.snr(at: peak, halfWidth: 0.1, harmonic: false)

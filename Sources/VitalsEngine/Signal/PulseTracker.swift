@@ -36,8 +36,10 @@ struct PulseTracker {
         frequency = nil
     }
 
-    /// Takes the window's fused, normalised spectrum and returns the pulse frequency (Hz).
-    mutating func update(_ spectrum: BandSpectrum) -> Double {
+    /// Takes the window's fused, normalised spectrum and returns the pulse frequency (Hz). A peak within
+    /// ``harmonicTolerance`` of one of `videoLines` (Hz, the video's own rhythms, see ``VideoLineFinder``) is never
+    /// taken for the fundamental of the chosen one: a codec's 60 bpm refresh is exactly half a 120 bpm pulse.
+    mutating func update(_ spectrum: BandSpectrum, videoLines: [Double] = []) -> Double {
         let power = spectrum.power
         guard power.count >= 3, spectrum.frequencies.count == power.count else { return spectrum.peak.frequency }
         if frequencies != spectrum.frequencies {
@@ -61,6 +63,7 @@ struct PulseTracker {
         let half = frequencies[chosen] / 2
         // Not near the band's low edge, where slow drift and the codec's slowest rhythms pile up.
         if half >= frequencies[0] + Self.edgeGuard,
+           !videoLines.contains(where: { abs($0 - half) <= Self.harmonicTolerance }),
            let sub = peaks.filter({ abs(frequencies[$0] - half) <= Self.harmonicTolerance }).max(by: { accumulated[$0] < accumulated[$1] }),
            accumulated[sub] >= Self.subharmonicShare * accumulated[chosen] {
             chosen = sub

@@ -1,0 +1,71 @@
+import Foundation
+
+/// Finds the video's own rhythms: narrow lines that the background's chroma holds at the same frequency window
+/// after window, such as a codec's refresh (1 s at the glasses' GOP, so 60 bpm and its harmonic at 120).
+///
+/// The background beside the head carries no pulse, so a persistent line in its chroma is the video's, wherever
+/// it falls in the pulse band. Each update takes the band spectrum of the background's Cb and Cr, expresses each
+/// bin as its prominence (power over the spectrum's median, the larger of the two) and adds it to a running mean
+/// that keeps ``memory`` of itself per update: noise spikes (5–15 times the median in a 12 s window) average out,
+/// a line the codec repeats stays 10–140 times. Bins whose mean prominence exceeds ``prominence`` are the lines.
+struct VideoLineFinder {
+    /// How much of the running prominence each update keeps (about four windows' worth).
+    static let memory = 0.75
+    /// Mean prominence above which a bin belongs to a line.
+    static let prominence = 12.0
+
+    private var frequencies: [Double] = []
+    private var mean: [Double] = []
+    private var updates = 0
+
+    /// Forgets everything (a restarted measurement).
+    mutating func reset() {
+        frequencies = []
+        mean = []
+        updates = 0
+    }
+
+    /// Takes one window's background chroma spectra (same grid) and returns the mask to apply to the spectra of
+    /// the methods that read chroma: 0 on a line, 1 elsewhere.
+    mutating func update(cb: BandSpectrum, cr: BandSpectrum) -> [Double] {
+        guard cb.frequencies == cr.frequencies, cb.power.count >= 3 else { return [] }
+        func ratio(_ p: [Double]) -> [Double] {
+            let median = p.sorted()[p.count / 2]
+            return median > 0 ? p.map { $0 / median } : p.map { _ in 0 }
+        }
+        let prominence = zip(ratio(cb.power), ratio(cr.power)).map { max($0, $1) }
+        if frequencies != cb.frequencies {
+            frequencies = cb.frequencies
+            mean = prominence
+            updates = 1
+        } else {
+            for i in mean.indices { mean[i] = Self.memory * mean[i] + (1 - Self.memory) * prominence[i] }
+            updates += 1
+        }
+        return mask
+    }
+
+    /// The current mask on the last grid (empty before the first update): 0 where a line is, 1 elsewhere.
+    var mask: [Double] {
+        // A single window cannot tell a line from a noise spike: the first updates mask nothing.
+        guard updates >= 3 else { return mean.map { _ in 1 } }
+        return mean.map { $0 > Self.prominence ? 0 : 1 }
+    }
+
+    /// The centre frequencies (Hz) of the lines found: the strongest bin of each run of masked bins.
+    var lines: [Double] {
+        let m = mask
+        var result: [Double] = []
+        var i = 0
+        while i < m.count {
+            guard m[i] == 0 else { i += 1; continue }
+            var best = i
+            while i < m.count, m[i] == 0 {
+                if mean[i] > mean[best] { best = i }
+                i += 1
+            }
+            result.append(frequencies[best])
+        }
+        return result
+    }
+}

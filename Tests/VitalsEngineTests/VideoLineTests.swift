@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+@testable import VitalsEngine
+
+/// The video's own rhythms (``VideoLineFinder``) and how the pulse tracker and the estimators keep them out.
+@Suite("The video's own lines")
+struct VideoLineTests {
+    /// The pulse band's grid, 40–180 bpm in steps of `PulseAnalysis.spectrumStep`.
+    static let grid = stride(from: 40.0 / 60, through: 3.0, by: PulseAnalysis.spectrumStep).map { $0 }
+
+    /// A noise spectrum (exponentially distributed bins, as a periodogram's are) with a Hann main lobe of
+    /// `strength` times the median at each frequency of `lines`.
+    static func spectrum(lines: [(Double, Double)], seed: UInt64) -> BandSpectrum {
+        var rng = SplitMix(seed: seed)
+        let power = grid.map { f -> Double in
+            var p = -log(max(1e-12, rng.unit())) / log(2)   // median 1
+            for (line, strength) in lines {
+                let d = (f - line) / (1.0 / 12)   // in bins of a 12 s window
+                if abs(d) < 2 { p += strength * pow(cos(.pi * d / 4), 4) }
+            }
+            return p
+        }
+        return BandSpectrum(frequencies: grid, power: power)
+    }
+
+    @Test("a line the background's chroma keeps is found; a single spike and plain noise are not")
+    func linesFound() {
+        var finder = VideoLineFinder()
+        // A codec refresh at 1 Hz (and its harmonic) in Cb, noise in Cr: masked once three windows agree.
+        for k in 0 ..< 6 {
+            let mask = finder.update(cb: Self.spectrum(lines: [(1.0, 40), (2.0, 30)], seed: UInt64(k)),
+                                     cr: Self.spectrum(lines: [], seed: UInt64(100 + k)))
+            if k < 2 { #expect(mask.allSatisfy { $0 == 1 }, "window \(k): nothing is masked before three windows") }
+        }
+        let lines = finder.lines
+        #expect(lines.count == 2, "\(lines)")
+        #expect(lines.contains { abs($0 - 1.0) <= 0.01 } && lines.contains { abs($0 - 2.0) <= 0.01 })
+        let mask = finder.mask
+        let masked = zip(Self.grid, mask).filter { $0.1 == 0 }.map(\.0)
+        #expect(masked.allSatisfy { abs($0 - 1.0) < 0.15 || abs($0 - 2.0) < 0.15 }, "only the lines' lobes are masked")
+        #expect(mask[Self.grid.firstIndex { $0 >= 1.5 }!] == 1)
+
+        // Plain noise with one window holding a spike of 15 times the median: no line.
+        var quiet = VideoLineFinder()
+        for k in 0 ..< 8 {
+            _ = quiet.update(cb: Self.spectrum(lines: k == 5 ? [(1.7, 15)] : [], seed: UInt64(200 + k)),
+                             cr: Self.spectrum(lines: [], seed: UInt64(300 + k)))
+        }
+        #expect(quiet.lines.isEmpty, "\(quiet.lines)")
+        #expect(quiet.mask.allSatisfy { $0 == 1 })
+        quiet.reset()
+        #expect(quiet.mask.isEmpty)
+    }
+
+    @Test("the tracker halves a rate to a peak at exactly half, unless that peak is one of the video's lines")
+    func harmonicCheckSkipsVideoLines() {
+        // A 121 bpm pulse with a codec line at 60 bpm of 0.8 its power: the line looks like the fundamental.
+        let peaks = [(121.0 / 60, 100.0), (1.0, 80.0)]
+        func run(videoLines: [Double]) -> Double {
+            var tracker = PulseTracker()
+            var f = 0.0
+            for k in 0 ..< 4 {
+                let s = Self.spectrum(lines: peaks, seed: UInt64(400 + k))
+                f = tracker.update(s.normalized, videoLines: videoLines)
+            }
+            return f * 60
+        }
+        #expect(abs(run(videoLines: []) - 60) < 2, "a true sub-harmonic is still taken")
+        #expect(abs(run(videoLines: [1.0]) - 121) < 2, "the codec's line is not")
+    }
+
+    @Test("the estimators that read chroma do not read a masked line; LUMA is not masked")
+    func maskKeepsChromaOffTheLine() {
+        // Skin whose chroma steps with a 1 Hz codec rhythm far stronger than a 108 bpm pulse carried in luma.
+        var rng = SplitMix(seed: 5)
+        var r = [Double](), g = [Double](), b = [Double]()
+        for i in 0 ..< 360 {
+            let t = Double(i) / 30
+            let pulse = 0.3 * sin(2 * .pi * 1.8 * t)
+            let cb = 0.6 * sin(2 * .pi * 1.0 * t)
+            r.append(150 + pulse + rng.gaussian() * 0.05)
+            g.append(110 + pulse - 0.344_136 * cb + rng.gaussian() * 0.05)
+            b.append(90 + pulse + 1.772 * cb + rng.gaussian() * 0.05)
+        }
+        let plain = PulseAnalysis.analyse(r: r, g: g, b: b, rate: 30, low: 40, high: 180)
+        #expect(abs(plain.methods[.chrom]!.rate - 60) < 2, "without the mask CHROM reads the codec: \(plain.methods[.chrom]!.rate)")
+        let mask = plain.spectrum.frequencies.map { abs($0 - 1.0) < 0.12 ? 0.0 : 1.0 }
+        let masked = PulseAnalysis.analyse(r: r, g: g, b: b, rate: 30, low: 40, high: 180, chromaMask: mask)
+        #expect(abs(masked.methods[.chrom]!.rate - 60) > 5, "CHROM off the line: \(masked.methods[.chrom]!.rate)")
+        #expect(masked.methods[.luma]!.rate == plain.methods[.luma]!.rate && masked.methods[.luma]!.snr == plain.methods[.luma]!.snr)
+        #expect(abs(masked.rate - 108) < 2, "fused \(masked.rate)")
+    }
+}
