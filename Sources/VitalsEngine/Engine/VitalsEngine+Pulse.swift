@@ -9,10 +9,10 @@ extension VitalsEngine {
         let window = Array(samples.drop { t - $0.t > c.pulseWindow })
         let start = window.first!.t
         let trace = skinTrace(window, from: start, to: t, rate: fs)
-        findVideoLines(in: trace, rate: fs)
+        findLines(in: trace, rate: fs)
         let analysis = PulseAnalysis.analyse(r: trace.r, g: trace.g, b: trace.b, rate: fs, low: c.pulseRange.lowerBound,
                                              high: c.pulseRange.upperBound, chromaExcess: trace.chromaExcess,
-                                             chromaMask: videoLines.mask)
+                                             chromaMask: videoLines.mask, mask: echoMask(trace))
         // The rate the tracker follows across windows (see PulseTracker), and the SNR of this window at it.
         let frequency = pulseTracker.update(analysis.spectrum, videoLines: videoLines.lines)
         let rate = frequency * 60

@@ -66,7 +66,9 @@ public final class VitalsEngine {
     var latestPulse: (rate: Double, confidence: Double, snr: Double)?
     var pulseTracker = PulseTracker()
     /// The video's own rhythms in the background's chroma, kept out of the methods that read chroma.
-    var videoLines = VideoLineFinder()
+    var videoLines = SpectralLineFinder()
+    /// The lines of the camera's motion in the face's position, kept out where the skin still echoes them.
+    var motionLines = SpectralLineFinder()
     private var condition = VitalsCondition.noFaceFound
     /// How many times the measurement started over after it had begun (a gap in the input or the face lost for
     /// longer than ``VitalsEngineConfiguration/maximumGap``): the rare, visible exception, not every flicker.
@@ -140,6 +142,7 @@ public final class VitalsEngine {
         latestPulse = nil
         pulseTracker.reset()
         videoLines.reset()
+        motionLines.reset()
         lastEmittedPulseWave = -Double.infinity
         lastEmittedBreathing = -Double.infinity
     }

@@ -139,11 +139,12 @@ struct PulseAnalysis {
     /// for candidates below half its top, so counting it would favour slow candidates (a codec's 1 s refresh
     /// rhythm and its harmonic, say) over a fast pulse. Methods that read chroma lose ``chromaPenalty(excess:)``
     /// for `chromaExcess`: after HEVC the pulse survives in luma while chroma carries the codec's own rhythms.
-    /// `chromaMask` (one factor per bin of the spectra's grid, see ``VideoLineFinder``) multiplies the spectra of
+    /// `chromaMask` (one factor per bin of the spectra's grid, see ``SpectralLineFinder``) multiplies the spectra of
     /// the methods that read chroma, so the video's own lines are not read as pulse; a mask of another length is
-    /// ignored.
+    /// ignored. `mask` multiplies every method's spectrum alike (the camera's lines the skin still echoes, see
+    /// `VitalsEngine.echoMask`).
     static func analyse(r: [Double], g: [Double], b: [Double], rate fs: Double, low: Double, high: Double,
-                        chromaExcess: Double = 0, chromaMask: [Double] = []) -> PulseAnalysis {
+                        chromaExcess: Double = 0, chromaMask: [Double] = [], mask: [Double] = []) -> PulseAnalysis {
         let lowHz = low / 60, highHz = min(high / 60, fs / 2 - 0.1)
         var waves: [PulseMethod: [Double]] = [:]
         for method in PulseMethod.allCases {
@@ -158,6 +159,9 @@ struct PulseAnalysis {
             var spectrum = BandSpectrum(waves[method]!, rate: fs, low: lowHz, high: highHz, step: spectrumStep)
             if method.readsChroma, chromaMask.count == spectrum.power.count {
                 spectrum.power = zip(spectrum.power, chromaMask).map { $0 * $1 }
+            }
+            if mask.count == spectrum.power.count {
+                spectrum.power = zip(spectrum.power, mask).map { $0 * $1 }
             }
             spectrum = spectrum.normalized
             spectra[method] = spectrum

@@ -37,7 +37,7 @@ struct PulseTracker {
     }
 
     /// Takes the window's fused, normalised spectrum and returns the pulse frequency (Hz). A peak within
-    /// ``harmonicTolerance`` of one of `videoLines` (Hz, the video's own rhythms, see ``VideoLineFinder``) is never
+    /// ``harmonicTolerance`` of one of `videoLines` (Hz, the video's own rhythms, see ``SpectralLineFinder``) is never
     /// taken for the fundamental of the chosen one: a codec's 60 bpm refresh is exactly half a 120 bpm pulse.
     mutating func update(_ spectrum: BandSpectrum, videoLines: [Double] = []) -> Double {
         let power = spectrum.power

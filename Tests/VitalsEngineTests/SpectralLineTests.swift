@@ -2,8 +2,9 @@ import Foundation
 import Testing
 @testable import VitalsEngine
 
-/// The video's own rhythms (``VideoLineFinder``) and how the pulse tracker and the estimators keep them out.
-@Suite("The video's own lines")
+/// Persistent lines (``SpectralLineFinder``): the video's own rhythms and a steadily shaking camera's, and how the
+/// pulse tracker and the estimators keep them out.
+@Suite("Persistent spectral lines")
 struct VideoLineTests {
     /// The pulse band's grid, 40–180 bpm in steps of `PulseAnalysis.spectrumStep`.
     static let grid = stride(from: 40.0 / 60, through: 3.0, by: PulseAnalysis.spectrumStep).map { $0 }
@@ -25,11 +26,11 @@ struct VideoLineTests {
 
     @Test("a line the background's chroma keeps is found; a single spike and plain noise are not")
     func linesFound() {
-        var finder = VideoLineFinder()
+        var finder = SpectralLineFinder()
         // A codec refresh at 1 Hz (and its harmonic) in Cb, noise in Cr: masked once three windows agree.
         for k in 0 ..< 6 {
-            let mask = finder.update(cb: Self.spectrum(lines: [(1.0, 40), (2.0, 30)], seed: UInt64(k)),
-                                     cr: Self.spectrum(lines: [], seed: UInt64(100 + k)))
+            let mask = finder.update(Self.spectrum(lines: [(1.0, 40), (2.0, 30)], seed: UInt64(k)),
+                                     Self.spectrum(lines: [], seed: UInt64(100 + k)))
             if k < 2 { #expect(mask.allSatisfy { $0 == 1 }, "window \(k): nothing is masked before three windows") }
         }
         let lines = finder.lines
@@ -41,10 +42,10 @@ struct VideoLineTests {
         #expect(mask[Self.grid.firstIndex { $0 >= 1.5 }!] == 1)
 
         // Plain noise with one window holding a spike of 15 times the median: no line.
-        var quiet = VideoLineFinder()
+        var quiet = SpectralLineFinder()
         for k in 0 ..< 8 {
-            _ = quiet.update(cb: Self.spectrum(lines: k == 5 ? [(1.7, 15)] : [], seed: UInt64(200 + k)),
-                             cr: Self.spectrum(lines: [], seed: UInt64(300 + k)))
+            _ = quiet.update(Self.spectrum(lines: k == 5 ? [(1.7, 15)] : [], seed: UInt64(200 + k)),
+                             Self.spectrum(lines: [], seed: UInt64(300 + k)))
         }
         #expect(quiet.lines.isEmpty, "\(quiet.lines)")
         #expect(quiet.mask.allSatisfy { $0 == 1 })
@@ -89,5 +90,35 @@ struct VideoLineTests {
         #expect(abs(masked.methods[.chrom]!.rate - 60) > 5, "CHROM off the line: \(masked.methods[.chrom]!.rate)")
         #expect(masked.methods[.luma]!.rate == plain.methods[.luma]!.rate && masked.methods[.luma]!.snr == plain.methods[.luma]!.snr)
         #expect(abs(masked.rate - 108) < 2, "fused \(masked.rate)")
+    }
+
+    @Test("a motion line is masked only where the motion removal took out most of the skin's power")
+    func echoMaskNeedsTheEcho() {
+        #expect(VitalsEngine.echoMask(lines: [1, 0, 0, 1], echoLeft: [0.1, 0.1, 0.9, 0.1]) == [1, 0, 1, 1])
+        #expect(VitalsEngine.echoMask(lines: [0, 0], echoLeft: [0.1]).isEmpty)
+    }
+
+    @Test("a steady shake's line is found in the face position and masked where the skin echoed it, not at the pulse")
+    func shakeLineMasked() throws {
+        let engine = try VitalsEngine()
+        // 12 s at 30 fps: a 108 bpm pulse, and a 0.9 Hz vertical shake whose echo in the skin is 5 times stronger.
+        let samples = (0 ..< 360).map { i -> VitalsEngine.Sample in
+            let t = Double(i) / 30
+            let shake = 0.6 * sin(2 * .pi * 0.9 * t)
+            let v = 120 + 0.2 * sin(2 * .pi * 1.8 * t) + 1.0 * shake
+            return VitalsEngine.Sample(t: t, rgb: RGB(r: v + 30, g: v, b: v - 20), faceX: 0, faceY: shake,
+                                       motion: [0, shake, 0, shake], upper: nil, lower: nil, background: nil, backgroundRGB: nil)
+        }
+        let trace = engine.skinTrace(samples, from: 0, to: 11.9, rate: 30)
+        let grid = stride(from: 40.0 / 60, through: 3.0, by: PulseAnalysis.spectrumStep).map { $0 }
+        #expect(trace.echoLeft.count == grid.count)
+        func left(at f: Double) -> Double { trace.echoLeft[grid.firstIndex { $0 >= f }!] }
+        #expect(left(at: 0.9) < 0.05, "the echo was taken out: \(left(at: 0.9))")
+        #expect(left(at: 1.8) > 0.9, "the pulse was not: \(left(at: 1.8))")
+        for _ in 0 ..< 4 { engine.findLines(in: trace, rate: 30) }
+        let mask = engine.echoMask(trace)
+        #expect(mask.count == grid.count)
+        #expect(mask[grid.firstIndex { $0 >= 0.9 }!] == 0)
+        #expect(mask[grid.firstIndex { $0 >= 1.8 }!] == 1)
     }
 }

@@ -1,14 +1,18 @@
 import Foundation
 
-/// Finds the video's own rhythms: narrow lines that the background's chroma holds at the same frequency window
-/// after window, such as a codec's refresh (1 s at the glasses' GOP, so 60 bpm and its harmonic at 120).
+/// Finds persistent narrow lines: bins that a pair of spectra (same grid) hold high window after window.
 ///
-/// The background beside the head carries no pulse, so a persistent line in its chroma is the video's, wherever
-/// it falls in the pulse band. Each update takes the band spectrum of the background's Cb and Cr, expresses each
-/// bin as its prominence (power over the spectrum's median, the larger of the two) and adds it to a running mean
-/// that keeps ``memory`` of itself per update: noise spikes (5–15 times the median in a 12 s window) average out,
-/// a line the codec repeats stays 10–140 times. Bins whose mean prominence exceeds ``prominence`` are the lines.
-struct VideoLineFinder {
+/// The engine runs two. One watches the background's chroma (Cb and Cr), for the video's own rhythms: the
+/// background beside the head carries no pulse, so a persistent line there is the video's, such as a codec's
+/// refresh (1 s at the glasses' GOP, so 60 bpm and its harmonic at 120). The other watches the tracked face
+/// position (x and y), for the lines of a camera shaking at a steady rhythm, whose echo in the skin the linear
+/// motion removal may leave behind.
+///
+/// Each update expresses every bin of both spectra as its prominence (power over that spectrum's median, the
+/// larger of the two) and adds it to a running mean that keeps ``memory`` of itself per update: noise spikes (5–15
+/// times the median in a 12 s window) average out, a line repeated every window stays 10–140 times. Bins whose
+/// mean prominence exceeds ``prominence`` (after at least three updates) are the lines.
+struct SpectralLineFinder {
     /// How much of the running prominence each update keeps (about four windows' worth).
     static let memory = 0.75
     /// Mean prominence above which a bin belongs to a line.
@@ -25,9 +29,8 @@ struct VideoLineFinder {
         updates = 0
     }
 
-    /// Takes one window's background chroma spectra (same grid) and returns the mask to apply to the spectra of
-    /// the methods that read chroma: 0 on a line, 1 elsewhere.
-    mutating func update(cb: BandSpectrum, cr: BandSpectrum) -> [Double] {
+    /// Takes one window's pair of spectra (same grid) and returns the mask: 0 on a line, 1 elsewhere.
+    mutating func update(_ cb: BandSpectrum, _ cr: BandSpectrum) -> [Double] {
         guard cb.frequencies == cr.frequencies, cb.power.count >= 3 else { return [] }
         func ratio(_ p: [Double]) -> [Double] {
             let median = p.sorted()[p.count / 2]
