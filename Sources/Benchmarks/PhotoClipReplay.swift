@@ -1,9 +1,7 @@
 // Runs the engine again on the HEVC clips a `vitals --clips-dir DIR` run wrote, from the files alone: a change to
 // the engine is tried on the same pixels in seconds (decoding only) instead of minutes of rendering and encoding.
-import Dispatch
 import Foundation
 import GlassesVideo
-import Synchronization
 import VitalsEngine
 
 /// `Benchmarks vitals-replay DIR [--jobs J] [--conditions NAME,...] [--verbose] [--trace]`: reads `DIR/clips.json`,
@@ -51,24 +49,15 @@ func runPhotoReplay(_ arguments: [String]) {
     guard !clips.isEmpty else { fail("\(manifest.path) lists no HEVC clip\(only == nil ? "" : " of those conditions")") }
     let flags = (verbose: verbose, trace: trace)
     say2("replaying \(clips.count) HEVC clips from \(folder.path)")
-    say2("condition              width | pulse MAE clipMAE ≤3bpm | breath MAE clipMAE | HRV stable RMSSD MAE | restarts | ok frames | face px | CPU ms/frame")
+    say2(photoTableHeader)
     for condition in Array(Set(clips.map(\.condition))).sorted() {
         let group = clips.filter { $0.condition == condition }
-        let results = Mutex<[Int: PhotoResult]>([:])
-        let next = Mutex(0)
-        DispatchQueue.concurrentPerform(iterations: jobs) { _ in
-            while true {
-                let index: Int = next.withLock { n in defer { n += 1 }; return n }
-                if index >= group.count { break }
-                let r = replayClip(group[index], in: folder, trace: flags.trace)
-                results.withLock { $0[index] = r }
-                if flags.verbose { say2("  \(condition) \(describe(r))") }
-            }
+        let all = inParallel(group.count, jobs: jobs) { index -> PhotoResult in
+            let r = replayClip(group[index], in: folder, trace: flags.trace)
+            if flags.verbose { say2("  \(condition) \(describe(r))") }
+            return r
         }
-        let all = results.withLock { d in d.keys.sorted().compactMap { d[$0] } }
-        let shown = PhotoCondition(name: condition, bitrate: nil)
-        for width in photoFaceWidths { reportPhoto(shown, width: width, all.filter { $0.clip.faceWidth == width }) }
-        reportPhoto(shown, width: nil, all.filter { $0.clip.faceWidth >= 75 })
+        reportPhotoWidths(PhotoCondition(name: condition, bitrate: nil), all)
     }
 }
 

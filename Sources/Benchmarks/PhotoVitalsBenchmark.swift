@@ -114,33 +114,26 @@ func runPhotoBenchmark(_ names: [String], duration: Double, jobs: Int, seedBase:
     say2("photo conditions: \(clips.count) clips × \(Int(duration)) s (\(PortraitFixture.all.map(\.name).joined(separator: ", ")) at face widths \(photoFaceWidths.map(String.init).joined(separator: "/")) px), 504×896, 30 fps")
     if let clipsDirectory { say2("writing the clips and clips.json to \(clipsDirectory.path) for the peers") }
     var records: [PeerClipRecord] = []
-    say2("condition              width | pulse MAE clipMAE ≤3bpm | breath MAE clipMAE | HRV stable RMSSD MAE | restarts | ok frames | face px | CPU ms/frame")
+    say2(photoTableHeader)
     for name in names {
         guard let condition = photoConditions.first(where: { $0.name == name }) else { continue }
-        let results = Mutex<[Int: PhotoResult]>([:])
-        let next = Mutex(0)
-        DispatchQueue.concurrentPerform(iterations: jobs) { _ in
-            while true {
-                let index: Int = next.withLock { n in defer { n += 1 }; return n }
-                if index >= clips.count { break }
-                let clip = clips[index]
-                let output = clipsDirectory.map { directory -> PhotoClipOutput in
-                    let file = "\(condition.name)-\(index)-\(clip.portrait.name)-\(clip.faceWidth)px" + (condition.bitrate == nil ? ".mkv" : ".mp4")
-                    return PhotoClipOutput(file: file, path: directory.appendingPathComponent(file).path)
-                }
-                let r: PhotoResult
-                if let image = photos[clip.portrait.name] {
-                    r = runPhotoClip(clip, image: image, duration: duration, condition: condition, trace: trace, output: output)
-                } else {
-                    var failed = PhotoResult(clip: clip)
-                    failed.failure = "portrait \(clip.portrait.name) not loaded"
-                    r = failed
-                }
-                results.withLock { $0[index] = r }
-                if verbose { say2("  \(condition.name) \(describe(r))") }
+        let all = inParallel(clips.count, jobs: jobs) { index -> PhotoResult in
+            let clip = clips[index]
+            let output = clipsDirectory.map { directory -> PhotoClipOutput in
+                let file = "\(condition.name)-\(index)-\(clip.portrait.name)-\(clip.faceWidth)px" + (condition.bitrate == nil ? ".mkv" : ".mp4")
+                return PhotoClipOutput(file: file, path: directory.appendingPathComponent(file).path)
             }
+            let r: PhotoResult
+            if let image = photos[clip.portrait.name] {
+                r = runPhotoClip(clip, image: image, duration: duration, condition: condition, trace: trace, output: output)
+            } else {
+                var failed = PhotoResult(clip: clip)
+                failed.failure = "portrait \(clip.portrait.name) not loaded"
+                r = failed
+            }
+            if verbose { say2("  \(condition.name) \(describe(r))") }
+            return r
         }
-        let all = results.withLock { d in d.keys.sorted().compactMap { d[$0] } }
         if let clipsDirectory {
             records += all.compactMap { r in
                 r.clipFile.map { file in
@@ -154,9 +147,32 @@ func runPhotoBenchmark(_ names: [String], duration: Double, jobs: Int, seedBase:
                 exit(73)
             }
         }
-        for width in photoFaceWidths { reportPhoto(condition, width: width, all.filter { $0.clip.faceWidth == width }) }
-        reportPhoto(condition, width: nil, all.filter { $0.clip.faceWidth >= 75 })
+        reportPhotoWidths(condition, all)
     }
+}
+
+/// The photo table's header line.
+let photoTableHeader = "condition              width | pulse MAE clipMAE ≤3bpm | breath MAE clipMAE | HRV stable RMSSD MAE | restarts | ok frames | face px | CPU ms/frame"
+
+/// Runs `body` for every index below `count` on `jobs` threads and returns the results in index order.
+func inParallel<T: Sendable>(_ count: Int, jobs: Int, _ body: @Sendable (Int) -> T) -> [T] {
+    let results = Mutex<[Int: T]>([:])
+    let next = Mutex(0)
+    DispatchQueue.concurrentPerform(iterations: jobs) { _ in
+        while true {
+            let index: Int = next.withLock { n in defer { n += 1 }; return n }
+            if index >= count { break }
+            let r = body(index)
+            results.withLock { $0[index] = r }
+        }
+    }
+    return results.withLock { d in (0 ..< count).compactMap { d[$0] } }
+}
+
+/// Prints a condition's table rows: one per face width, then the clips from 75 px together.
+func reportPhotoWidths(_ condition: PhotoCondition, _ results: [PhotoResult]) {
+    for width in photoFaceWidths { reportPhoto(condition, width: width, results.filter { $0.clip.faceWidth == width }) }
+    reportPhoto(condition, width: nil, results.filter { $0.clip.faceWidth >= 75 })
 }
 
 func describe(_ r: PhotoResult) -> String {

@@ -1,11 +1,9 @@
 // The vitals benchmark: seeded simulated subjects through the embedded engine, per condition, against ground truth.
-import Dispatch
 import Foundation
 import GlassesReport
 import GlassesSimulator
 import GlassesVideo
 import SmartSpectraInput
-import Synchronization
 import VitalsEngine
 import WearablesKit
 
@@ -118,20 +116,13 @@ func runVitalsBenchmark(_ arguments: [String]) {
     say("condition    | pulse MAE  RMSE | breath MAE RMSE | RMSSD MAE RMSE | 1st stable pulse/breath/HRV s | ms/frame | fails")
     let subjectCount = subjects, firstSeed = seedBase, seconds = runDuration, chatty = verbose, tracing = trace
     for condition in conditions {
-        let results = Mutex<[Int: SubjectResult]>([:])
-        let next = Mutex(0)
-        DispatchQueue.concurrentPerform(iterations: jobs) { _ in
-            while true {
-                let index: Int = next.withLock { n in defer { n += 1 }; return n }
-                if index >= subjectCount { break }
-                let r = runSubject(index: index, seed: firstSeed + UInt64(index), duration: seconds, condition: condition, trace: tracing)
-                results.withLock { $0[index] = r }
-                if chatty { say("  \(condition.name) subject \(index): \(r.summary)") }
-            }
+        let all = inParallel(subjectCount, jobs: jobs) { index -> SubjectResult in
+            let r = runSubject(index: index, seed: firstSeed + UInt64(index), duration: seconds, condition: condition, trace: tracing)
+            if chatty { say("  \(condition.name) subject \(index): \(r.summary)") }
+            return r
         }
-        let all = results.withLock { Array($0.values) }
         report(condition, all)
-        let subjects = results.withLock { $0.sorted { $0.key < $1.key } }.map { index, r in
+        let subjects = all.enumerated().map { index, r in
             BenchmarkSubject(index: index, truePulse: r.truePulse, trueBreathing: r.trueBreathing, pulseErrors: r.pulseErrors,
                              breathingErrors: r.breathingErrors, rmssdError: r.rmssdError, failure: r.failure)
         }
