@@ -29,16 +29,17 @@ struct SpectralLineFinder {
         updates = 0
     }
 
-    /// Takes one window's pair of spectra (same grid) and returns the mask: 0 on a line, 1 elsewhere.
-    mutating func update(_ cb: BandSpectrum, _ cr: BandSpectrum) -> [Double] {
-        guard cb.frequencies == cr.frequencies, cb.power.count >= 3 else { return [] }
+    /// Takes one window's pair of spectra (same grid: Cb and Cr, or x and y) and returns the mask: 0 on a line, 1
+    /// elsewhere.
+    mutating func update(_ first: BandSpectrum, _ second: BandSpectrum) -> [Double] {
+        guard first.frequencies == second.frequencies, first.power.count >= 3 else { return [] }
         func ratio(_ p: [Double]) -> [Double] {
             let median = p.sorted()[p.count / 2]
             return median > 0 ? p.map { $0 / median } : p.map { _ in 0 }
         }
-        let prominence = zip(ratio(cb.power), ratio(cr.power)).map { max($0, $1) }
-        if frequencies != cb.frequencies {
-            frequencies = cb.frequencies
+        let prominence = zip(ratio(first.power), ratio(second.power)).map { max($0, $1) }
+        if frequencies != first.frequencies {
+            frequencies = first.frequencies
             mean = prominence
             updates = 1
         } else {
