@@ -29,9 +29,9 @@ struct VideoLineTests {
         var finder = SpectralLineFinder()
         // A codec refresh at 1 Hz (and its harmonic) in Cb, noise in Cr: masked once three windows agree.
         for k in 0 ..< 6 {
-            let mask = finder.update(Self.spectrum(lines: [(1.0, 40), (2.0, 30)], seed: UInt64(k)),
+            finder.update(Self.spectrum(lines: [(1.0, 40), (2.0, 30)], seed: UInt64(k)),
                                      Self.spectrum(lines: [], seed: UInt64(100 + k)))
-            if k < 2 { #expect(mask.allSatisfy { $0 == 1 }, "window \(k): nothing is masked before three windows") }
+            if k < 2 { #expect(finder.mask.allSatisfy { $0 == 1 }, "window \(k): nothing is masked before three windows") }
         }
         let lines = finder.lines
         #expect(lines.count == 2, "\(lines)")
@@ -44,7 +44,7 @@ struct VideoLineTests {
         // Plain noise with one window holding a spike of 15 times the median: no line.
         var quiet = SpectralLineFinder()
         for k in 0 ..< 8 {
-            _ = quiet.update(Self.spectrum(lines: k == 5 ? [(1.7, 15)] : [], seed: UInt64(200 + k)),
+            quiet.update(Self.spectrum(lines: k == 5 ? [(1.7, 15)] : [], seed: UInt64(200 + k)),
                              Self.spectrum(lines: [], seed: UInt64(300 + k)))
         }
         #expect(quiet.lines.isEmpty, "\(quiet.lines)")
@@ -111,12 +111,13 @@ struct VideoLineTests {
         }
         let trace = engine.skinTrace(samples, from: 0, to: 11.9, rate: 30)
         let grid = stride(from: 40.0 / 60, through: 3.0, by: PulseAnalysis.spectrumStep).map { $0 }
-        #expect(trace.echoLeft.count == grid.count)
-        func left(at f: Double) -> Double { trace.echoLeft[grid.firstIndex { $0 >= f }!] }
+        let echoLeft = engine.echoLeft(trace, rate: 30)
+        #expect(echoLeft.count == grid.count)
+        func left(at f: Double) -> Double { echoLeft[grid.firstIndex { $0 >= f }!] }
         #expect(left(at: 0.9) < 0.05, "the echo was taken out: \(left(at: 0.9))")
         #expect(left(at: 1.8) > 0.9, "the pulse was not: \(left(at: 1.8))")
         for _ in 0 ..< 4 { engine.findLines(in: trace, rate: 30) }
-        let mask = engine.echoMask(trace)
+        let mask = engine.echoMask(trace, rate: 30)
         #expect(mask.count == grid.count)
         #expect(mask[grid.firstIndex { $0 >= 0.9 }!] == 0)
         #expect(mask[grid.firstIndex { $0 >= 1.8 }!] == 1)

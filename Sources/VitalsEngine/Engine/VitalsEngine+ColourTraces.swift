@@ -18,9 +18,8 @@ extension VitalsEngine {
         var background: [[Double]]?
         /// The face-motion signals on the same grid (see `Sample.motion`).
         var motion: [[Double]]
-        /// Per bin of the pulse band's grid, the share of the skin luma's power the motion removal left: near 0
-        /// where the trace was mostly the motion's echo, near 1 where the motion explained nothing.
-        var echoLeft: [Double]
+        /// The skin's luma before and right after the motion removal (what ``echoLeft(_:rate:)`` compares).
+        var lumaBeforeMotionRemoval: [Double], lumaAfterMotionRemoval: [Double]
     }
 
     /// The skin's colour over `window` on a uniform grid at `rate`, cleaned in the pulse band: the face's motion
@@ -38,8 +37,7 @@ extension VitalsEngine {
         let motion = Self.motionTrace(window, from: start, rate: fs, count: count)
         let raw = [trace.r, trace.g, trace.b]
         var skin = Self.removeMotion(raw, motion: motion, rate: fs, low: band.low, high: band.high)
-        let before = lumaSpectrum(raw, rate: fs).power, after = lumaSpectrum(skin, rate: fs).power
-        let echoLeft = zip(before, after).map { $0 > 0 ? $1 / $0 : 1 }
+        let lumaAfterMotionRemoval = Self.chroma(of: skin).y
         var excess = 0.0
         let background = backgroundTrace(window, from: start, rate: fs, count: count)
         if let background {
@@ -49,28 +47,39 @@ extension VitalsEngine {
             }
         }
         return ColourTraces(r: skin[0], g: skin[1], b: skin[2], chromaExcess: excess, background: background, motion: motion,
-                            echoLeft: echoLeft)
+                            lumaBeforeMotionRemoval: Self.chroma(of: raw).y, lumaAfterMotionRemoval: lumaAfterMotionRemoval)
+    }
+
+    /// Per bin of the pulse band's grid, the share of the skin luma's power the motion removal left in `trace`:
+    /// near 0 where the trace was mostly the motion's echo, near 1 where the motion explained nothing. The echo
+    /// removed is the motion's alone: the background's share is taken out after it.
+    func echoLeft(_ trace: ColourTraces, rate fs: Double) -> [Double] {
+        let before = bandSpectrum(trace.lumaBeforeMotionRemoval, rate: fs).power
+        let after = bandSpectrum(trace.lumaAfterMotionRemoval, rate: fs).power
+        return zip(before, after).map { $0 > 0 ? $1 / $0 : 1 }
     }
 
     /// Updates ``videoLines`` from the background's chroma in `trace` and ``motionLines`` from the face's position
     /// (see ``SpectralLineFinder``); a window without a background leaves the video's lines as they were.
     func findLines(in trace: ColourTraces, rate fs: Double) {
-        if trace.motion.count >= 2 { _ = motionLines.update(bandSpectrum(trace.motion[0], rate: fs), bandSpectrum(trace.motion[1], rate: fs)) }
+        if trace.motion.count >= 2 { motionLines.update(bandSpectrum(trace.motion[0], rate: fs), bandSpectrum(trace.motion[1], rate: fs)) }
         guard let background = trace.background else { return }
         let chroma = Self.chroma(of: background)
-        _ = videoLines.update(bandSpectrum(chroma.cb, rate: fs), bandSpectrum(chroma.cr, rate: fs))
+        videoLines.update(bandSpectrum(chroma.cb, rate: fs), bandSpectrum(chroma.cr, rate: fs))
     }
 
     /// The mask for every method's spectrum: 0 on a line of the camera's motion (``motionLines``) where the motion
-    /// removal took out more than half of the skin luma's power (``ColourTraces/echoLeft`` below
-    /// ``echoShare``), 1 elsewhere; empty before the motion's lines are known.
+    /// removal took out more than half of the skin luma's power (``echoLeft(_:rate:)`` below ``echoShare``), 1
+    /// elsewhere; empty before the motion's lines are known.
     ///
     /// After HEVC with dim light the removal leaves an echo of a steady shake that still outweighs a weak pulse, so
     /// the line is kept out. Where the removal took out less, the skin's power there is mostly its own: a pulse
     /// that happens to share a frequency with the motion (a simulated head rising with each breath has lines at the
     /// breathing's harmonics) is kept.
-    func echoMask(_ trace: ColourTraces) -> [Double] {
-        Self.echoMask(lines: motionLines.mask, echoLeft: trace.echoLeft)
+    func echoMask(_ trace: ColourTraces, rate fs: Double) -> [Double] {
+        let lines = motionLines.mask
+        // No line, no mask (an empty mask leaves the spectra as they are), and no spectra to compute.
+        return lines.contains(0) ? Self.echoMask(lines: lines, echoLeft: echoLeft(trace, rate: fs)) : []
     }
 
     /// 0 where `lines` is 0 and `echoLeft` is below ``echoShare``, 1 elsewhere; empty when the grids differ.
@@ -80,7 +89,7 @@ extension VitalsEngine {
     }
 
     /// The share of a bin's skin luma power the motion removal must have taken out for a motion line there to be
-    /// masked (see ``echoMask(_:)``): 0.5 kept the simulator's moving subjects unchanged; 1 lost some of them.
+    /// masked (see ``echoMask(_:rate:)``): 0.5 kept the simulator's moving subjects unchanged; 1 lost some of them.
     static let echoShare = 0.5
 
     /// The band spectrum of `x` on the pulse band's grid (band-passed first).
@@ -88,11 +97,6 @@ extension VitalsEngine {
         let band = pulseBand(rate: fs)
         return BandSpectrum(SignalMath.bandPass(x, sampleRate: fs, low: band.low, high: band.high), rate: fs, low: band.low,
                             high: band.high, step: PulseAnalysis.spectrumStep)
-    }
-
-    /// The band spectrum of the BT.601 luma of red, green and blue channels.
-    private func lumaSpectrum(_ channels: [[Double]], rate fs: Double) -> BandSpectrum {
-        bandSpectrum(Self.chroma(of: channels).y, rate: fs)
     }
 
     /// BT.601 luma and the chroma differences scaled to luma's units, per sample, of red, green and blue channels.

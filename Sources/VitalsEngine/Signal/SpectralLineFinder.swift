@@ -29,10 +29,10 @@ struct SpectralLineFinder {
         updates = 0
     }
 
-    /// Takes one window's pair of spectra (same grid: Cb and Cr, or x and y) and returns the mask: 0 on a line, 1
-    /// elsewhere.
-    mutating func update(_ first: BandSpectrum, _ second: BandSpectrum) -> [Double] {
-        guard first.frequencies == second.frequencies, first.power.count >= 3 else { return [] }
+    /// Takes one window's pair of spectra (same grid: Cb and Cr, or x and y); ``mask`` and ``lines`` then say
+    /// what they hold.
+    mutating func update(_ first: BandSpectrum, _ second: BandSpectrum) {
+        guard first.frequencies == second.frequencies, first.power.count >= 3 else { return }
         func ratio(_ p: [Double]) -> [Double] {
             let median = p.sorted()[p.count / 2]
             return median > 0 ? p.map { $0 / median } : p.map { _ in 0 }
@@ -46,7 +46,6 @@ struct SpectralLineFinder {
             for i in mean.indices { mean[i] = Self.memory * mean[i] + (1 - Self.memory) * prominence[i] }
             updates += 1
         }
-        return mask
     }
 
     /// The current mask on the last grid (empty before the first update): 0 where a line is, 1 elsewhere.
