@@ -114,6 +114,8 @@ final class FilePlaybackSource: FrameSource {
                 let due = wallStart + offset
                 let now = ContinuousClock.now
                 if due > now { Thread.sleep(forTimeInterval: (due - now).inSeconds) }
+                // Told to stop while waiting for this frame's time: the frame is after the run's end.
+                if isStopped { return }
                 deps.record?(frame)
                 if deps.handoff.room == 0 {
                     // The worker is behind and this frame's time has come: skip it here, as glasses would.

@@ -42,14 +42,18 @@ final class FrameHandoff: @unchecked Sendable {
     }
 
     /// Hands over a frame (never blocks); counts it as received, and drops the oldest waiting frame when full.
+    ///
+    /// After ``push(control:)`` with `.finish` the run has ended: a frame the source was already delivering when
+    /// it was told to stop came after the end, so it is neither taken nor counted (counting it as received and
+    /// dropped would report a loss in a run that lost nothing, at random, whenever a timed run's last frame races
+    /// its end).
     func push(_ frame: VideoFrame, hostUs: Int64) {
         condition.lock()
-        counters.update { $0.recordReceived() }
         if finished {
             condition.unlock()
-            counters.update { $0.recordDropped(.inputNotRunning) }
             return
         }
+        counters.update { $0.recordReceived() }
         var droppedLate = false
         if waitingFrames >= frameCapacity, let index = items.firstIndex(where: { if case .frame = $0 { true } else { false } }) {
             items.remove(at: index)
@@ -93,7 +97,7 @@ final class FrameHandoff: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Hands over a control item; `.finish` makes later frames count as dropped (`inputNotRunning`).
+    /// Hands over a control item; after `.finish` later frames are outside the run and are not counted.
     func push(control item: Item) {
         condition.lock()
         if case .finish = item { finished = true }

@@ -1,0 +1,54 @@
+import Foundation
+import GlassesMedia
+import Testing
+@testable import GlassesBridge
+
+/// The hand-off's accounting at the run's end: frames after `.finish` are outside the run.
+@Suite("Frame hand-off")
+struct FrameHandoffTests {
+    private static func frame(_ index: Int) -> VideoFrame {
+        let configuration = HEVCCodecConfiguration(
+            videoParameterSets: [], sequenceParameterSets: [], pictureParameterSets: [], width: 504, height: 896)
+        return VideoFrame(
+            presentationTimeUs: Int64(index) * 41_667,
+            content: .hevc(HEVCSample(data: Data([0, 0, 1]), isKeyframe: index == 0, codecConfiguration: configuration)))
+    }
+
+    @Test("a frame pushed after the run's end is neither received nor dropped")
+    func frameAfterFinishIsNotCounted() {
+        let counters = BridgeCounters()
+        let handoff = FrameHandoff(frameCapacity: 3, counters: counters)
+        handoff.push(Self.frame(0), hostUs: 0)
+        handoff.push(control: .finish)
+        // A real-time source that was between its last check and its push when the run's duration ended.
+        handoff.push(Self.frame(1), hostUs: 41_667)
+        let accounting = counters.snapshot.accounting
+        #expect(accounting.received == 1)
+        #expect(accounting.dropped == 0)
+        // The worker still gets the frame from before the end, then the end itself, and nothing after it.
+        guard case .frame(let first, _) = handoff.next() else {
+            Issue.record("the frame pushed before the end was not handed over")
+            return
+        }
+        #expect(first.presentationTimeUs == 0)
+        guard case .finish = handoff.next() else {
+            Issue.record("the end was not handed over after the frame")
+            return
+        }
+    }
+
+    @Test("a full hand-off still drops its oldest frame as late before the end")
+    func fullHandoffDropsOldestAsLate() {
+        let counters = BridgeCounters()
+        let handoff = FrameHandoff(frameCapacity: 2, counters: counters)
+        for index in 0..<3 { handoff.push(Self.frame(index), hostUs: Int64(index) * 41_667) }
+        let accounting = counters.snapshot.accounting
+        #expect(accounting.received == 3)
+        #expect(accounting.droppedByReason[.late] == 1)
+        guard case .frame(let oldest, _) = handoff.next() else {
+            Issue.record("no frame was handed over")
+            return
+        }
+        #expect(oldest.presentationTimeUs == 41_667)
+    }
+}
