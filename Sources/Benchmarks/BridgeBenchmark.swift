@@ -129,6 +129,12 @@ private func threadCPU() -> Double {
 private let selfUsage = Int32(truncatingIfNeeded: RUSAGE_SELF.rawValue)
 private let childUsage = Int32(truncatingIfNeeded: RUSAGE_CHILDREN.rawValue)
 
+/// CPU seconds (user + system) that `ffmpeg -threads 1 -i CLIP -pix_fmt nv12 -f null -` spends decoding `clip`: the
+/// peer the streams benchmark measures its decoding ceiling against.
+func ffmpegDecodeCPUSeconds(_ clip: String) throws -> Double {
+    try cliDecode(clip).cpu
+}
+
 private func cliDecode(_ clip: String) throws -> Sample {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

@@ -4,10 +4,11 @@ import Foundation
 import GlassesBridge
 import GlassesLink
 import GlassesSimulator
+import GlassesVideo
 import Synchronization
 import WearablesKit
 
-/// `Benchmarks streams [--seconds S] [--counts 1,2,4,…] [--clip PATH]`: for each count N (in order, stopping at the
+/// `Benchmarks streams [--seconds S] [--counts 1,2,4,…] [--clip PATH [--files-only]]`: for each count N (in order, stopping at the
 /// first that fails) runs N simulated glasses in this process, each with its own pipeline (link, session, decoder,
 /// SDK, engine) on its own real-time clock, for S seconds (default 12), and says whether every stream kept up: no
 /// frame dropped anywhere (by the glasses for lack of link credit, by the bridge, by an engine's queue) and, from
@@ -16,12 +17,15 @@ import WearablesKit
 /// render and encode (libx265) in this process too, so that figure is the whole rig's. With `--clip` (a 504x896
 /// 24 fps HEVC clip of the simulated glasses, at least S + 1 s long) it then does the same with N copies of the clip
 /// played as files in real time (paced by their timestamps, a frame late for the worker is dropped as `late`):
-/// demux, decode and the engine per stream, the bridge without the simulator's rendering and encoding.
+/// demux, decode and the engine per stream, the bridge without the simulator's rendering and encoding (only that
+/// series with `--files-only`), and measures first what decoding alone allows: the clip's frames per CPU second
+/// under `ffmpeg -threads 1`, over 24 fps, is the most streams a core could keep up with doing nothing else.
 func runStreamsBenchmark(_ arguments: [String]) {
     var seconds = 12.0
     var counts = [1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24]
     var clip: String?
     var single: Int?
+    var filesOnly = false
     var index = 0
     while index < arguments.count {
         let value = index + 1 < arguments.count ? arguments[index + 1] : ""
@@ -30,8 +34,12 @@ func runStreamsBenchmark(_ arguments: [String]) {
         case "--counts": counts = value.split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
         case "--clip": clip = value
         case "--one": single = Int(value).flatMap { $0 > 0 ? $0 : nil }
+        case "--files-only":
+            filesOnly = true
+            index += 1
+            continue
         default:
-            FileHandle.standardError.write(Data("usage: Benchmarks streams [--seconds S] [--counts 1,2,4,...] [--clip PATH]\n".utf8))
+            FileHandle.standardError.write(Data("usage: Benchmarks streams [--seconds S] [--counts 1,2,4,...] [--clip PATH [--files-only]]\n".utf8))
             exit(64)
         }
         index += 2
@@ -43,7 +51,7 @@ func runStreamsBenchmark(_ arguments: [String]) {
         print(samplePrefix + String(decoding: json, as: UTF8.self))
         exit(0)
     }
-    streamsSeries(counts: counts, seconds: seconds, clip: nil)
+    if !filesOnly || clip == nil { streamsSeries(counts: counts, seconds: seconds, clip: nil) }
     if let clip { streamsSeries(counts: counts, seconds: seconds, clip: clip) }
 }
 
@@ -93,6 +101,13 @@ private func streamsSeries(counts: [Int], seconds: Double, clip: String?) {
     }
     print(String(format: "load average at start: %.2f %.2f %.2f (the machine is shared: other work lowers the count)",
                  load[0], load[1], load[2]))
+    // The peer: what decoding alone allows on this machine now, before any count runs.
+    let ceiling = clip.flatMap(decodingCeiling(clip:))
+    if let ceiling {
+        print(String(format: "decoding alone: `ffmpeg -threads 1 -pix_fmt nv12 -f null -` decodes the clip at %.0f frames "
+                     + "per CPU second (best of 3), so a core could keep up with at most %.1f streams of 24 fps if it did "
+                     + "nothing but decode", ceiling.framesPerCPUSecond, ceiling.framesPerCPUSecond / 24))
+    }
     var kept = 0
     var perStreamRSS: Double?
     var cpuPerStream: Double?
@@ -119,6 +134,27 @@ private func streamsSeries(counts: [Int], seconds: Double, clip: String?) {
         print(String(format: "CPU-bound estimate (if the cores were this process's alone): %.2f cores per stream at 24 fps (CPU over "
                      + "frames delivered), "
                      + "so about %.1f streams per core", cpuPerStream, 1 / cpuPerStream))
+    }
+    if let ceiling {
+        let perCore = ceiling.framesPerCPUSecond / 24
+        print(String(format: "against decoding's ceiling: kept up with %.1f per core of the %.1f that ffmpeg's decoding alone "
+                     + "would allow (%.2f×)", Double(kept) / Double(cores), perCore, Double(kept) / Double(cores) / perCore))
+    }
+}
+
+/// The clip's frames per CPU second when `ffmpeg -threads 1` only decodes it (the best of three runs by CPU time),
+/// nil with a line on stderr when the clip or ffmpeg cannot be read.
+private func decodingCeiling(clip: String) -> (frames: Int, framesPerCPUSecond: Double)? {
+    do {
+        let reader = try VideoFileReader(path: clip)
+        var frames = 0
+        while try reader.nextFrame() != nil { frames += 1 }
+        let best = try (0..<3).map { _ in try ffmpegDecodeCPUSeconds(clip) }.min() ?? 0
+        guard frames > 0, best > 0 else { return nil }
+        return (frames, Double(frames) / best)
+    } catch {
+        FileHandle.standardError.write(Data("streams: decoding's ceiling was not measured: \(error)\n".utf8))
+        return nil
     }
 }
 

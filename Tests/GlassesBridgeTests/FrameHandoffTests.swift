@@ -51,4 +51,24 @@ struct FrameHandoffTests {
         }
         #expect(oldest.presentationTimeUs == 41_667)
     }
+
+    @Test("a source waiting for room gets it when the worker takes a frame, and gives up at its deadline or the end")
+    func waitForRoomUntilDeadline() {
+        let counters = BridgeCounters()
+        let handoff = FrameHandoff(frameCapacity: 1, counters: counters)
+        #expect(handoff.waitForRoom(until: .now))
+        handoff.push(Self.frame(0), hostUs: 0)
+        // Full, and the deadline has passed: no wait at all.
+        #expect(!handoff.waitForRoom(until: .now - .milliseconds(1)))
+        // Full until the worker takes the frame, on another thread; the deadline is far enough to be no bound.
+        let taker = Thread { _ = handoff.next() }
+        taker.start()
+        #expect(handoff.waitForRoom(until: .now + .seconds(60)))
+        handoff.done()
+        handoff.push(Self.frame(1), hostUs: 41_667)
+        // Full at the run's end: a frame pushed now would not be taken, so there is no room to wait for.
+        handoff.push(control: .finish)
+        #expect(!handoff.waitForRoom(until: .now + .seconds(60)))
+        #expect(counters.snapshot.accounting.dropped == 0)
+    }
 }

@@ -32,6 +32,10 @@ public struct BridgeSettings: Sendable {
     public var statsInterval: Duration = .seconds(1)
     /// Frames that may wait for the worker before the oldest is dropped as late.
     public var frameCapacity: Int = 3
+    /// A file played in real time: how long past its time a frame may wait for room in the hand-off before it is
+    /// skipped as late (``LateFramePolicy``). A quarter second lets a moment of contention pass without a loss,
+    /// which for HEVC would cost every frame up to the next keyframe.
+    public var fileLatenessTolerance: Duration = .milliseconds(250)
     /// Frames that may wait inside the engine before new ones are dropped as late.
     public var engineQueueLimit: Int = 4
     /// In virtual time, whether time also waits for the engine to process each frame (no engine drops; set false
@@ -261,7 +265,7 @@ public final class BridgePipeline: Sendable {
                 // the metrics streams; holding it here kept the consumers waiting for their 5 s guard).
                 waitForEngineQueue: { [weak sdk] in sdk?.waitForQueueRoom(allowingPending: 0) },
                 waitForEngine: settings.virtualTimeWaitsForEngine, pipelined: settings.virtualTimePipelined,
-                record: record, emit: emitClosure,
+                latenessTolerance: settings.fileLatenessTolerance, record: record, emit: emitClosure,
                 finish: { [weak self] reason, failure in self?.sourceFinished(reason: reason, failure: failure) }
             ))
         }

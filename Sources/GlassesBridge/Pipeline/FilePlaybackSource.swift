@@ -6,8 +6,9 @@ import WearablesKit
 
 /// A recording played as if glasses sent it, on a thread of its own.
 ///
-/// In real time it is paced by the file's timestamps and skips a frame whose time has passed while the worker had
-/// no room (counted as ``FrameDropReason/late``, at the source). In virtual time it advances the run's clock to
+/// In real time it is paced by the file's timestamps; a frame whose time has come while the worker has no room
+/// waits for room up to the run's lateness tolerance and is then skipped at the source (``LateFramePolicy``: counted
+/// as ``FrameDropReason/late``, and an HEVC frame's dependants up to the next keyframe with it). In virtual time it advances the run's clock to
 /// each frame's time and waits for room in the hand-off, so nothing is dropped. Pipelined (the default), it reads
 /// and pushes ahead while the worker decodes and the engine processes earlier frames: the hand-off's capacity bounds
 /// how far ahead, and the run's timers drain the chain before they act (``BridgePipeline``). Serial, it also waits
@@ -25,6 +26,8 @@ final class FilePlaybackSource: FrameSource {
         let waitForEngine: Bool
         /// In virtual time, whether reading runs ahead of decoding and the engine (false: one frame at a time).
         let pipelined: Bool
+        /// In real time, how long past its time a frame may wait for room before it is skipped.
+        let latenessTolerance: Duration
         let record: (@Sendable (VideoFrame) -> Void)?
         let emit: @Sendable (BridgeEvent) -> Void
         /// The run must end; `reason` names why when it ended normally.
@@ -83,6 +86,7 @@ final class FilePlaybackSource: FrameSource {
         }
         deps.emit(.state(.streaming, detail: "\(reader.width)x\(reader.height) from \(deps.path)"))
         let wallStart = ContinuousClock.now
+        var latePolicy = LateFramePolicy(tolerance: deps.latenessTolerance)
         var firstUs: Int64?
         while !isStopped {
             let frame: VideoFrame?
@@ -117,15 +121,24 @@ final class FilePlaybackSource: FrameSource {
                 // Told to stop while waiting for this frame's time: the frame is after the run's end.
                 if isStopped { return }
                 deps.record?(frame)
-                if deps.handoff.room == 0 {
-                    // The worker is behind and this frame's time has come: skip it here, as glasses would.
+                let dependence = LateFramePolicy.Dependence(of: frame)
+                var action = latePolicy.frameDue(dependence, due: offset, room: deps.handoff.room)
+                if case .waitForRoom(let until) = action {
+                    // The worker is behind and this frame's time has come: give it a moment before skipping it.
+                    let gotRoom = deps.handoff.waitForRoom(until: wallStart + until)
+                    if isStopped { return }
+                    action = latePolicy.waitEnded(dependence, gotRoom: gotRoom)
+                }
+                switch action {
+                case .push, .waitForRoom:
+                    deps.handoff.push(frame, hostUs: deps.clock.scheduler.now.wholeMicroseconds)
+                case .skip(let reason):
+                    // Skipped here, at the source, as glasses would.
                     deps.counters.update {
                         $0.recordReceived()
-                        $0.recordDropped(.late)
+                        $0.recordDropped(reason)
                     }
-                    continue
                 }
-                deps.handoff.push(frame, hostUs: deps.clock.scheduler.now.wholeMicroseconds)
             }
         }
     }

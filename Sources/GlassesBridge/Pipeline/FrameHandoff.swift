@@ -6,8 +6,8 @@ import WearablesKit
 ///
 /// Backpressure is decided at the source, not here: a link grants the device credit only for the ``room`` left
 /// (see `VideoCreditGating`), and the observer set with ``setRoomObserver(_:)`` hears whenever the worker takes a
-/// frame, so a slow host makes the device drop late frames. A file source waits for room (``pushWaitingForRoom``)
-/// or skips a late frame itself. The hand-off still never grows beyond `frameCapacity` frames: should a source
+/// frame, so a slow host makes the device drop late frames. A file source waits for room (``pushWaitingForRoom``
+/// in virtual time, ``waitForRoom(until:)`` for a moment in real time) or skips a late frame itself. The hand-off still never grows beyond `frameCapacity` frames: should a source
 /// push into a full hand-off anyway, the oldest waiting frame is dropped and counted as ``FrameDropReason/late``.
 /// Control items (a device-timeline discontinuity, the end) are never dropped and keep their place in order. The
 /// worker blocks in ``next()``; virtual-time drivers block in ``waitUntilIdle()`` or ``waitUntilSettled()``.
@@ -73,6 +73,20 @@ final class FrameHandoff: @unchecked Sendable {
         while waitingFrames >= frameCapacity, !finished { condition.wait() }
         condition.unlock()
         push(frame, hostUs: hostUs)
+    }
+
+    /// Blocks the calling source thread until there is room for a frame or `deadline` passes (a file in real time
+    /// that gives a late frame a moment, ``LateFramePolicy``); true when there is room. False after `.finish` too:
+    /// the run has ended and a frame pushed now would not be taken.
+    func waitForRoom(until deadline: ContinuousClock.Instant) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while waitingFrames >= frameCapacity, !finished {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { return false }
+            _ = condition.wait(until: Date(timeIntervalSinceNow: left.inSeconds))
+        }
+        return !finished
     }
 
     /// Places free for frames now: what a source may still send without anything being dropped.
