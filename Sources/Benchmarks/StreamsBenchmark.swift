@@ -8,7 +8,7 @@ import GlassesVideo
 import Synchronization
 import WearablesKit
 
-/// `Benchmarks streams [--seconds S] [--counts 1,2,4,…] [--clip PATH [--files-only]]`: for each count N (in order, stopping at the
+/// `Benchmarks streams [--seconds S] [--counts 1,2,4,…] [--clip PATH [--files-only]] [--lateness-ms MS]`: for each count N (in order, stopping at the
 /// first that fails) runs N simulated glasses in this process, each with its own pipeline (link, session, decoder,
 /// SDK, engine) on its own real-time clock, for S seconds (default 12), and says whether every stream kept up: no
 /// frame dropped anywhere (by the glasses for lack of link credit, by the bridge, by an engine's queue) and, from
@@ -18,7 +18,8 @@ import WearablesKit
 /// 24 fps HEVC clip of the simulated glasses, at least S + 1 s long) it then does the same with N copies of the clip
 /// played as files in real time (paced by their timestamps, a frame late for the worker is dropped as `late`):
 /// demux, decode and the engine per stream, the bridge without the simulator's rendering and encoding (only that
-/// series with `--files-only`), and measures first what decoding alone allows: the clip's frames per CPU second
+/// series with `--files-only`; `--lateness-ms` sets how long a late file frame waits for room, default 250,
+/// ``BridgeSettings/fileLatenessTolerance``), and measures first what decoding alone allows: the clip's frames per CPU second
 /// under `ffmpeg -threads 1`, over 24 fps, is the most streams a core could keep up with doing nothing else.
 func runStreamsBenchmark(_ arguments: [String]) {
     var seconds = 12.0
@@ -26,6 +27,7 @@ func runStreamsBenchmark(_ arguments: [String]) {
     var clip: String?
     var single: Int?
     var filesOnly = false
+    var latenessMs = 250
     var index = 0
     while index < arguments.count {
         let value = index + 1 < arguments.count ? arguments[index + 1] : ""
@@ -34,25 +36,26 @@ func runStreamsBenchmark(_ arguments: [String]) {
         case "--counts": counts = value.split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
         case "--clip": clip = value
         case "--one": single = Int(value).flatMap { $0 > 0 ? $0 : nil }
+        case "--lateness-ms": latenessMs = Int(value).map { max(0, $0) } ?? latenessMs
         case "--files-only":
             filesOnly = true
             index += 1
             continue
         default:
-            FileHandle.standardError.write(Data("usage: Benchmarks streams [--seconds S] [--counts 1,2,4,...] [--clip PATH [--files-only]]\n".utf8))
+            FileHandle.standardError.write(Data("usage: Benchmarks streams [--seconds S] [--counts 1,2,4,...] [--clip PATH [--files-only]] [--lateness-ms MS]\n".utf8))
             exit(64)
         }
         index += 2
     }
     if let single {
         // One count in a process of its own (see `streamsSample`): the sample, as one JSON line, to the parent.
-        let sample = streamsRun(count: single, seconds: seconds, clip: clip)
+        let sample = streamsRun(count: single, seconds: seconds, clip: clip, latenessMs: latenessMs)
         guard let json = try? JSONEncoder().encode(sample) else { exit(70) }
         print(samplePrefix + String(decoding: json, as: UTF8.self))
         exit(0)
     }
-    if !filesOnly || clip == nil { streamsSeries(counts: counts, seconds: seconds, clip: nil) }
-    if let clip { streamsSeries(counts: counts, seconds: seconds, clip: clip) }
+    if !filesOnly || clip == nil { streamsSeries(counts: counts, seconds: seconds, clip: nil, latenessMs: latenessMs) }
+    if let clip { streamsSeries(counts: counts, seconds: seconds, clip: clip, latenessMs: latenessMs) }
 }
 
 /// Marks the child's result line.
@@ -61,10 +64,11 @@ private let samplePrefix = "streams-sample "
 /// Runs one count in a fresh process (`Benchmarks streams --one N`), so that its peak RSS over the RSS before it
 /// is that count's alone (a process that ran a larger count first reuses the memory it freed) and no thread of an
 /// earlier count is still winding down. Nil, with the reason on stderr, when the child fails.
-private func streamsSample(count: Int, seconds: Double, clip: String?) -> StreamsSample? {
+private func streamsSample(count: Int, seconds: Double, clip: String?, latenessMs: Int) -> StreamsSample? {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-    process.arguments = ["streams", "--one", String(count), "--seconds", String(seconds)] + (clip.map { ["--clip", $0] } ?? [])
+    process.arguments = ["streams", "--one", String(count), "--seconds", String(seconds), "--lateness-ms", String(latenessMs)]
+        + (clip.map { ["--clip", $0] } ?? [])
     let output = Pipe()
     process.standardOutput = output
     do {
@@ -86,7 +90,7 @@ private func streamsSample(count: Int, seconds: Double, clip: String?) -> Stream
 }
 
 /// One series of counts: simulated glasses (`clip` nil) or copies of a clip played as files in real time.
-private func streamsSeries(counts: [Int], seconds: Double, clip: String?) {
+private func streamsSeries(counts: [Int], seconds: Double, clip: String?, latenessMs: Int) {
     let cores = ProcessInfo.processInfo.activeProcessorCount
     var load = [Double](repeating: 0, count: 3)
     _ = getloadavg(&load, 3)
@@ -112,7 +116,7 @@ private func streamsSeries(counts: [Int], seconds: Double, clip: String?) {
     var perStreamRSS: Double?
     var cpuPerStream: Double?
     for count in counts {
-        guard let sample = streamsSample(count: count, seconds: seconds, clip: clip) else { break }
+        guard let sample = streamsSample(count: count, seconds: seconds, clip: clip, latenessMs: latenessMs) else { break }
         // CPU per stream at 24 fps, from a count that kept up (else the first one measured).
         if sample.keptUp || cpuPerStream == nil, sample.meanFPS > 0 {
             cpuPerStream = sample.cpuCores / Double(count) * 24 / sample.meanFPS
@@ -208,7 +212,7 @@ private final class StreamWatch: Sendable {
     }
 }
 
-private func streamsRun(count: Int, seconds: Double, clip: String?) -> StreamsSample {
+private func streamsRun(count: Int, seconds: Double, clip: String?, latenessMs: Int) -> StreamsSample {
     let baseRSS = residentMiB()
     let peak = Mutex(baseRSS)
     let sampling = Atomic<Bool>(true)
@@ -230,6 +234,7 @@ private func streamsRun(count: Int, seconds: Double, clip: String?) -> StreamsSa
                 videoCodec: .hvc1, resolution: .medium, frameRate: 24))
             else { fatalError("the settings could not be made") }
             settings.duration = .milliseconds(Int64(seconds * 1000))
+            settings.fileLatenessTolerance = .milliseconds(Int64(latenessMs))
             pipelines.append(BridgePipeline(settings: settings, source: .file(clip), clock: .realTime(scheduler)) { event, time in
                 watch.observe(event, at: time)
             })

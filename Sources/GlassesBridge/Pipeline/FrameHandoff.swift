@@ -7,8 +7,9 @@ import WearablesKit
 /// Backpressure is decided at the source, not here: a link grants the device credit only for the ``room`` left
 /// (see `VideoCreditGating`), and the observer set with ``setRoomObserver(_:)`` hears whenever the worker takes a
 /// frame, so a slow host makes the device drop late frames. A file source waits for room (``pushWaitingForRoom``
-/// in virtual time, ``waitForRoom(until:)`` for a moment in real time) or skips a late frame itself. The hand-off still never grows beyond `frameCapacity` frames: should a source
-/// push into a full hand-off anyway, the oldest waiting frame is dropped and counted as ``FrameDropReason/late``.
+/// in virtual time, ``waitForRoom(until:)`` for a moment in real time) or skips a late frame itself. The hand-off
+/// still never grows beyond `frameCapacity` frames: should a source push into a full hand-off anyway, the oldest
+/// waiting frame is dropped and counted as ``FrameDropReason/late``.
 /// Control items (a device-timeline discontinuity, the end) are never dropped and keep their place in order. The
 /// worker blocks in ``next()``; virtual-time drivers block in ``waitUntilIdle()`` or ``waitUntilSettled()``.
 final class FrameHandoff: @unchecked Sendable {
