@@ -8,25 +8,27 @@ import GlassesVideo
 import Synchronization
 import WearablesKit
 
-/// `Benchmarks streams [--seconds S] [--counts 1,2,4,…] [--clip PATH [--files-only]] [--lateness-ms MS]`: for each count N (in order, stopping at the
-/// first that fails) runs N simulated glasses in this process, each with its own pipeline (link, session, decoder,
-/// SDK, engine) on its own real-time clock, for S seconds (default 12), and says whether every stream kept up: no
-/// frame dropped anywhere (by the glasses for lack of link credit, by the bridge, by an engine's queue) and, from
-/// the 3 s mark, no stream more than a quarter second (6 frames) behind 24 fps at any stats line
-/// (``StreamWatch/lagLimit``). The simulated glasses
-/// render and encode (libx265) in this process too, so that figure is the whole rig's. With `--clip` (a 504x896
-/// 24 fps HEVC clip of the simulated glasses, at least S + 1 s long) it then does the same with N copies of the clip
-/// played as files in real time (paced by their timestamps, a frame late for the worker is dropped as `late`):
-/// demux, decode and the engine per stream, the bridge without the simulator's rendering and encoding (only that
-/// series with `--files-only`; `--lateness-ms` sets how long a late file frame waits for room, default 250,
-/// ``BridgeSettings/fileLatenessTolerance``), and measures first what decoding alone allows: the clip's frames per CPU second
-/// under `ffmpeg -threads 1`, over 24 fps, is the most streams a core could keep up with doing nothing else.
+/// `Benchmarks streams [--seconds S] [--counts 1,2,4,…] [--clip PATH] [--series rendered,passthrough,files]
+/// [--lateness-ms MS]`: for each series and each count N (in order, stopping at the first that fails) runs N streams
+/// in this process, each with its own pipeline (source, decoder, SDK, engine) on its own real-time clock, for S
+/// seconds (default 12), and says whether every stream kept up: no frame dropped anywhere (by the glasses for lack of
+/// link credit, by the bridge, by an engine's queue) and, from the 3 s mark, no stream more than a quarter second
+/// (6 frames) behind 24 fps at any stats line (``StreamWatch/lagLimit``). The series:
+/// - `rendered`: simulated glasses that render and encode (libx265) in this process too, so the figure is the
+///   whole rig's;
+/// - `passthrough` (needs `--clip`, a 504x896 24 fps HEVC clip of the simulated glasses at least S + 1 s long):
+///   simulated glasses that send the clip's own samples (``VideoFileFeed/passthrough``, glasses with a hardware
+///   encoder), over in-process links with credit and WearablesKit sessions, as real glasses reach the bridge;
+/// - `files` (needs `--clip`): the clip played as files in real time, a late frame waiting up to `--lateness-ms`
+///   (default 250, ``BridgeSettings/fileLatenessTolerance``) for room before it is skipped.
+/// Before the clip's series it measures what decoding alone allows: the clip's frames per CPU second under
+/// `ffmpeg -threads 1`, over 24 fps, is the most streams a core could keep up with doing nothing else.
 func runStreamsBenchmark(_ arguments: [String]) {
     var seconds = 12.0
     var counts = [1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24]
     var clip: String?
     var single: Int?
-    var filesOnly = false
+    var series: [StreamsSeries] = StreamsSeries.allCases
     var latenessMs = 250
     var index = 0
     while index < arguments.count {
@@ -37,25 +39,47 @@ func runStreamsBenchmark(_ arguments: [String]) {
         case "--clip": clip = value
         case "--one": single = Int(value).flatMap { $0 > 0 ? $0 : nil }
         case "--lateness-ms": latenessMs = Int(value).map { max(0, $0) } ?? latenessMs
-        case "--files-only":
-            filesOnly = true
-            index += 1
-            continue
+        case "--series":
+            let named = value.split(separator: ",").map { StreamsSeries(rawValue: String($0)) }
+            guard !named.isEmpty, named.allSatisfy({ $0 != nil }) else { streamsUsage() }
+            series = named.compactMap { $0 }
         default:
-            FileHandle.standardError.write(Data("usage: Benchmarks streams [--seconds S] [--counts 1,2,4,...] [--clip PATH [--files-only]] [--lateness-ms MS]\n".utf8))
-            exit(64)
+            streamsUsage()
         }
         index += 2
     }
     if let single {
         // One count in a process of its own (see `streamsSample`): the sample, as one JSON line, to the parent.
-        let sample = streamsRun(count: single, seconds: seconds, clip: clip, latenessMs: latenessMs)
+        guard series.count == 1, series[0] == .rendered || clip != nil else { streamsUsage() }
+        let sample = streamsRun(count: single, seconds: seconds, series: series[0], clip: clip, latenessMs: latenessMs)
         guard let json = try? JSONEncoder().encode(sample) else { exit(70) }
         print(samplePrefix + String(decoding: json, as: UTF8.self))
         exit(0)
     }
-    if !filesOnly || clip == nil { streamsSeries(counts: counts, seconds: seconds, clip: nil, latenessMs: latenessMs) }
-    if let clip { streamsSeries(counts: counts, seconds: seconds, clip: clip, latenessMs: latenessMs) }
+    for kind in series {
+        if kind != .rendered && clip == nil {
+            print("(the \(kind.rawValue) series needs --clip: left out)")
+            continue
+        }
+        streamsSeries(counts: counts, seconds: seconds, series: kind, clip: clip, latenessMs: latenessMs)
+    }
+}
+
+/// The kinds of stream the benchmark runs side by side.
+private enum StreamsSeries: String, CaseIterable {
+    /// Simulated glasses that render and x265-encode in this process.
+    case rendered
+    /// Simulated glasses that send the clip's own HEVC samples (``VideoFileFeed/passthrough``): glasses with a
+    /// hardware encoder, over an in-process link with its credit, WearablesKit's session and stream.
+    case passthrough
+    /// The clip played as a file in real time.
+    case files
+}
+
+private func streamsUsage() -> Never {
+    FileHandle.standardError.write(Data(("usage: Benchmarks streams [--seconds S] [--counts 1,2,4,...] [--clip PATH] "
+        + "[--series rendered,passthrough,files] [--lateness-ms MS]\n").utf8))
+    exit(64)
 }
 
 /// Marks the child's result line.
@@ -64,10 +88,11 @@ private let samplePrefix = "streams-sample "
 /// Runs one count in a fresh process (`Benchmarks streams --one N`), so that its peak RSS over the RSS before it
 /// is that count's alone (a process that ran a larger count first reuses the memory it freed) and no thread of an
 /// earlier count is still winding down. Nil, with the reason on stderr, when the child fails.
-private func streamsSample(count: Int, seconds: Double, clip: String?, latenessMs: Int) -> StreamsSample? {
+private func streamsSample(count: Int, seconds: Double, series: StreamsSeries, clip: String?, latenessMs: Int) -> StreamsSample? {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-    process.arguments = ["streams", "--one", String(count), "--seconds", String(seconds), "--lateness-ms", String(latenessMs)]
+    process.arguments = ["streams", "--one", String(count), "--seconds", String(seconds), "--lateness-ms", String(latenessMs),
+                         "--series", series.rawValue]
         + (clip.map { ["--clip", $0] } ?? [])
     let output = Pipe()
     process.standardOutput = output
@@ -90,15 +115,23 @@ private func streamsSample(count: Int, seconds: Double, clip: String?, latenessM
 }
 
 /// One series of counts: simulated glasses (`clip` nil) or copies of a clip played as files in real time.
-private func streamsSeries(counts: [Int], seconds: Double, clip: String?, latenessMs: Int) {
+private func streamsSeries(counts: [Int], seconds: Double, series: StreamsSeries, clip: String?, latenessMs: Int) {
     let cores = ProcessInfo.processInfo.activeProcessorCount
     var load = [Double](repeating: 0, count: 3)
     _ = getloadavg(&load, 3)
-    if let clip {
-        print("several streams in one process: copies of \(URL(fileURLWithPath: clip).lastPathComponent) (504x896 hvc1 "
+    let clipName = clip.map { URL(fileURLWithPath: $0).lastPathComponent } ?? ""
+    switch series {
+    case .files:
+        print("several streams in one process: copies of \(clipName) (504x896 hvc1 "
               + "24 fps, the simulated glasses' video) played as files in real time, each with its own pipeline and "
-              + "embedded engine (no simulator in the process), \(Int(seconds)) s per count, \(cores) cores")
-    } else {
+              + "embedded engine (no simulator in the process), a late frame waiting up to \(latenessMs) ms for room, "
+              + "\(Int(seconds)) s per count, \(cores) cores")
+    case .passthrough:
+        print("several glasses in one process: 504x896 hvc1 24 fps simulated glasses sending \(clipName)'s own HEVC "
+              + "samples (passthrough: glasses with a hardware encoder; no rendering or x265), each over its own "
+              + "in-process link with credit, with its own WearablesKit session, pipeline and embedded engine, real "
+              + "time, \(Int(seconds)) s per count, \(cores) cores")
+    case .rendered:
         print("several glasses in one process: 504x896 hvc1 24 fps simulated glasses (rendered and x265-encoded in this "
               + "process), each with its own pipeline and embedded engine, real time, \(Int(seconds)) s per count, "
               + "\(cores) cores")
@@ -106,7 +139,7 @@ private func streamsSeries(counts: [Int], seconds: Double, clip: String?, latene
     print(String(format: "load average at start: %.2f %.2f %.2f (the machine is shared: other work lowers the count)",
                  load[0], load[1], load[2]))
     // The peer: what decoding alone allows on this machine now, before any count runs.
-    let ceiling = clip.flatMap(decodingCeiling(clip:))
+    let ceiling = series == .rendered ? nil : clip.flatMap(decodingCeiling(clip:))
     if let ceiling {
         print(String(format: "decoding alone: `ffmpeg -threads 1 -pix_fmt nv12 -f null -` decodes the clip at %.0f frames "
                      + "per CPU second (best of 3), so a core could keep up with at most %.1f streams of 24 fps if it did "
@@ -116,7 +149,7 @@ private func streamsSeries(counts: [Int], seconds: Double, clip: String?, latene
     var perStreamRSS: Double?
     var cpuPerStream: Double?
     for count in counts {
-        guard let sample = streamsSample(count: count, seconds: seconds, clip: clip, latenessMs: latenessMs) else { break }
+        guard let sample = streamsSample(count: count, seconds: seconds, series: series, clip: clip, latenessMs: latenessMs) else { break }
         // CPU per stream at 24 fps, from a count that kept up (else the first one measured).
         if sample.keptUp || cpuPerStream == nil, sample.meanFPS > 0 {
             cpuPerStream = sample.cpuCores / Double(count) * 24 / sample.meanFPS
@@ -212,7 +245,7 @@ private final class StreamWatch: Sendable {
     }
 }
 
-private func streamsRun(count: Int, seconds: Double, clip: String?, latenessMs: Int) -> StreamsSample {
+private func streamsRun(count: Int, seconds: Double, series: StreamsSeries, clip: String?, latenessMs: Int) -> StreamsSample {
     let baseRSS = residentMiB()
     let peak = Mutex(baseRSS)
     let sampling = Atomic<Bool>(true)
@@ -229,7 +262,7 @@ private func streamsRun(count: Int, seconds: Double, clip: String?, latenessMs: 
     for index in 0..<count {
         let scheduler = DispatchEventScheduler(label: "bench.streams.\(index)")
         let watch = StreamWatch()
-        if let clip {
+        if series == .files, let clip {
             guard var settings = try? BridgeSettings(streamConfiguration: StreamConfiguration.validated(
                 videoCodec: .hvc1, resolution: .medium, frameRate: 24))
             else { fatalError("the settings could not be made") }
@@ -245,6 +278,11 @@ private func streamsRun(count: Int, seconds: Double, clip: String?, latenessMs: 
               var settings = try? BridgeSettings(streamConfiguration: StreamConfiguration.validated(
                 videoCodec: .hvc1, resolution: .medium, frameRate: 24))
         else { fatalError("the simulated glasses or the settings could not be made") }
+        if series == .passthrough, let clip {
+            do { try glasses.setCameraFeed(.videoFile(VideoFileFeed(path: clip, passthrough: true))) } catch {
+                fatalError("the clip cannot be passed through: \(error.message)")
+            }
+        }
         settings.duration = .milliseconds(Int64(seconds * 1000))
         let source = BridgeSource.glasses("sim#\(index + 1)") {
             let pair = InProcessLink.makePair(scheduler: scheduler)

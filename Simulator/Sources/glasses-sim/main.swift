@@ -38,6 +38,9 @@ Subject and camera:
   --feed FILE            stream a video file instead of the rendered person (Y4M 4:2:0 video range, or HEVC in
                          Annex B/MP4/MKV), looping; its size must be the streamed resolution (without --listen,
                          the default --resolution is the file's); no ground truth (--truth is refused)
+  --passthrough          with an HEVC --feed and --codec hvc1: send the file's own samples as they are, as glasses
+                         with a hardware encoder would (no decoding or x265 in the simulator; a stream start and
+                         credit drops resume at the file's next keyframe)
   --seed N               seed for everything random (default 1)
   --bitrate BPS          HEVC bitrate at 504x896@30 (default 2000000)
   --encoder-threads N    libx265 worker threads, 1-16 (default: every core up to 4 in real time, where 720x1280
@@ -89,6 +92,7 @@ struct Options: Sendable {
     var token: String?
     var facePath: String?
     var feedPath: String?
+    var passthrough = false
     var codecName: String?
     var resolutionName: String?
     var fps: UInt = 30
@@ -103,7 +107,7 @@ struct Options: Sendable {
         "--listen", "--allow-remote", "--token", "--pulse", "--breathing", "--hrv", "--amplitude", "--noise", "--light",
         "--motion", "--face", "--feed", "--seed", "--bitrate", "--scenario", "--realtime", "--no-realtime",
         "--duration", "--write", "--truth", "--codec", "--resolution", "--fps", "--quiet", "--version", "--help",
-        "--encoder-threads",
+        "--encoder-threads", "--passthrough",
     ]
 
     /// File types `--write` produces.
@@ -158,6 +162,7 @@ struct Options: Sendable {
             case "--token": o.token = try cursor.value(for: flag, inline: inline)
             case "--face": o.facePath = try cursor.path(for: flag, inline: inline)
             case "--feed": o.feedPath = try cursor.path(for: flag, inline: inline)
+            case "--passthrough": try flagOnly(); o.passthrough = true
             case "--codec": o.codecName = try cursor.value(for: flag, inline: inline)
             case "--resolution": o.resolutionName = try cursor.value(for: flag, inline: inline)
             case "--fps":
@@ -256,10 +261,11 @@ if options.feedPath != nil && options.facePath != nil { fail("--feed and --face 
 if options.feedPath != nil && options.truthPath != nil {
     fail("--truth has nothing to write with --feed: the vitals of a video file are unknown")
 }
+if options.passthrough && options.feedPath == nil { fail("--passthrough needs --feed: it sends a file's own samples", .usage) }
 let feedFile: VideoFileFeed?
 if let feedPath = options.feedPath {
     do {
-        let file = try VideoFileFeed(path: feedPath)
+        let file = try VideoFileFeed(path: feedPath, passthrough: options.passthrough)
         try glasses.setCameraFeed(.videoFile(file))
         feedFile = file
     } catch { fail(error.message, .dataError) }

@@ -153,4 +153,139 @@ struct VideoFeedTests {
             #expect(error.message.contains("unsupported"))
         }
     }
+
+    /// An HEVC file of `count` frames at 360x640 with keyframes forced at `keyframes`; its path.
+    private static func writeHEVC(count: Int, keyframes: Set<Int>) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("feed-\(UUID().uuidString).hevc").path
+        let encoder = try HEVCEncoder(width: 360, height: 640, frameRate: 15, bitrate: 2_000_000)
+        let writer = try HEVCFileWriter(path: path, codecConfiguration: encoder.codecConfiguration)
+        var encoded: [EncodedHEVCSample] = []
+        for index in 0..<count {
+            // Slowly changing pictures: no scene cut, so the keyframes are the forced ones.
+            let frame = flatFrame(width: 360, height: 640, y: UInt8(60 + index), cb: 110, cr: 140)
+            encoded += try encoder.encode(frame, presentationTimeUs: Int64(index) * 66_667, forceKeyframe: keyframes.contains(index))
+        }
+        encoded += try encoder.flush()
+        for sample in encoded { try writer.write(sample, codecConfiguration: encoder.codecConfiguration) }
+        try writer.finish()
+        return path
+    }
+
+    /// The file's samples as the reader gives them.
+    private static func fileSamples(_ path: String) throws -> [HEVCSample] {
+        let reader = try VideoFileReader(path: path)
+        var samples: [HEVCSample] = []
+        while let frame = try reader.nextFrame() {
+            if case .hevc(let sample) = frame.content { samples.append(sample) }
+        }
+        return samples
+    }
+
+    @Test("a passthrough feed streams the file's own HEVC samples byte for byte, on the glasses' clock, looping")
+    func passthroughStreamsTheFileSamples() throws {
+        let path = try Self.writeHEVC(count: 8, keyframes: [0, 4])
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let file = try Self.fileSamples(path)
+        #expect(file.count == 8)
+        #expect(file.map(\.isKeyframe) == [true, false, false, false, true, false, false, false])
+
+        let feed = try VideoFileFeed(path: path, passthrough: true)
+        #expect(feed.passthrough)
+        let rig = try Rig()
+        try rig.glasses.setCameraFeed(.videoFile(feed))
+        rig.start(config(.hvc1, .low, 15))
+        rig.run(1.3)
+        let samples = rig.probe.samples
+        #expect(samples.count >= 16)
+        for (index, sample) in samples.enumerated() {
+            let expected = file[index % file.count]
+            #expect(sample.format == .hevc)
+            #expect(sample.payload == expected.data, "sample \(index) should be file sample \(index % file.count)")
+            #expect(sample.isKeyframe == expected.isKeyframe)
+        }
+        let deltas = zip(samples.dropFirst(), samples).map { $0.presentationTimeUs - $1.presentationTimeUs }
+        #expect(deltas.allSatisfy { abs($0 - 66_667) <= 1 })
+        // The parameter sets go first, once: the file's own.
+        let configurations = rig.probe.messages.compactMap { m -> HEVCCodecConfiguration? in
+            if case .codecConfiguration(let c) = m { c } else { nil }
+        }
+        #expect(configurations == [file[0].codecConfiguration])
+        guard let firstSample = rig.probe.messages.firstIndex(where: { if case .videoSample = $0 { true } else { false } }),
+              let firstConfiguration = rig.probe.messages.firstIndex(where: { if case .codecConfiguration = $0 { true } else { false } })
+        else {
+            Issue.record("no sample or no codec configuration was sent")
+            return
+        }
+        #expect(firstConfiguration < firstSample)
+        #expect(feed.samplesDelivered == samples.count)
+        #expect(feed.passthroughLoopCount == (samples.count - 1) / file.count)
+        #expect(feed.samplesSkippedToKeyframe == 0)
+        // Nothing was decoded for the stream: the decoding position is where opening the feed left it.
+        #expect(feed.framesDelivered == 0)
+        #expect(rig.probe.faults.isEmpty)
+    }
+
+    @Test("a passthrough feed resumes at the file's next keyframe when the host needs one, with its parameter sets")
+    func passthroughResyncSkipsToKeyframe() throws {
+        let path = try Self.writeHEVC(count: 8, keyframes: [0, 4])
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let file = try Self.fileSamples(path)
+        let feed = try VideoFileFeed(path: path, passthrough: true)
+        let first = try feed.nextSample(resync: true)
+        #expect(first.sample == file[0] && first.sendConfiguration)
+        let second = try feed.nextSample(resync: false)
+        #expect(second.sample == file[1] && !second.sendConfiguration)
+        // Credit was lost after sample 1: samples 2 and 3 predict from it, so the feed goes on at sample 4.
+        let resumed = try feed.nextSample(resync: true)
+        #expect(resumed.sample == file[4] && resumed.sendConfiguration)
+        #expect(feed.samplesSkippedToKeyframe == 2)
+        for index in 5..<8 { #expect(try feed.nextSample(resync: false).sample == file[index]) }
+        // The loop starts again at the first keyframe; same parameter sets, so they are not sent again.
+        let looped = try feed.nextSample(resync: false)
+        #expect(looped.sample == file[0] && !looped.sendConfiguration)
+        #expect(feed.passthroughLoopCount == 1)
+        // A resync past the last keyframe wraps to the first one.
+        _ = try feed.nextSample(resync: false)
+        _ = try feed.nextSample(resync: false)
+        _ = try feed.nextSample(resync: false)
+        _ = try feed.nextSample(resync: false)
+        _ = try feed.nextSample(resync: false)
+        let wrapped = try feed.nextSample(resync: true)
+        #expect(wrapped.sample == file[0] && wrapped.sendConfiguration)
+        #expect(feed.passthroughLoopCount == 2)
+    }
+
+    @Test("the encoder's resync rule for passed-through samples: a stream start, and credit drops since the last")
+    func passthroughResyncRule() {
+        let encoder = FrameEncoder()
+        #expect(!encoder.takeResync(linkDrops: 0))
+        encoder.configurationPending()
+        #expect(encoder.takeResync(linkDrops: 0))
+        #expect(!encoder.takeResync(linkDrops: 0))
+        #expect(encoder.takeResync(linkDrops: 3))
+        #expect(!encoder.takeResync(linkDrops: 3))
+    }
+
+    @Test("passthrough is refused for a Y4M file, and a feed opened without it has no samples to pass")
+    func passthroughRefusals() throws {
+        let y4m = try writeY4M([flatFrame(width: 360, height: 640, y: 50, cb: 100, cr: 150)])
+        defer { try? FileManager.default.removeItem(atPath: y4m) }
+        do {
+            _ = try VideoFileFeed(path: y4m, passthrough: true)
+            Issue.record("a Y4M file was opened for passthrough")
+        } catch {
+            #expect(error.code == .invalidFeed)
+            #expect(error.message.contains("only an HEVC file"))
+        }
+        let hevc = try Self.writeHEVC(count: 2, keyframes: [0])
+        defer { try? FileManager.default.removeItem(atPath: hevc) }
+        let decoding = try VideoFileFeed(path: hevc)
+        #expect(!decoding.passthrough)
+        do {
+            _ = try decoding.nextSample(resync: true)
+            Issue.record("a decoding feed handed out a sample")
+        } catch {
+            #expect(error.code == .invalidFeed)
+        }
+    }
 }

@@ -35,6 +35,18 @@ final class FrameEncoder: Sendable {
         slot.withLock { $0.pendingConfiguration = true }
     }
 
+    /// For a sample that bypasses the encoder (a passthrough file feed): whether the host needs a keyframe with its
+    /// configuration next, by the encoder's own rule (a stream (re)start, or credit drops since the last picture);
+    /// takes that state as ``encode(_:presentationTimeUs:frameRate:bitrate:linkDrops:)`` does.
+    func takeResync(linkDrops: UInt64) -> Bool {
+        slot.withLock { slot in
+            let resync = slot.pendingConfiguration || linkDrops != slot.linkDropsSeen
+            slot.pendingConfiguration = false
+            slot.linkDropsSeen = linkDrops
+            return resync
+        }
+    }
+
     /// Encodes one picture; returns the sample and, when the host needs it, the codec configuration to send first.
     /// After a failure the encoder is dropped (the next picture builds a new one).
     ///

@@ -69,6 +69,12 @@ extension SimulatedGlasses {
     private func emitFrame(configuration: StreamConfiguration, now: Duration, plan: (CameraFeed, SimulatedScene?)) {
         let time = Self.seconds(now - epoch)
         let size = configuration.resolution.videoFrameSize
+        let ptsBase = Int64((now - epoch).components.seconds) * 1_000_000
+            + (now - epoch).components.attoseconds / 1_000_000_000_000
+        if configuration.videoCodec == .hvc1, case .videoFile(let file) = plan.0, file.passthrough {
+            emitPassthrough(file, size: size, presentationTimeUs: ptsBase, now: now)
+            return
+        }
         let image: RawVideoImage
         if case .videoFile(let file) = plan.0 {
             do {
@@ -86,8 +92,6 @@ extension SimulatedGlasses {
         } else {
             image = render(feed: plan.0, feedScene: plan.1, time: time, width: Int(size.width), height: Int(size.height))
         }
-        let ptsBase = Int64((now - epoch).components.seconds) * 1_000_000
-            + (now - epoch).components.attoseconds / 1_000_000_000_000
         var messages: [DeviceMessage] = []
         var sample: VideoSample
         switch configuration.videoCodec {
@@ -117,6 +121,35 @@ extension SimulatedGlasses {
                 return
             }
         }
+        send(sample, after: messages, now: now)
+    }
+
+    /// An hvc1 frame from a passthrough file feed: the file's next sample as it is, on the glasses' clock.
+    private func emitPassthrough(_ file: VideoFileFeed, size: VideoFrameSize, presentationTimeUs: Int64, now: Duration) {
+        let link = state.withLock { $0.link }
+        // Read outside the glasses' lock: the link has its own.
+        let resync = encoder.takeResync(linkDrops: link?.droppedVideoSamples ?? 0)
+        let next: (sample: HEVCSample, sendConfiguration: Bool)
+        do {
+            try file.checkSize(width: Int(size.width), height: Int(size.height))
+            next = try file.nextSample(resync: resync)
+        } catch {
+            log("video feed failed: \(error.message)")
+            let link = state.withLock { s -> (any HostLink)? in
+                s.frameGeneration += 1
+                return s.link
+            }
+            link?.send(.fault(.videoStreamingError, message: error.message))
+            return
+        }
+        let sample = VideoSample(presentationTimeUs: presentationTimeUs, isKeyframe: next.sample.isKeyframe,
+                                 format: .hevc, payload: next.sample.data)
+        send(sample, after: next.sendConfiguration ? [.codecConfiguration(next.sample.codecConfiguration)] : [], now: now)
+    }
+
+    /// Sends `messages` and then `sample`, through the outgoing faults (withheld, damaged, delayed).
+    private func send(_ sample: VideoSample, after messages: [DeviceMessage], now: Duration) {
+        var sample = sample, messages = messages
         // Faults on the way out.
         let (send, delay, observer, link) = applyOutgoingFaults(to: &sample, now: now)
         if send { messages.append(.videoSample(sample)) }

@@ -16,6 +16,14 @@ import WearablesKit
 /// - The pixels come from the file, so there is no ground truth: ``SimulatedGlasses/hasGroundTruth`` is false
 ///   while this feed is in use.
 ///
+/// - With `passthrough` (HEVC files only), an hvc1 stream sends the file's own samples as they are, with their
+///   parameter sets, instead of decoding and encoding them again: glasses with a hardware encoder, whose host sees
+///   real HEVC while the simulator spends almost nothing per frame (the streams benchmark runs many such glasses in
+///   one process). The samples keep the glasses' frame clock and timestamps. A stream start, and credit drops on the
+///   link (the host lost a reference), resume at the file's next keyframe, since a file cannot be told to make one;
+///   the samples passed over meanwhile count in ``samplesSkippedToKeyframe``. A raw stream, and photos, still get
+///   decoded frames (from the decoding position, which passthrough does not move).
+///
 /// One playback position is shared by everyone holding the feed: give each pair of glasses its own instance.
 public final class VideoFileFeed: Sendable {
     /// The file played.
@@ -38,10 +46,26 @@ public final class VideoFileFeed: Sendable {
 
     private let player: Mutex<Player>
 
+    /// Whether an hvc1 stream sends the file's samples as they are (see the type's notes).
+    public let passthrough: Bool
+
+    private struct Passthrough {
+        var reader: VideoFileReader
+        var awaitingKeyframe = true
+        var sentConfiguration: HEVCCodecConfiguration?
+        var samplesDelivered = 0
+        var skippedToKeyframe = 0
+        var loops = 0
+    }
+
+    private let passthroughPlayer: Mutex<Passthrough?>
+
     /// Opens a video file and checks that it yields a frame.
     /// - Throws: ``SimulatorError`` `invalidFeed` when the file cannot be read, is not HEVC or 8-bit 4:2:0 video-range
     ///   Y4M, has an odd size, or holds no decodable frame.
-    public init(path: String) throws(SimulatorError) {
+    ///
+    /// - Parameter passthrough: send an HEVC file's samples as they are on an hvc1 stream (refused for Y4M).
+    public init(path: String, passthrough: Bool = false) throws(SimulatorError) {
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw SimulatorError(.invalidFeed, "cannot read the video feed file \(path)", context: ["file": path])
         }
@@ -76,6 +100,17 @@ public final class VideoFileFeed: Sendable {
         self.width = reader.width
         self.height = reader.height
         self.isHEVC = hevc
+        if passthrough {
+            guard hevc else {
+                throw Self.error("the video feed \(path) is Y4M: only an HEVC file's samples can be passed through", path)
+            }
+            do { passthroughPlayer = Mutex(Passthrough(reader: try VideoFileReader(path: path))) } catch {
+                throw Self.error("cannot open \(path) a second time to pass its samples through: \(error.message)", path)
+            }
+        } else {
+            passthroughPlayer = Mutex(nil)
+        }
+        self.passthrough = passthrough
         var first = Player(reader: reader, decoder: decoder)
         // Decode the first frame now, so that a file that cannot play fails here and not mid-stream.
         let image = try Self.nextImage(&first, path: path, width: reader.width, height: reader.height)
@@ -87,6 +122,62 @@ public final class VideoFileFeed: Sendable {
     public var framesDelivered: Int { player.withLock { $0.framesDelivered } }
     /// How many times playback has wrapped to the start of the file.
     public var loopCount: Int { player.withLock { $0.loops } }
+
+    /// Samples sent as they are so far (passthrough only).
+    public var samplesDelivered: Int { passthroughPlayer.withLock { $0?.samplesDelivered ?? 0 } }
+    /// Samples passed over to resume at a keyframe after a stream start or credit drops (passthrough only).
+    public var samplesSkippedToKeyframe: Int { passthroughPlayer.withLock { $0?.skippedToKeyframe ?? 0 } }
+    /// How many times passthrough has wrapped to the start of the file.
+    public var passthroughLoopCount: Int { passthroughPlayer.withLock { $0?.loops ?? 0 } }
+
+    /// The file's next sample as it is, for an hvc1 stream (passthrough only), wrapping to the start at the end.
+    ///
+    /// - Parameter resync: the host needs a keyframe (a stream start, or credit drops since the last sample): the
+    ///   samples before the file's next keyframe are passed over.
+    /// - Returns: the sample, and whether its codec configuration must be sent before it (a keyframe after a resync,
+    ///   or parameter sets that changed).
+    /// - Throws: ``SimulatorError`` `invalidFeed` when the feed is not a passthrough feed, or the file cannot be read
+    ///   any more or holds no keyframe.
+    public func nextSample(resync: Bool) throws(SimulatorError) -> (sample: HEVCSample, sendConfiguration: Bool) {
+        let path = path
+        return try passthroughPlayer.withLock { player throws(SimulatorError) -> (sample: HEVCSample, sendConfiguration: Bool) in
+            guard var p = player else {
+                throw Self.error("the video feed \(path) was not opened to pass its samples through", path)
+            }
+            defer { player = p }
+            if resync { p.awaitingKeyframe = true }
+            var reopened = false
+            while true {
+                let frame: VideoFrame?
+                do throws(VideoCodecError) { frame = try p.reader.nextFrame() } catch {
+                    throw Self.error("cannot read the video feed \(path): \(error.message)", path)
+                }
+                guard let frame else {
+                    // End of file: start again (at most once per call, so a file without a keyframe cannot spin).
+                    guard !reopened else { throw Self.error("the video feed \(path) holds no keyframe to start from", path) }
+                    reopened = true
+                    do throws(VideoCodecError) { p.reader = try VideoFileReader(path: path) } catch {
+                        throw Self.error("cannot reopen the video feed \(path) to loop: \(error.message)", path)
+                    }
+                    p.loops += 1
+                    continue
+                }
+                guard case .hevc(let sample) = frame.content else {
+                    throw Self.error("the video feed \(path) yielded a raw frame from an HEVC file", path)
+                }
+                if p.awaitingKeyframe && !sample.isKeyframe {
+                    p.skippedToKeyframe += 1
+                    continue
+                }
+                let sendConfiguration = sample.isKeyframe
+                    && (p.awaitingKeyframe || sample.codecConfiguration != p.sentConfiguration)
+                if sendConfiguration { p.sentConfiguration = sample.codecConfiguration }
+                p.awaitingKeyframe = false
+                p.samplesDelivered += 1
+                return (sample, sendConfiguration)
+            }
+        }
+    }
 
     /// Throws unless the file's size is `width`×`height` (the stream's configured resolution).
     /// - Throws: ``SimulatorError`` `invalidFeed` naming both sizes.
