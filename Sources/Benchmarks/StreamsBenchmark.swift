@@ -9,7 +9,7 @@ import Synchronization
 import WearablesKit
 
 /// `Benchmarks streams [--seconds S] [--counts 1,2,4,…] [--clip PATH] [--series rendered,passthrough,files]
-/// [--lateness-ms MS]`: for each series and each count N (in order, stopping at the first that fails) runs N streams
+/// [--lateness-ms MS] [--handoff-frames N]`: for each series and each count N (in order, stopping at the first that fails) runs N streams
 /// in this process, each with its own pipeline (source, decoder, SDK, engine) on its own real-time clock, for S
 /// seconds (default 12), and says whether every stream kept up: no frame dropped anywhere (by the glasses for lack of
 /// link credit, by the bridge, by an engine's queue) and, from the 3 s mark, no stream more than a quarter second
@@ -21,6 +21,8 @@ import WearablesKit
 ///   encoder), over in-process links with credit and WearablesKit sessions, as real glasses reach the bridge;
 /// - `files` (needs `--clip`): the clip played as files in real time, a late frame waiting up to `--lateness-ms`
 ///   (default 250, ``BridgeSettings/fileLatenessTolerance``) for room before it is skipped.
+/// `--handoff-frames` sets every stream's hand-off places (``BridgeSettings/frameCapacity``, default 3), which are
+/// also the credit glasses get.
 /// Before the clip's series it measures what decoding alone allows: the clip's frames per CPU second under
 /// `ffmpeg -threads 1`, over 24 fps, is the most streams a core could keep up with doing nothing else.
 func runStreamsBenchmark(_ arguments: [String]) {
@@ -30,6 +32,7 @@ func runStreamsBenchmark(_ arguments: [String]) {
     var single: Int?
     var series: [StreamsSeries] = StreamsSeries.allCases
     var latenessMs = 250
+    var handoffFrames: Int?
     var index = 0
     while index < arguments.count {
         let value = index + 1 < arguments.count ? arguments[index + 1] : ""
@@ -39,6 +42,7 @@ func runStreamsBenchmark(_ arguments: [String]) {
         case "--clip": clip = value
         case "--one": single = Int(value).flatMap { $0 > 0 ? $0 : nil }
         case "--lateness-ms": latenessMs = Int(value).map { max(0, $0) } ?? latenessMs
+        case "--handoff-frames": handoffFrames = Int(value).flatMap { (1...64).contains($0) ? $0 : nil } ?? handoffFrames
         case "--series":
             let named = value.split(separator: ",").map { StreamsSeries(rawValue: String($0)) }
             guard !named.isEmpty, named.allSatisfy({ $0 != nil }) else { streamsUsage() }
@@ -48,10 +52,11 @@ func runStreamsBenchmark(_ arguments: [String]) {
         }
         index += 2
     }
+    let tuning = StreamsTuning(latenessMs: latenessMs, handoffFrames: handoffFrames)
     if let single {
         // One count in a process of its own (see `streamsSample`): the sample, as one JSON line, to the parent.
         guard series.count == 1, series[0] == .rendered || clip != nil else { streamsUsage() }
-        let sample = streamsRun(count: single, seconds: seconds, series: series[0], clip: clip, latenessMs: latenessMs)
+        let sample = streamsRun(count: single, seconds: seconds, series: series[0], clip: clip, tuning: tuning)
         guard let json = try? JSONEncoder().encode(sample) else { exit(70) }
         print(samplePrefix + String(decoding: json, as: UTF8.self))
         exit(0)
@@ -61,7 +66,7 @@ func runStreamsBenchmark(_ arguments: [String]) {
             print("(the \(kind.rawValue) series needs --clip: left out)")
             continue
         }
-        streamsSeries(counts: counts, seconds: seconds, series: kind, clip: clip, latenessMs: latenessMs)
+        streamsSeries(counts: counts, seconds: seconds, series: kind, clip: clip, tuning: tuning)
     }
 }
 
@@ -78,8 +83,25 @@ private enum StreamsSeries: String, CaseIterable {
 
 private func streamsUsage() -> Never {
     FileHandle.standardError.write(Data(("usage: Benchmarks streams [--seconds S] [--counts 1,2,4,...] [--clip PATH] "
-        + "[--series rendered,passthrough,files] [--lateness-ms MS]\n").utf8))
+        + "[--series rendered,passthrough,files] [--lateness-ms MS] [--handoff-frames N]\n").utf8))
     exit(64)
+}
+
+/// How the streams' pipelines are set, the same in the parent and in every child.
+private struct StreamsTuning {
+    /// A late file frame's wait for room (``BridgeSettings/fileLatenessTolerance``).
+    var latenessMs = 250
+    /// The hand-off's places (``BridgeSettings/frameCapacity``, the glasses' credit); nil: the default.
+    var handoffFrames: Int?
+
+    /// The child's arguments for these settings.
+    var arguments: [String] { ["--lateness-ms", String(latenessMs)] + (handoffFrames.map { ["--handoff-frames", String($0)] } ?? []) }
+
+    /// Applies them to one stream's settings.
+    func apply(to settings: inout BridgeSettings) {
+        settings.fileLatenessTolerance = .milliseconds(Int64(latenessMs))
+        if let handoffFrames { settings.frameCapacity = handoffFrames }
+    }
 }
 
 /// Marks the child's result line.
@@ -88,11 +110,11 @@ private let samplePrefix = "streams-sample "
 /// Runs one count in a fresh process (`Benchmarks streams --one N`), so that its peak RSS over the RSS before it
 /// is that count's alone (a process that ran a larger count first reuses the memory it freed) and no thread of an
 /// earlier count is still winding down. Nil, with the reason on stderr, when the child fails.
-private func streamsSample(count: Int, seconds: Double, series: StreamsSeries, clip: String?, latenessMs: Int) -> StreamsSample? {
+private func streamsSample(count: Int, seconds: Double, series: StreamsSeries, clip: String?, tuning: StreamsTuning) -> StreamsSample? {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-    process.arguments = ["streams", "--one", String(count), "--seconds", String(seconds), "--lateness-ms", String(latenessMs),
-                         "--series", series.rawValue]
+    process.arguments = ["streams", "--one", String(count), "--seconds", String(seconds), "--series", series.rawValue]
+        + tuning.arguments
         + (clip.map { ["--clip", $0] } ?? [])
     let output = Pipe()
     process.standardOutput = output
@@ -115,7 +137,7 @@ private func streamsSample(count: Int, seconds: Double, series: StreamsSeries, c
 }
 
 /// One series of counts: simulated glasses (`clip` nil) or copies of a clip played as files in real time.
-private func streamsSeries(counts: [Int], seconds: Double, series: StreamsSeries, clip: String?, latenessMs: Int) {
+private func streamsSeries(counts: [Int], seconds: Double, series: StreamsSeries, clip: String?, tuning: StreamsTuning) {
     let cores = ProcessInfo.processInfo.activeProcessorCount
     var load = [Double](repeating: 0, count: 3)
     _ = getloadavg(&load, 3)
@@ -124,7 +146,7 @@ private func streamsSeries(counts: [Int], seconds: Double, series: StreamsSeries
     case .files:
         print("several streams in one process: copies of \(clipName) (504x896 hvc1 "
               + "24 fps, the simulated glasses' video) played as files in real time, each with its own pipeline and "
-              + "embedded engine (no simulator in the process), a late frame waiting up to \(latenessMs) ms for room, "
+              + "embedded engine (no simulator in the process), a late frame waiting up to \(tuning.latenessMs) ms for room, "
               + "\(Int(seconds)) s per count, \(cores) cores")
     case .passthrough:
         print("several glasses in one process: 504x896 hvc1 24 fps simulated glasses sending \(clipName)'s own HEVC "
@@ -149,7 +171,7 @@ private func streamsSeries(counts: [Int], seconds: Double, series: StreamsSeries
     var perStreamRSS: Double?
     var cpuPerStream: Double?
     for count in counts {
-        guard let sample = streamsSample(count: count, seconds: seconds, series: series, clip: clip, latenessMs: latenessMs) else { break }
+        guard let sample = streamsSample(count: count, seconds: seconds, series: series, clip: clip, tuning: tuning) else { break }
         // CPU per stream at 24 fps, from a count that kept up (else the first one measured).
         if sample.keptUp || cpuPerStream == nil, sample.meanFPS > 0 {
             cpuPerStream = sample.cpuCores / Double(count) * 24 / sample.meanFPS
@@ -245,7 +267,7 @@ private final class StreamWatch: Sendable {
     }
 }
 
-private func streamsRun(count: Int, seconds: Double, series: StreamsSeries, clip: String?, latenessMs: Int) -> StreamsSample {
+private func streamsRun(count: Int, seconds: Double, series: StreamsSeries, clip: String?, tuning: StreamsTuning) -> StreamsSample {
     let baseRSS = residentMiB()
     let peak = Mutex(baseRSS)
     let sampling = Atomic<Bool>(true)
@@ -267,7 +289,7 @@ private func streamsRun(count: Int, seconds: Double, series: StreamsSeries, clip
                 videoCodec: .hvc1, resolution: .medium, frameRate: 24))
             else { fatalError("the settings could not be made") }
             settings.duration = .milliseconds(Int64(seconds * 1000))
-            settings.fileLatenessTolerance = .milliseconds(Int64(latenessMs))
+            tuning.apply(to: &settings)
             pipelines.append(BridgePipeline(settings: settings, source: .file(clip), clock: .realTime(scheduler)) { event, time in
                 watch.observe(event, at: time)
             })
@@ -284,6 +306,7 @@ private func streamsRun(count: Int, seconds: Double, series: StreamsSeries, clip
             }
         }
         settings.duration = .milliseconds(Int64(seconds * 1000))
+        tuning.apply(to: &settings)
         let source = BridgeSource.glasses("sim#\(index + 1)") {
             let pair = InProcessLink.makePair(scheduler: scheduler)
             glasses.attach(pair.device)
