@@ -8,11 +8,11 @@ import WearablesKit
 ///
 /// In real time it is paced by the file's timestamps; a frame whose time has come while the worker has no room
 /// waits for room up to the run's lateness tolerance and is then skipped at the source (``LateFramePolicy``: counted
-/// as ``FrameDropReason/late``, and an HEVC frame's dependants up to the next keyframe with it). In virtual time it advances the run's clock to
-/// each frame's time and waits for room in the hand-off, so nothing is dropped. Pipelined (the default), it reads
-/// and pushes ahead while the worker decodes and the engine processes earlier frames: the hand-off's capacity bounds
-/// how far ahead, and the run's timers drain the chain before they act (``BridgePipeline``). Serial, it also waits
-/// for the worker (and, when asked, the engine) after every frame.
+/// as ``FrameDropReason/late``, and an HEVC frame's dependants up to the next keyframe with it). In virtual time it
+/// advances the run's clock to each frame's time and waits for room in the hand-off, so nothing is dropped.
+/// Pipelined (the default), it reads and pushes ahead while the worker decodes and the engine processes earlier
+/// frames: the hand-off's capacity bounds how far ahead, and the run's timers drain the chain before they act
+/// (``BridgePipeline``). Serial, it also waits for the worker (and, when asked, the engine) after every frame.
 final class FilePlaybackSource: FrameSource {
     /// What the source needs from the run.
     struct Dependencies: Sendable {
