@@ -82,11 +82,7 @@ extension SimulatedGlasses {
                 image = try file.nextImage()
             } catch {
                 log("video feed failed: \(error.message)")
-                let link = state.withLock { s -> (any HostLink)? in
-                    s.frameGeneration += 1
-                    return s.link
-                }
-                link?.send(.fault(.videoStreamingError, message: error.message))
+                stopStreaming(fault: error.message)
                 return
             }
         } else {
@@ -113,11 +109,7 @@ extension SimulatedGlasses {
                                      payload: encoded.data)
             case .failure(let error):
                 log("encoder failed: \(error)")
-                let link = state.withLock { s -> (any HostLink)? in
-                    s.frameGeneration += 1
-                    return s.link
-                }
-                link?.send(.fault(.videoStreamingError, message: "the HEVC encoder failed: \(error)"))
+                stopStreaming(fault: "the HEVC encoder failed: \(error)")
                 return
             }
         }
@@ -135,16 +127,22 @@ extension SimulatedGlasses {
             next = try file.nextSample(resync: resync)
         } catch {
             log("video feed failed: \(error.message)")
-            let link = state.withLock { s -> (any HostLink)? in
-                s.frameGeneration += 1
-                return s.link
-            }
-            link?.send(.fault(.videoStreamingError, message: error.message))
+            stopStreaming(fault: error.message)
             return
         }
         let sample = VideoSample(presentationTimeUs: presentationTimeUs, isKeyframe: next.sample.isKeyframe,
                                  format: .hevc, payload: next.sample.data)
         send(sample, after: next.sendConfiguration ? [.codecConfiguration(next.sample.codecConfiguration)] : [], now: now)
+    }
+
+    /// The frames cannot go on: the frame clock stops (a new generation) and the host hears a
+    /// `videoStreamingError` fault saying why.
+    private func stopStreaming(fault message: String) {
+        let link = state.withLock { s -> (any HostLink)? in
+            s.frameGeneration += 1
+            return s.link
+        }
+        link?.send(.fault(.videoStreamingError, message: message))
     }
 
     /// Sends `messages` and then `sample`, through the outgoing faults (withheld, damaged, delayed).
