@@ -62,17 +62,8 @@ struct VideoFeedTests {
     @Test("an HEVC (Annex B) feed is decoded to NV12 video range and streamed in order, looping")
     func hevcFeedLoops() throws {
         let frames = colours.map { flatFrame(width: 360, height: 640, y: $0.0, cb: $0.1, cr: $0.2) }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("feed-\(UUID().uuidString).hevc").path
+        let path = try Self.writeHEVC(frames, keyframes: [0])
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let encoder = try HEVCEncoder(width: 360, height: 640, frameRate: 15, bitrate: 2_000_000)
-        let writer = try HEVCFileWriter(path: path, codecConfiguration: encoder.codecConfiguration)
-        var encoded: [EncodedHEVCSample] = []
-        for (index, frame) in frames.enumerated() {
-            encoded += try encoder.encode(frame, presentationTimeUs: Int64(index) * 66_667, forceKeyframe: index == 0)
-        }
-        encoded += try encoder.flush()
-        for sample in encoded { try writer.write(sample, codecConfiguration: encoder.codecConfiguration) }
-        try writer.finish()
 
         let feed = try VideoFileFeed(path: path)
         #expect(feed.isHEVC && feed.width == 360 && feed.height == 640)
@@ -154,21 +145,25 @@ struct VideoFeedTests {
         }
     }
 
-    /// An HEVC file of `count` frames at 360x640 with keyframes forced at `keyframes`; its path.
-    private static func writeHEVC(count: Int, keyframes: Set<Int>) throws -> String {
+    /// `frames` (360x640) encoded at 15 fps to a fresh HEVC file, with keyframes forced at `keyframes`; its path.
+    private static func writeHEVC(_ frames: [RawVideoImage], keyframes: Set<Int>) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("feed-\(UUID().uuidString).hevc").path
         let encoder = try HEVCEncoder(width: 360, height: 640, frameRate: 15, bitrate: 2_000_000)
         let writer = try HEVCFileWriter(path: path, codecConfiguration: encoder.codecConfiguration)
         var encoded: [EncodedHEVCSample] = []
-        for index in 0..<count {
-            // Slowly changing pictures: no scene cut, so the keyframes are the forced ones.
-            let frame = flatFrame(width: 360, height: 640, y: UInt8(60 + index), cb: 110, cr: 140)
+        for (index, frame) in frames.enumerated() {
             encoded += try encoder.encode(frame, presentationTimeUs: Int64(index) * 66_667, forceKeyframe: keyframes.contains(index))
         }
         encoded += try encoder.flush()
         for sample in encoded { try writer.write(sample, codecConfiguration: encoder.codecConfiguration) }
         try writer.finish()
         return path
+    }
+
+    /// An HEVC file of `count` slowly changing frames (no scene cut, so the keyframes are the forced ones); its path.
+    private static func writeHEVC(count: Int, keyframes: Set<Int>) throws -> String {
+        try writeHEVC((0..<count).map { flatFrame(width: 360, height: 640, y: UInt8(60 + $0), cb: 110, cr: 140) },
+                      keyframes: keyframes)
     }
 
     /// The file's samples as the reader gives them.

@@ -15,6 +15,15 @@ final class FrameEncoder: Sendable {
         var pendingConfiguration = false
         /// The link's drop count when the last picture was encoded (see `encode(…linkDrops:)`).
         var linkDropsSeen: UInt64 = 0
+
+        /// What the host needs of the next picture, taken once: the stream (re)started (a keyframe with the codec
+        /// configuration), or credit drops since the last picture lost it a reference (a keyframe).
+        mutating func takeHostNeeds(linkDrops: UInt64) -> (restarted: Bool, lostReference: Bool) {
+            let needs = (restarted: pendingConfiguration, lostReference: linkDrops != linkDropsSeen)
+            pendingConfiguration = false
+            linkDropsSeen = linkDrops
+            return needs
+        }
     }
 
     private let slot = Mutex(Slot())
@@ -40,10 +49,8 @@ final class FrameEncoder: Sendable {
     /// takes that state as ``encode(_:presentationTimeUs:frameRate:bitrate:linkDrops:)`` does.
     func takeResync(linkDrops: UInt64) -> Bool {
         slot.withLock { slot in
-            let resync = slot.pendingConfiguration || linkDrops != slot.linkDropsSeen
-            slot.pendingConfiguration = false
-            slot.linkDropsSeen = linkDrops
-            return resync
+            let needs = slot.takeHostNeeds(linkDrops: linkDrops)
+            return needs.restarted || needs.lostReference
         }
     }
 
@@ -57,8 +64,7 @@ final class FrameEncoder: Sendable {
         -> Result<(EncodedHEVCSample, HEVCCodecConfiguration?), VideoCodecError>
     {
         slot.withLock { slot in
-            let lostReference = linkDrops != slot.linkDropsSeen
-            slot.linkDropsSeen = linkDrops
+            let needs = slot.takeHostNeeds(linkDrops: linkDrops)
             let key = "\(image.width)x\(image.height)@\(frameRate)/\(bitrate)"
             do throws(VideoCodecError) {
                 var newConfig = false
@@ -73,9 +79,8 @@ final class FrameEncoder: Sendable {
                     slot.key = key
                     newConfig = true
                 }
-                let force = slot.pendingConfiguration || newConfig || lostReference
-                if slot.pendingConfiguration { newConfig = true }
-                slot.pendingConfiguration = false
+                let force = needs.restarted || newConfig || needs.lostReference
+                if needs.restarted { newConfig = true }
                 let out = try encoder.encode(image, presentationTimeUs: presentationTimeUs, forceKeyframe: force)
                 guard let first = out.first else {
                     throw VideoCodecError(code: .encodeFailed, message: "the encoder returned no sample")

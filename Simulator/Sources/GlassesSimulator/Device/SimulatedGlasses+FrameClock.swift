@@ -69,8 +69,7 @@ extension SimulatedGlasses {
     private func emitFrame(configuration: StreamConfiguration, now: Duration, plan: (CameraFeed, SimulatedScene?)) {
         let time = Self.seconds(now - epoch)
         let size = configuration.resolution.videoFrameSize
-        let ptsBase = Int64((now - epoch).components.seconds) * 1_000_000
-            + (now - epoch).components.attoseconds / 1_000_000_000_000
+        let ptsBase = (now - epoch).wholeMicroseconds
         if configuration.videoCodec == .hvc1, case .videoFile(let file) = plan.0, file.passthrough {
             emitPassthrough(file, size: size, presentationTimeUs: ptsBase, now: now)
             return
