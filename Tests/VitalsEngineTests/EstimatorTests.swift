@@ -302,6 +302,117 @@ struct EstimatorTests {
                 "bounded \(bounded.rmssd), lag-one only \(lagOnly.rmssd), truth \(truth.rmssd)")
     }
 
+    @Test("two parts of the skin that disagree on the beat times measure the whole's timing noise")
+    func timingNoiseFromTwoParts() throws {
+        // The rhythm of timingBoundFromTheWave (RSA, which hides timing noise from the intervals), seen through two
+        // parts of the skin with independent noise: the forehead holds 40 % of the pixels, the cheeks 60 %.
+        let fs = 30.0, share = 0.4
+        var rr: [Double] = [], beats: [Double] = [0.5]
+        for k in 0 ..< 75 {
+            let interval = 800 + 40 * sin(2 * Double.pi * Double(k) / 4.5)
+            rr.append(interval)
+            beats.append(beats.last! + interval / 1000)
+        }
+        var rng = SplitMix(seed: 34)
+        let n = Int(beats.last! * fs) + 15
+        let clean = (0 ..< n).map { i -> Double in
+            let t = Double(i) / fs
+            return beats.reduce(0) { acc, b in acc + exp(-pow((t - b) / 0.12, 2)) }
+        }
+        // Pixel noise averages over each part's pixels; the whole is the pixel-weighted mean of the two.
+        let forehead = clean.map { $0 + 0.15 / share.squareRoot() * rng.gaussian() }
+        let cheeks = clean.map { $0 + 0.15 / (1 - share).squareRoot() * rng.gaussian() }
+        let whole = zip(forehead, cheeks).map { share * $0 + (1 - share) * $1 }
+        let f0 = 75 / 60.0
+        func wave(_ s: [Double]) -> [Double] { SignalMath.bandPass(s, sampleRate: fs, low: f0 * 0.6, high: f0 * 1.6) }
+        func shape(_ s: [Double]) -> [Double] { SignalMath.bandPass(s, sampleRate: fs, low: f0 * 0.5, high: min(fs / 2 - 0.5, f0 * 3)) }
+        let found = HRVMeasures.beats(wave: wave(whole), shape: shape(whole), rate: fs, expectedRate: 75)
+        let reference = HRVMeasures.beats(wave: wave(clean), shape: shape(clean), rate: fs, expectedRate: 75)
+        try #require(found.times.count == reference.times.count && found.times.count > 60)
+        // The errors the whole's beat times actually carry (ms²), against the same detection on the clean wave.
+        let errors = zip(found.times, reference.times).dropFirst(2).dropLast(2).map { ($0 - $1) * 1000 / fs }
+        let actual = errors.map { $0 * $0 }.reduce(0, +) / Double(errors.count)
+        let split = HRVMeasures.splitTimingNoise(beats: found.times, first: shape(forehead), second: shape(cheeks),
+                                                 firstShare: share, rate: fs, expectedRate: 75)
+        // Of the right order and on the low side (here the two parts' timing errors are partly alike, which the
+        // split cannot see: 8.4 ms against 11.5).
+        #expect(split > 0.35 * actual && split < 1.2 * actual, "split \(split.squareRoot()) ms, actual \(actual.squareRoot()) ms")
+        // Where the intervals hide the noise, the split removes it from RMSSD.
+        let (runs, _) = HRVMeasures.intervals(beats: found.times, rate: fs, expectedRate: 75)
+        let truth = try #require(HRVMeasures.from(intervals: Array(rr.prefix(runs.flatMap { $0 }.count))))
+        let lag = HRVMeasures.timingNoise(runs: runs)
+        let lagOnly = try #require(HRVMeasures.from(runs: runs, timingNoise: lag))
+        let corrected = try #require(HRVMeasures.from(runs: runs, timingNoise: max(lag, split)))
+        #expect(lagOnly.rmssd > truth.rmssd + 5, "lag-one only \(lagOnly.rmssd) vs \(truth.rmssd)")
+        #expect(abs(corrected.rmssd - truth.rmssd) < 0.5 * abs(lagOnly.rmssd - truth.rmssd),
+                "split-corrected \(corrected.rmssd), lag-one only \(lagOnly.rmssd), truth \(truth.rmssd)")
+        // Two parts that agree (no noise) see none, whatever the heart's rhythm; unequal lengths are refused.
+        #expect(HRVMeasures.splitTimingNoise(beats: reference.times, first: shape(clean), second: shape(clean),
+                                             firstShare: share, rate: fs, expectedRate: 75) == 0)
+        #expect(HRVMeasures.splitTimingNoise(beats: found.times, first: shape(forehead), second: Array(shape(cheeks).dropLast()),
+                                             firstShare: share, rate: fs, expectedRate: 75) == 0)
+    }
+
+    @Test("the timing noise removed: the largest estimate, the split's trusted up to twice the others' deviation")
+    func beatTimingNoisePolicy() {
+        // The split sees more than the intervals: taken, up to 2² times the others' variance.
+        #expect(VitalsEngine.beatTimingNoise(intervals: 100, split: 300, bound: 10) == 300)
+        #expect(VitalsEngine.beatTimingNoise(intervals: 100, split: 900, bound: 10) == 400)
+        #expect(VitalsEngine.beatTimingNoise(intervals: 100, split: 50, bound: 10) == 100)
+        // The bound (times its factor) counts as one of the others.
+        #expect(VitalsEngine.beatTimingNoise(intervals: 0, split: 1000, bound: 60) == 4 * VitalsEngine.timingBoundFactor * 60)
+        #expect(VitalsEngine.beatTimingNoise(intervals: 0, split: 500, bound: 0) == 0)
+        // A value whose removed noise is 90 % of its RMSSD² or more is never stable.
+        #expect(VitalsEngine.isMostlyTimingNoise(rmssd: 100, timingNoise: 1500))
+        #expect(!VitalsEngine.isMostlyTimingNoise(rmssd: 100, timingNoise: 1400))
+    }
+
+    @Test("HRV from beats the camera's noise swamps is given, never as stable; from clean beats it is stable and right")
+    func hrvSwampedByTimingNoise() throws {
+        // 62 s of a 75 bpm pulse with a slow breathing rhythm (RMSSD about 21 ms) in three skin regions, each with its
+        // own pixel noise, sampled at 30 fps.
+        func hrv(noise: Double, seed: UInt64) throws -> (sample: VitalsHRVSample, truth: Double) {
+            let engine = try VitalsEngine()
+            var rng = SplitMix(seed: seed)
+            var rr: [Double] = [], beats: [Double] = [0.3]
+            while beats.last! < 63 {
+                let interval = 0.8 + 0.03 * sin(2 * Double.pi * Double(rr.count) / 6)
+                rr.append(interval * 1000)
+                beats.append(beats.last! + interval)
+            }
+            let shares = [0.4, 0.3, 0.3]
+            engine.samples = (0 ..< 62 * 30).map { i in
+                let t = Double(i) / 30
+                let pulse = beats.reduce(0) { $0 + exp(-pow((t - $1) / 0.12, 2)) }
+                let colours = shares.map { share in
+                    let n = noise / share.squareRoot()
+                    return RGB(r: 160 + 0.3 * pulse + n * rng.gaussian(), g: 120 + pulse + n * rng.gaussian(),
+                               b: 100 + 0.5 * pulse + n * rng.gaussian())
+                }
+                let whole = zip(colours, shares).reduce(RGB(r: 0, g: 0, b: 0)) {
+                    RGB(r: $0.r + $1.0.r * $1.1, g: $0.g + $1.0.g * $1.1, b: $0.b + $1.0.b * $1.1)
+                }
+                return VitalsEngine.Sample(t: t, rgb: whole, parts: VitalsEngine.SkinParts(colours: colours, shares: shares),
+                                           faceX: 0, faceY: 0, motion: [0, 0, 0, 0], upper: nil, lower: nil, background: nil)
+            }
+            var result = VitalsFrameResult(condition: .ok, face: nil)
+            engine.hrv(&result, at: 61.9, duration: 61.9, pulse: (rate: 75, confidence: 90, snr: 10))
+            let sample = try #require(result.hrv.first)
+            // The truth over the intervals of the window.
+            let inWindow = zip(beats.dropFirst(), rr).filter { $0.0 > 2 && $0.0 < 61.9 }.map(\.1)
+            return (sample, try #require(HRVMeasures.from(intervals: inWindow)).rmssd)
+        }
+        let clean = try hrv(noise: 0.02, seed: 3)
+        #expect(clean.sample.confidence >= VitalsStability.hrv)
+        #expect(abs(clean.sample.measures.rmssd - clean.truth) < 5, "RMSSD \(clean.sample.measures.rmssd) vs \(clean.truth)")
+        // Noise that leaves every beat found (the accepted fraction alone would call it stable) but their times
+        // far noisier than the heart's rhythm.
+        let swamped = try hrv(noise: 0.5, seed: 4)
+        #expect(swamped.sample.measures.acceptedFraction > 0.9)
+        #expect(swamped.sample.confidence < VitalsStability.hrv,
+                "RMSSD \(swamped.sample.measures.rmssd) vs \(swamped.truth), confidence \(swamped.sample.confidence)")
+    }
+
     @Test("motion echoed in the colour trace is removed, the pulse kept")
     func motionRemoval() throws {
         let fs = 30.0, n = 360

@@ -7,11 +7,13 @@ extension VitalsEngine {
 
     /// The skin's mean colour this frame: forehead and both cheeks, clear of the eyes and the mouth, at the tracked
     /// sub-pixel position (bilinear blend of the four integer placements, so that slow motion does not step the
-    /// averages); and the position it was sampled at (`skinPosition`, moved through its play filter).
-    func sampleSkin(_ view: VitalsPixelView, box: VitalsRect) -> (rgb: RGB, position: (x: Double, y: Double)) {
+    /// averages); the same region by region (see ``SkinParts``), nil when a region is outside the frame; and the
+    /// position it was sampled at (`skinPosition`, moved through its play filter).
+    func sampleSkin(_ view: VitalsPixelView, box: VitalsRect) -> (rgb: RGB, parts: SkinParts?, position: (x: Double, y: Double)) {
         let rois = Self.skinRegions(of: box)
         var rgb = RGB(r: 0, g: 0, b: 0)
         var weight = 0.0
+        var colours: [RGB] = [], areas: [Double] = []
         func follow(_ current: Double, _ target: Double) -> Double {
             let d = target - current
             return abs(d) <= Self.skinPlay ? current : target - (d > 0 ? Self.skinPlay : -Self.skinPlay)
@@ -33,9 +35,12 @@ extension VitalsEngine {
             let a = Double(r.width * r.height)
             rgb.r += m.r * a; rgb.g += m.g * a; rgb.b += m.b * a
             weight += a
+            colours.append(m)
+            areas.append(a)
         }
+        let parts = colours.count == rois.count && weight > 0 ? SkinParts(colours: colours, shares: areas.map { $0 / weight }) : nil
         if weight > 0 { rgb.r /= weight; rgb.g /= weight; rgb.b /= weight }
-        return (rgb, position)
+        return (rgb, parts, position)
     }
 
     /// The area-weighted mean colour of `regions` (each clamped to the frame; slivers under 8 px skipped), sampled

@@ -48,12 +48,22 @@ public final class VitalsEngine {
     struct Sample {
         var t: Double
         var rgb: RGB
+        /// The skin's colour region by region, for timing the beats on each (see ``SkinParts``).
+        var parts: SkinParts?
         var faceX: Double, faceY: Double
         /// Motion the colour trace may echo: the tracked face position and how far the skin regions lag it.
         var motion: [Double]
         var upper: Double?, lower: Double?, background: Double?
         /// Mean colour of the background beside the head: in a still scene, any variation is the video's own noise.
         var backgroundRGB: RGB?
+    }
+
+    /// The skin's mean colour in its three regions (forehead, left cheek, right cheek), which share the pulse but
+    /// not the camera's noise, with each region's share of the skin's pixels: how far the beat times the three give
+    /// disagree measures the noise of each (``HRVMeasures/combinedBeats(_:parts:rate:expectedRate:)``).
+    struct SkinParts {
+        var colours: [RGB]
+        var shares: [Double]
     }
     var samples: [Sample] = []
     var frameTimes: [Double] = []
@@ -109,13 +119,13 @@ public final class VitalsEngine {
         }
         lastFaceSeen = t
 
-        let (rgb, position) = sampleSkin(view, box: box)
+        let (rgb, parts, position) = sampleSkin(view, box: box)
         let luma = rgb.luma
 
         let (upper, lower, background) = measureMotion(view)
         let backgroundRGB = Self.meanColour(of: backgroundRegions, in: view)
         let motion = [anchorOffset.x + subpixel.x, anchorOffset.y + subpixel.y, subpixel.x - position.x, subpixel.y - position.y]
-        samples.append(Sample(t: t, rgb: rgb, faceX: anchorOffset.x + Double(box.x), faceY: anchorOffset.y + Double(box.y),
+        samples.append(Sample(t: t, rgb: rgb, parts: parts, faceX: anchorOffset.x + Double(box.x), faceY: anchorOffset.y + Double(box.y),
                               motion: motion, upper: upper, lower: lower, background: background, backgroundRGB: backgroundRGB))
         result.measurement = VitalsFrameMeasurement(skinRed: rgb.r, skinGreen: rgb.g, skinBlue: rgb.b, upperChest: upper,
                                                     lowerChest: lower, background: background)

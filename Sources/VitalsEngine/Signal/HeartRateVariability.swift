@@ -76,25 +76,38 @@ public struct HRVMeasures: Sendable, Hashable {
 
     /// Detects beats in a uniformly sampled pulse wave and returns the cleaned NN intervals in ms, as runs of
     /// consecutive accepted intervals, the accepted fraction, and the beat times' precision when it could be judged;
-    /// `expectedRate` (bpm) sets the refractory distance.
+    /// `expectedRate` (bpm) sets the refractory distance. ``beats(wave:shape:rate:expectedRate:)`` then
+    /// ``intervals(beats:rate:expectedRate:)``.
+    static func intervals(wave: [Double], shape: [Double]? = nil, rate fs: Double, expectedRate: Double)
+        -> (runs: [[Double]], accepted: Double, timingBound: Double) {
+        let found = beats(wave: wave, shape: shape, rate: fs, expectedRate: expectedRate)
+        let cleaned = intervals(beats: found.times, rate: fs, expectedRate: expectedRate)
+        return (cleaned.runs, cleaned.accepted, found.timingBound)
+    }
+
+    /// Finds the beats of a uniformly sampled pulse wave: their times in samples, and (with `shape`) how precise
+    /// those times can be; `expectedRate` (bpm) sets the refractory distance.
     ///
     /// Beats are found as peaks of `wave` (narrow band around the pulse) and then timed on `shape` (a wider band that
     /// keeps the beat's form) by cross-correlating each beat with the average beat: the whole beat votes on its time,
     /// not the three samples around a peak, which keeps camera noise out of the intervals. `timingBound` is the
     /// median over the beats of the Cramér–Rao bound on that timing (ms², see ``refine(_:on:period:)``), 0 without
     /// `shape`.
-    static func intervals(wave: [Double], shape: [Double]? = nil, rate fs: Double, expectedRate: Double)
-        -> (runs: [[Double]], accepted: Double, timingBound: Double) {
-        guard wave.count > 5, expectedRate > 0 else { return ([], 0, 0) }
+    static func beats(wave: [Double], shape: [Double]? = nil, rate fs: Double, expectedRate: Double)
+        -> (times: [Double], timingBound: Double) {
+        guard wave.count > 5, expectedRate > 0, fs > 0 else { return ([], 0) }
         let period = 60 / expectedRate * fs
-        var peaks = peakPositions(wave, minDistance: max(2, Int(0.6 * period)))
-        var timingBound = 0.0
-        if let shape, shape.count == wave.count {
-            let refined = refine(peaks, on: shape, period: period)
-            peaks = refined.peaks
-            timingBound = refined.timingBound * (1000 / fs) * (1000 / fs)
-        }
-        guard peaks.count >= 3 else { return ([], 0, 0) }
+        let peaks = peakPositions(wave, minDistance: max(2, Int(0.6 * period)))
+        guard let shape, shape.count == wave.count else { return (peaks, 0) }
+        let refined = refine(peaks, on: shape, period: period)
+        return (refined.peaks, refined.timingBound * (1000 / fs) * (1000 / fs))
+    }
+
+    /// The NN intervals (ms) between successive beats (times in samples at `fs`), cleaned of ectopic and missed
+    /// beats (more than 25 % from the median interval, or from the expected one when the median is itself far from
+    /// it), as runs of consecutive accepted intervals, and the fraction accepted.
+    static func intervals(beats peaks: [Double], rate fs: Double, expectedRate: Double) -> (runs: [[Double]], accepted: Double) {
+        guard peaks.count >= 3, expectedRate > 0, fs > 0 else { return ([], 0) }
         var raw: [Double] = []
         for k in 1 ..< peaks.count { raw.append((peaks[k] - peaks[k - 1]) / fs * 1000) }
         let med = SignalMath.median(raw)
@@ -110,7 +123,32 @@ public struct HRVMeasures: Sendable, Hashable {
                 runs.append([])
             }
         }
-        return (runs.filter { !$0.isEmpty }, Double(acceptedCount) / Double(raw.count), timingBound)
+        return (runs.filter { !$0.isEmpty }, Double(acceptedCount) / Double(raw.count))
+    }
+
+    /// The variance (ms²) of the beat-timing errors of a wave taken from the whole skin, read from two parts of it
+    /// that share the pulse but not the camera's noise (the forehead and the cheeks): each beat of `beats` is timed
+    /// again on each part's `shape`, and the spread of the two times' difference is the sum of the parts' timing
+    /// variances. For noise that averages out over pixels, a part holding the share `p` of the pixels times with
+    /// variance σ²/p where the whole times with σ², so the whole's variance is p(1 − p) times the difference's.
+    ///
+    /// Unlike ``timingNoise(runs:)`` this does not depend on how the heart's own rhythm is correlated, and unlike the
+    /// bound of ``refine(_:on:period:)`` it sees noise that is not white (a codec's errors carried from frame to
+    /// frame); noise the two parts share (a whole block of video held still) stays unseen. The spread is taken
+    /// robustly (1.4826 × the median absolute deviation, which a beat timed on another cycle in one part does not
+    /// move); 0 with fewer than eight beats timed in both, or parts of unequal length.
+    static func splitTimingNoise(beats: [Double], first: [Double], second: [Double], firstShare p: Double,
+                                 rate fs: Double, expectedRate: Double) -> Double {
+        guard first.count == second.count, !first.isEmpty, p > 0, p < 1, fs > 0, expectedRate > 0 else { return 0 }
+        let period = 60 / expectedRate * fs
+        let a = refine(beats, on: first, period: period)
+        let b = refine(beats, on: second, period: period)
+        var differences: [Double] = []
+        for k in beats.indices where a.timed[k] && b.timed[k] { differences.append(a.peaks[k] - b.peaks[k]) }
+        guard differences.count >= 8 else { return 0 }
+        let centre = SignalMath.median(differences)
+        let spread = 1.4826 * SignalMath.median(differences.map { abs($0 - centre) })
+        return p * (1 - p) * spread * spread * (1000 / fs) * (1000 / fs)
     }
 
     /// Positive local maxima at least `minDistance` samples apart (the highest within reach wins), with parabolic
@@ -143,7 +181,8 @@ public struct HRVMeasures: Sendable, Hashable {
     /// template leaves) over the energy of the scaled template's slope. Noise a beat's timing cannot escape, so
     /// the least that beat-time errors add to the intervals; read from the wave itself, it does not depend on how
     /// the heart's own rhythm is correlated (see ``timingNoise(runs:)``).
-    static func refine(_ peaks: [Double], on shape: [Double], period: Double) -> (peaks: [Double], timingBound: Double) {
+    /// `timed[k]` says whether beat `k` was re-timed (a beat too near either end keeps its peak's time).
+    static func refine(_ peaks: [Double], on shape: [Double], period: Double) -> (peaks: [Double], timed: [Bool], timingBound: Double) {
         let n = shape.count
         let half = max(2, Int(0.5 * period))
         let maxLag = max(1, Int(0.2 * period))
@@ -154,18 +193,21 @@ public struct HRVMeasures: Sendable, Hashable {
             for j in -half ... half { template[j + half] += shape[c + j] }
             used += 1
         }
-        guard used >= 3 else { return (peaks, 0) }
+        guard used >= 3 else { return (peaks, peaks.map { _ in false }, 0) }
         let m = SignalMath.mean(template)
         for j in template.indices { template[j] = (template[j] / Double(used)) - m / Double(used) }
         let templateEnergy = template.reduce(0) { $0 + $1 * $1 }
         let slopeEnergy = Self.slopeEnergy(template)
         var bounds: [Double] = []
         var refined: [Double] = []
+        var timed: [Bool] = []
         for (k, c) in centres.enumerated() {
             guard c - half - maxLag - 1 >= 0, c + half + maxLag + 1 < n else {
                 refined.append(peaks[k])
+                timed.append(false)
                 continue
             }
+            timed.append(true)
             var scores = [Double](repeating: 0, count: 2 * maxLag + 3)
             for lag in -(maxLag + 1) ... (maxLag + 1) {
                 var s = 0.0
@@ -188,7 +230,7 @@ public struct HRVMeasures: Sendable, Hashable {
             }
             bounds.append(residual / Double(2 * half + 1) / (scale * scale * slopeEnergy))
         }
-        return (refined, bounds.isEmpty ? 0 : SignalMath.median(bounds))
+        return (refined, timed, bounds.isEmpty ? 0 : SignalMath.median(bounds))
     }
 
     /// The energy of a beat's slope, Σ s′(n)² in (units per sample)², taken in the frequency domain (Parseval,
