@@ -255,23 +255,30 @@ struct EstimatorTests {
         #expect(central < 0.2 * HRVMeasures.slopeEnergy(fast))
     }
 
-    @Test("the beats' own noise bounds the timing correction where the heart's rhythm hides it from the intervals")
-    func timingBoundFromTheWave() throws {
-        // Respiratory sinus arrhythmia: a smooth rhythm, neighbouring intervals alike (positively correlated), which
-        // masks the anti-correlation timing noise leaves in the intervals.
-        let fs = 30.0
+    /// 75 beats of respiratory sinus arrhythmia (800 ± 40 ms, a 4.5-beat cycle: a smooth rhythm whose neighbouring
+    /// intervals are alike, which masks the anti-correlation timing noise leaves in them) as a clean pulse wave of
+    /// Gaussian bumps sampled at `rate`, and its intervals (ms).
+    static func smoothRhythm(rate fs: Double) -> (rr: [Double], clean: [Double]) {
         var rr: [Double] = [], beats: [Double] = [0.5]
         for k in 0 ..< 75 {
             let interval = 800 + 40 * sin(2 * Double.pi * Double(k) / 4.5)
             rr.append(interval)
             beats.append(beats.last! + interval / 1000)
         }
-        var rng = SplitMix(seed: 33)
         let n = Int(beats.last! * fs) + 15
         let clean = (0 ..< n).map { i -> Double in
             let t = Double(i) / fs
             return beats.reduce(0) { acc, b in acc + exp(-pow((t - b) / 0.12, 2)) }
         }
+        return (rr, clean)
+    }
+
+    @Test("the beats' own noise bounds the timing correction where the heart's rhythm hides it from the intervals")
+    func timingBoundFromTheWave() throws {
+        // Respiratory sinus arrhythmia, which masks timing noise from the intervals (smoothRhythm).
+        let fs = 30.0
+        let (rr, clean) = Self.smoothRhythm(rate: fs)
+        var rng = SplitMix(seed: 33)
         let noisy = clean.map { $0 + 0.12 * rng.gaussian() }
         // The engine's two bands around the pulse (VitalsEngine+HRV.swift), then its beat detection.
         let f0 = 60_000 / 800 / 60.0
@@ -304,21 +311,11 @@ struct EstimatorTests {
 
     @Test("two parts of the skin that disagree on the beat times measure the whole's timing noise")
     func timingNoiseFromTwoParts() throws {
-        // The rhythm of timingBoundFromTheWave (RSA, which hides timing noise from the intervals), seen through two
+        // The rhythm of timingBoundFromTheWave (smoothRhythm), seen through two
         // parts of the skin with independent noise: the forehead holds 40 % of the pixels, the cheeks 60 %.
         let fs = 30.0, share = 0.4
-        var rr: [Double] = [], beats: [Double] = [0.5]
-        for k in 0 ..< 75 {
-            let interval = 800 + 40 * sin(2 * Double.pi * Double(k) / 4.5)
-            rr.append(interval)
-            beats.append(beats.last! + interval / 1000)
-        }
+        let (rr, clean) = Self.smoothRhythm(rate: fs)
         var rng = SplitMix(seed: 34)
-        let n = Int(beats.last! * fs) + 15
-        let clean = (0 ..< n).map { i -> Double in
-            let t = Double(i) / fs
-            return beats.reduce(0) { acc, b in acc + exp(-pow((t - b) / 0.12, 2)) }
-        }
         // Pixel noise averages over each part's pixels; the whole is the pixel-weighted mean of the two.
         let forehead = clean.map { $0 + 0.15 / share.squareRoot() * rng.gaussian() }
         let cheeks = clean.map { $0 + 0.15 / (1 - share).squareRoot() * rng.gaussian() }
