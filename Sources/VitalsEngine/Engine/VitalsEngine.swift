@@ -59,8 +59,9 @@ public final class VitalsEngine {
     }
 
     /// The skin's mean colour in its three regions (forehead, left cheek, right cheek), which share the pulse but
-    /// not the camera's noise, with each region's share of the skin's pixels: how far the beat times the three give
-    /// disagree measures the noise of each (``HRVMeasures/combinedBeats(_:parts:rate:expectedRate:)``).
+    /// not the camera's noise, with each region's share of the skin's pixels: how far the forehead's and the cheeks'
+    /// beat times disagree measures the timing noise of the whole
+    /// (``HRVMeasures/splitTimingNoise(beats:first:second:firstShare:rate:expectedRate:)``).
     struct SkinParts {
         var colours: [RGB]
         var shares: [Double]
