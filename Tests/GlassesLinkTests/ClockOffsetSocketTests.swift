@@ -87,7 +87,11 @@ struct ClockOffsetSocketTests {
         let statistics = (host as? any LinkDiagnosticsReporting)?.diagnostics.clock
         #expect(statistics?.offsetUs == offset.wholeMicroseconds)
         #expect(statistics?.roundTripUs == 0)  // virtual time stood still while the bytes travelled
-        #expect(statistics?.exchangesAccepted == 1)
+        // One or two exchanges: both ends beat at the same virtual instants, and whether the host's beat of 1 s (or
+        // of 2 s) reaches the device before the device's own timer fires in that instant depends on the socket's
+        // threads. Every exchange measures the same offset; none may be rejected.
+        #expect((1...2).contains(statistics?.exchangesAccepted ?? 0))
+        #expect(statistics?.exchangesRejected == 0)
 
         // After it: capture 12.5 ms before sending, on the device's clock, arrives on the host's clock.
         send(captureAgoUs: 12_500)
