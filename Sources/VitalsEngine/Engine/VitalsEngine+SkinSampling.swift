@@ -81,8 +81,10 @@ extension VitalsEngine {
                 part((0.64, 0.50, 0.84, 0.70), (0.60, 0.45, 0.90, 0.76))]
     }
 
-    /// Face widths (px) up to which the skin regions are the wide ones.
-    static let wideSkinBelow = 100
-    /// Face widths (px) from which the skin regions are the compact ones.
+    /// Face widths (px) up to which the skin regions are the wide ones: the real-photograph faces measured at
+    /// 153–171 px time their beats better with them (docs/VITALS-ENGINE.md, *Skin regions sized to the face*).
+    static let wideSkinBelow = 170
+    /// Face widths (px) from which the skin regions are the compact ones: the simulator's moving 200 px faces lose
+    /// HRV accuracy with the wide ones.
     static let compactSkinFrom = 200
 }
