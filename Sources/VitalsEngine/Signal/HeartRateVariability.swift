@@ -78,9 +78,9 @@ public struct HRVMeasures: Sendable, Hashable {
     /// consecutive accepted intervals, the accepted fraction, and the beat times' precision when it could be judged;
     /// `expectedRate` (bpm) sets the refractory distance. ``beats(wave:shape:rate:expectedRate:)`` then
     /// ``intervals(beats:rate:expectedRate:)``.
-    static func intervals(wave: [Double], shape: [Double]? = nil, rate fs: Double, expectedRate: Double)
+    static func intervals(wave: [Double], shape: [Double]? = nil, shapeBandShare: Double = 1, rate fs: Double, expectedRate: Double)
         -> (runs: [[Double]], accepted: Double, timingBound: Double) {
-        let found = beats(wave: wave, shape: shape, rate: fs, expectedRate: expectedRate)
+        let found = beats(wave: wave, shape: shape, shapeBandShare: shapeBandShare, rate: fs, expectedRate: expectedRate)
         let cleaned = intervals(beats: found.times, rate: fs, expectedRate: expectedRate)
         return (cleaned.runs, cleaned.accepted, found.timingBound)
     }
@@ -91,15 +91,16 @@ public struct HRVMeasures: Sendable, Hashable {
     /// Beats are found as peaks of `wave` (narrow band around the pulse) and then timed on `shape` (a wider band that
     /// keeps the beat's form) by cross-correlating each beat with the average beat: the whole beat votes on its time,
     /// not the three samples around a peak, which keeps camera noise out of the intervals. `timingBound` is the
-    /// median over the beats of the Cramér–Rao bound on that timing (ms², see ``refine(_:on:period:)``), 0 without
-    /// `shape`.
-    static func beats(wave: [Double], shape: [Double]? = nil, rate fs: Double, expectedRate: Double)
+    /// median over the beats of the Cramér–Rao bound on that timing (ms², see ``refine(_:on:period:bandShare:)``), 0
+    /// without `shape`; `shapeBandShare` is the share of the band from 0 to half of `fs` that `shape` was
+    /// band-passed to.
+    static func beats(wave: [Double], shape: [Double]? = nil, shapeBandShare: Double = 1, rate fs: Double, expectedRate: Double)
         -> (times: [Double], timingBound: Double) {
         guard wave.count > 5, expectedRate > 0, fs > 0 else { return ([], 0) }
         let period = 60 / expectedRate * fs
         let peaks = peakPositions(wave, minDistance: max(2, Int(0.6 * period)))
         guard let shape, shape.count == wave.count else { return (peaks, 0) }
-        let refined = refine(peaks, on: shape, period: period)
+        let refined = refine(peaks, on: shape, period: period, bandShare: shapeBandShare)
         return (refined.peaks, refined.timingBound * (1000 / fs) * (1000 / fs))
     }
 
@@ -133,7 +134,7 @@ public struct HRVMeasures: Sendable, Hashable {
     /// variance σ²/p where the whole times with σ², so the whole's variance is p(1 − p) times the difference's.
     ///
     /// Unlike ``timingNoise(runs:)`` this does not depend on how the heart's own rhythm is correlated, and unlike the
-    /// bound of ``refine(_:on:period:)`` it sees noise that is not white (a codec's errors carried from frame to
+    /// bound of ``refine(_:on:period:bandShare:)`` it sees noise that is not white (a codec's errors carried from frame to
     /// frame); noise the two parts share (a whole block of video held still) stays unseen. The spread is taken
     /// robustly (1.4826 × the median absolute deviation, which a beat timed on another cycle in one part does not
     /// move); 0 with fewer than eight beats timed in both, or parts of unequal length.
@@ -177,12 +178,16 @@ public struct HRVMeasures: Sendable, Hashable {
     /// precise that timing can be.
     ///
     /// `timingBound` (samples², 0 when no beat could be judged) is the median over the beats of the Cramér–Rao bound
-    /// for a delay measured against a known template in white noise: the beat's residual variance (what the scaled
-    /// template leaves) over the energy of the scaled template's slope. Noise a beat's timing cannot escape, so
-    /// the least that beat-time errors add to the intervals; read from the wave itself, it does not depend on how
-    /// the heart's own rhythm is correlated (see ``timingNoise(runs:)``).
+    /// for a delay measured against a known template in white noise: the noise's level over the energy of the scaled
+    /// template's slope. Noise a beat's timing cannot escape, so the least that beat-time errors add to the
+    /// intervals; read from the wave itself, it does not depend on how the heart's own rhythm is correlated (see
+    /// ``timingNoise(runs:)``). The noise's level is the beat's residual variance (what the scaled template leaves)
+    /// over `bandShare`, the share of the band from 0 to half the sampling rate that `shape` was band-passed to: the
+    /// residual holds only that share of white noise's variance, so without it the bound would read 2–10 times low,
+    /// by an amount that depends on the pulse rate and the frame rate.
     /// `timed[k]` says whether beat `k` was re-timed (a beat too near either end keeps its peak's time).
-    static func refine(_ peaks: [Double], on shape: [Double], period: Double) -> (peaks: [Double], timed: [Bool], timingBound: Double) {
+    static func refine(_ peaks: [Double], on shape: [Double], period: Double, bandShare: Double = 1)
+        -> (peaks: [Double], timed: [Bool], timingBound: Double) {
         let n = shape.count
         let half = max(2, Int(0.5 * period))
         let maxLag = max(1, Int(0.2 * period))
@@ -228,7 +233,7 @@ public struct HRVMeasures: Sendable, Hashable {
                 let e = shape[at + j] - scale * template[j + half]
                 residual += e * e
             }
-            bounds.append(residual / Double(2 * half + 1) / (scale * scale * slopeEnergy))
+            bounds.append(residual / Double(2 * half + 1) / min(1, max(0.01, bandShare)) / (scale * scale * slopeEnergy))
         }
         return (refined, timed, bounds.isEmpty ? 0 : SignalMath.median(bounds))
     }
