@@ -319,8 +319,8 @@ struct EstimatorTests {
     func timingBoundIndependentOfTheBand() {
         // Beats with nothing above their second harmonic (the rhythm of smoothRhythm, each beat a fundamental and a
         // second harmonic, so at most 2.6 Hz), their shape taken through a band to 3 times the pulse (the engine's)
-        // and through one to 5 times: the wider band passes 1.8 times the noise and none more of the beats, so the
-        // precision their timing can reach is the same.
+        // and through one to 5 times: the wider band is 1.8 times as wide and passes more noise but none more of the
+        // beats, so the precision their timing can reach is the same.
         let fs = 30.0, f0 = 75 / 60.0
         var beats = [0.5]
         for k in 0 ..< 75 { beats.append(beats.last! + (800 + 40 * sin(2 * Double.pi * Double(k) / 4.5)) / 1000) }

@@ -102,7 +102,8 @@ extension VitalsEngine {
     /// noise. On white noise the cross-correlation times beats within a quarter of the bound in variance
     /// (`EstimatorTests`), but on real video the residual the bound is read from also holds the beats' own changes
     /// of shape, so the whole bound over-corrects. Fitted on the real-photograph clips and the simulator (8 subjects)
-    /// at 0.2–0.5: 0.25 left every uncompressed photograph clip from 75 px stable, with the lowest RMSSD error
-    /// there but one, and the 15 fps subjects' error lowest (docs/VITALS-ENGINE.md, *Beat-timing noise*).
+    /// at 0.2–0.5: from 0.3 down every uncompressed photograph clip from 75 px ends stable, lower values bring those
+    /// clips' RMSSD closer and the simulator's 30 fps subjects' further, and 0.25 gave the 15 fps subjects the
+    /// lowest error (docs/VITALS-ENGINE.md, *Beat-timing noise*).
     static let timingBoundFactor = 0.25
 }

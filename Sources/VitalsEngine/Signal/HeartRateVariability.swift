@@ -76,7 +76,7 @@ public struct HRVMeasures: Sendable, Hashable {
 
     /// Detects beats in a uniformly sampled pulse wave and returns the cleaned NN intervals in ms, as runs of
     /// consecutive accepted intervals, the accepted fraction, and the beat times' precision when it could be judged;
-    /// `expectedRate` (bpm) sets the refractory distance. ``beats(wave:shape:rate:expectedRate:)`` then
+    /// `expectedRate` (bpm) sets the refractory distance. ``beats(wave:shape:shapeBandShare:rate:expectedRate:)`` then
     /// ``intervals(beats:rate:expectedRate:)``.
     static func intervals(wave: [Double], shape: [Double]? = nil, shapeBandShare: Double = 1, rate fs: Double, expectedRate: Double)
         -> (runs: [[Double]], accepted: Double, timingBound: Double) {
