@@ -98,28 +98,41 @@ struct VideoLineTests {
         #expect(VitalsEngine.echoMask(lines: [0, 0], echoLeft: [0.1]).isEmpty)
     }
 
-    @Test("a steady shake's line is found in the face position and masked where the skin echoed it, not at the pulse")
+    @Test("a steady shake's line is found in the face position and, in compressed video, masked where the skin echoed it, not at the pulse")
     func shakeLineMasked() throws {
-        let engine = try VitalsEngine()
-        // 12 s at 30 fps: a 108 bpm pulse, and a 0.9 Hz vertical shake whose echo in the skin is 5 times stronger.
-        let samples = (0 ..< 360).map { i -> VitalsEngine.Sample in
-            let t = Double(i) / 30
-            let shake = 0.6 * sin(2 * .pi * 0.9 * t)
-            let v = 120 + 0.2 * sin(2 * .pi * 1.8 * t) + 1.0 * shake
-            return VitalsEngine.Sample(t: t, rgb: RGB(r: v + 30, g: v, b: v - 20), faceX: 0, faceY: shake,
-                                       motion: [0, shake, 0, shake], upper: nil, lower: nil, background: nil, backgroundRGB: nil)
+        // 12 s at 30 fps: a 108 bpm pulse, and a 0.9 Hz vertical shake whose echo in the skin is 5 times stronger;
+        // the background beside the head carries the codec's 1 s refresh in its chroma, or, uncompressed, nothing.
+        func samples(compressed: Bool) -> [VitalsEngine.Sample] {
+            (0 ..< 360).map { i -> VitalsEngine.Sample in
+                let t = Double(i) / 30
+                let shake = 0.6 * sin(2 * .pi * 0.9 * t)
+                let v = 120 + 0.2 * sin(2 * .pi * 1.8 * t) + 1.0 * shake
+                let refresh = compressed ? 0.5 * sin(2 * .pi * 1.0 * t) : 0
+                return VitalsEngine.Sample(t: t, rgb: RGB(r: v + 30, g: v, b: v - 20), faceX: 0, faceY: shake,
+                                           motion: [0, shake, 0, shake], upper: nil, lower: nil, background: nil,
+                                           backgroundRGB: RGB(r: 90, g: 100, b: 110 + refresh))
+            }
         }
-        let trace = engine.skinTrace(samples, from: 0, to: 11.9, rate: 30)
         let grid = stride(from: 40.0 / 60, through: 3.0, by: PulseAnalysis.spectrumStep).map { $0 }
+        let engine = try VitalsEngine()
+        let trace = engine.skinTrace(samples(compressed: true), from: 0, to: 11.9, rate: 30)
         let echoLeft = engine.echoLeft(trace, rate: 30)
         #expect(echoLeft.count == grid.count)
         func left(at f: Double) -> Double { echoLeft[grid.firstIndex { $0 >= f }!] }
         #expect(left(at: 0.9) < 0.05, "the echo was taken out: \(left(at: 0.9))")
         #expect(left(at: 1.8) > 0.9, "the pulse was not: \(left(at: 1.8))")
         for _ in 0 ..< 4 { engine.findLines(in: trace, rate: 30) }
+        try #require(!engine.videoLines.lines.isEmpty, "the codec's line is found")
         let mask = engine.echoMask(trace, rate: 30)
         #expect(mask.count == grid.count)
         #expect(mask[grid.firstIndex { $0 >= 0.9 }!] == 0)
         #expect(mask[grid.firstIndex { $0 >= 1.8 }!] == 1)
+        // Uncompressed, the same shake's line is found but nothing is masked.
+        let plain = try VitalsEngine()
+        let rawTrace = plain.skinTrace(samples(compressed: false), from: 0, to: 11.9, rate: 30)
+        for _ in 0 ..< 4 { plain.findLines(in: rawTrace, rate: 30) }
+        #expect(plain.motionLines.lines.contains { abs($0 - 0.9) < 0.05 }, "motion lines \(plain.motionLines.lines)")
+        #expect(plain.videoLines.lines.isEmpty)
+        #expect(plain.echoMask(rawTrace, rate: 30).isEmpty)
     }
 }

@@ -70,16 +70,21 @@ extension VitalsEngine {
 
     /// The mask for every method's spectrum: 0 on a line of the camera's motion (``motionLines``) where the motion
     /// removal took out more than half of the skin luma's power (``echoLeft(_:rate:)`` below ``echoShare``), 1
-    /// elsewhere; empty before the motion's lines are known.
+    /// elsewhere; empty before the motion's lines are known, and in video that shows none of its own lines
+    /// (``videoLines``: a codec's refresh).
     ///
     /// After HEVC with dim light the removal leaves an echo of a steady shake that still outweighs a weak pulse, so
     /// the line is kept out. Where the removal took out less, the skin's power there is mostly its own: a pulse
     /// that happens to share a frequency with the motion (a simulated head rising with each breath has lines at the
-    /// breathing's harmonics) is kept.
+    /// breathing's harmonics) is kept. In uncompressed video the removal leaves little echo, but a pulse that sits
+    /// on the motion's line loses part of itself to the removal, and the mask then hid the pulse itself (the
+    /// simulator's `raw-motion` subjects at 63.5 and 66.8 bpm, next to its 66 bpm line, read their harmonic):
+    /// there nothing is masked.
     func echoMask(_ trace: ColourTraces, rate fs: Double) -> [Double] {
         let lines = motionLines.mask
         // No line, no mask (an empty mask leaves the spectra as they are), and no spectra to compute.
-        return lines.contains(0) ? Self.echoMask(lines: lines, echoLeft: echoLeft(trace, rate: fs)) : []
+        guard lines.contains(0), !videoLines.lines.isEmpty else { return [] }
+        return Self.echoMask(lines: lines, echoLeft: echoLeft(trace, rate: fs))
     }
 
     /// 0 where `lines` is 0 and `echoLeft` is below ``echoShare``, 1 elsewhere; empty when the grids differ.
