@@ -135,4 +135,44 @@ struct VideoLineTests {
         #expect(plain.videoLines.lines.isEmpty)
         #expect(plain.echoMask(rawTrace, rate: 30).isEmpty)
     }
+
+    @Test("once the background shows the video's own lines, chroma is taken as at least twice the tolerance noisier than luma")
+    func videoLinesFloorTheChromaExcess() throws {
+        // Skin whose chroma carries a codec's 55 bpm rhythm and whose luma carries a 144 bpm pulse, in a window
+        // where the background's own measure reads 0.4, the level of uncompressed video (shake and dim light raise
+        // the background's luma as much as the codec raises its chroma).
+        let x = EstimatorTests.codecTrace()
+        let trace = VitalsEngine.ColourTraces(r: x.r, g: x.g, b: x.b, chromaExcess: 0.4, background: nil, motion: [],
+                                              lumaBeforeMotionRemoval: [], lumaAfterMotionRemoval: [])
+        let engine = try VitalsEngine()
+        #expect(engine.chromaExcess(of: trace) == 0.4, "no line seen yet: the background's own measure")
+        let misread = PulseAnalysis.analyse(r: x.r, g: x.g, b: x.b, rate: 30, low: 40, high: 180, chromaExcess: engine.chromaExcess(of: trace))
+        #expect(abs(misread.rate - 55.2) < 2, "at 0.4 the chroma rhythm wins: \(misread.rate) bpm")
+        #expect(misread.best.readsChroma, "\(misread.methods)")
+        // The background's chroma holds the codec's 1 s refresh window after window.
+        let refresh = (0 ..< 360).map { i -> VitalsEngine.Sample in
+            let t = Double(i) / 30
+            return VitalsEngine.Sample(t: t, rgb: RGB(r: 150, g: 120, b: 100), faceX: 0, faceY: 0, motion: [0, 0, 0, 0], upper: nil,
+                                       lower: nil, background: nil, backgroundRGB: RGB(r: 90, g: 100, b: 110 + 0.5 * sin(2 * .pi * t)))
+        }
+        let background = engine.skinTrace(refresh, from: 0, to: 11.9, rate: 30)
+        for _ in 0 ..< 4 { engine.findLines(in: background, rate: 30) }
+        try #require(!engine.videoLines.lines.isEmpty, "the codec's line is found")
+        #expect(engine.chromaExcess(of: trace) == VitalsEngine.compressedChromaExcess)
+        let read = PulseAnalysis.analyse(r: x.r, g: x.g, b: x.b, rate: 30, low: 40, high: 180, chromaExcess: engine.chromaExcess(of: trace))
+        // The methods that read chroma lose 6 dB, and LUMA's pulse becomes the best method's (the wave HRV times).
+        for method in PulseMethod.allCases where method.readsChroma {
+            #expect(abs(misread.methods[method]!.snr - read.methods[method]!.snr - 20 * log10(2)) < 1e-6)
+        }
+        #expect(read.best == .luma, "\(read.methods)")
+        func share(_ a: PulseAnalysis) -> Double {
+            func at(_ bpm: Double) -> Double { a.spectrum.power[a.spectrum.frequencies.firstIndex { $0 * 60 >= bpm }!] }
+            return at(143.6) / at(55.2)
+        }
+        #expect(share(read) > 2 * share(misread), "the pulse's share of the fused spectrum: \(share(misread)) → \(share(read))")
+        // A window whose own measure is higher keeps it.
+        var noisier = trace
+        noisier.chromaExcess = 2.5
+        #expect(engine.chromaExcess(of: noisier) == 2.5)
+    }
 }

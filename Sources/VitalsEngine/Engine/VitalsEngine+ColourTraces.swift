@@ -50,6 +50,24 @@ extension VitalsEngine {
                             lumaBeforeMotionRemoval: Self.chroma(of: raw).y, lumaAfterMotionRemoval: lumaAfterMotionRemoval)
     }
 
+    /// How much noisier than its luma the pulse estimators take the video's chroma to be over `trace`'s window: the
+    /// background's measure (``ColourTraces/chromaExcess``), but at least ``compressedChromaExcess`` once the
+    /// background shows the video's own lines (``videoLines``: a codec's refresh).
+    ///
+    /// The background's measure compares its chroma with its luma, and a shaking camera in dim light raises the
+    /// luma's variation as much as the codec's starved chroma raises the chroma's: after HEVC at 2 Mbit/s with
+    /// 3 px of shake and light at 0.7 it reads 0.4–0.5, the level of uncompressed video, while POS, CHROM and GREEN
+    /// read a different rhythm each window and LUMA holds the pulse. A line in the background's chroma that
+    /// persists window after window is the codec's own evidence, whatever the luma does.
+    func chromaExcess(of trace: ColourTraces) -> Double {
+        videoLines.lines.isEmpty ? trace.chromaExcess : max(trace.chromaExcess, Self.compressedChromaExcess)
+    }
+
+    /// The least chroma excess taken for video that shows its own lines: the low end of what HEVC at 2 Mbit/s
+    /// measures on a still background (1–3), twice ``PulseAnalysis/chromaTolerance``, so chroma is marked down by
+    /// 6 dB.
+    static let compressedChromaExcess = 1.0
+
     /// Per bin of the pulse band's grid, the share of the skin luma's power the motion removal left in `trace`:
     /// near 0 where the trace was mostly the motion's echo, near 1 where the motion explained nothing. The echo
     /// removed is the motion's alone: the background's share is taken out after it.

@@ -173,7 +173,11 @@ extension VitalsEngine {
             if abs(dcx) < 0.12 * w, abs(dcy) < 0.12 * w, abs(ds) < 0.2 * w { return }
             anchorOffset.x += Double(current.x - face.x)
             anchorOffset.y += Double(current.y - face.y)
+        } else {
+            // A face found afresh (after a loss, or the first) starts from its own colour level.
+            splice = ColourSplice()
         }
+        adoptions += 1
         anchorBox = face
         trackedBox = face
         subpixel = (Double(face.x), Double(face.y))

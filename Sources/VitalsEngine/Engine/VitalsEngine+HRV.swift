@@ -11,7 +11,7 @@ extension VitalsEngine {
         let (r, g, b) = (trace.r, trace.g, trace.b)
         // The method that is best over the whole window, band-passed around the pulse with room for its variability.
         let analysis = PulseAnalysis.analyse(r: r, g: g, b: b, rate: fs, low: c.pulseRange.lowerBound, high: c.pulseRange.upperBound,
-                                             chromaExcess: trace.chromaExcess, chromaMask: videoLines.mask)
+                                             chromaExcess: chromaExcess(of: trace), chromaMask: videoLines.mask)
         let f0 = pulse.rate / 60
         let wideBand = (low: 0.6, high: min(4, fs / 2 - 0.5))
         let shapeBand = (low: max(0.5, f0 * 0.5), high: min(fs / 2 - 0.5, f0 * 3))

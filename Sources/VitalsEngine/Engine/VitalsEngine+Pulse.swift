@@ -11,7 +11,7 @@ extension VitalsEngine {
         let trace = skinTrace(window, from: start, to: t, rate: fs)
         findLines(in: trace, rate: fs)
         let analysis = PulseAnalysis.analyse(r: trace.r, g: trace.g, b: trace.b, rate: fs, low: c.pulseRange.lowerBound,
-                                             high: c.pulseRange.upperBound, chromaExcess: trace.chromaExcess,
+                                             high: c.pulseRange.upperBound, chromaExcess: chromaExcess(of: trace),
                                              chromaMask: videoLines.mask, mask: echoMask(trace, rate: fs))
         // The rate the tracker follows across windows (see PulseTracker), and the SNR of this window at it.
         let frequency = pulseTracker.update(analysis.spectrum, videoLines: videoLines.lines)

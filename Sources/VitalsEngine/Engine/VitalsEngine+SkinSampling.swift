@@ -6,20 +6,26 @@ extension VitalsEngine {
     private static let skinPlay = 1.0
 
     /// The skin's mean colour this frame: forehead and both cheeks, clear of the eyes and the mouth, at the tracked
-    /// sub-pixel position (bilinear blend of the four integer placements, so that slow motion does not step the
-    /// averages); the same region by region (see ``SkinParts``), nil when a region is outside the frame; and the
-    /// position it was sampled at (`skinPosition`, moved through its play filter).
+    /// sub-pixel position moved through its play filter (`skinPosition`); the same region by region (see
+    /// ``SkinParts``), nil when a region is outside the frame; and the position it was sampled at.
     func sampleSkin(_ view: VitalsPixelView, box: VitalsRect) -> (rgb: RGB, parts: SkinParts?, position: (x: Double, y: Double)) {
-        let rois = Self.skinRegions(of: box)
-        var rgb = RGB(r: 0, g: 0, b: 0)
-        var weight = 0.0
-        var colours: [RGB] = [], areas: [Double] = []
         func follow(_ current: Double, _ target: Double) -> Double {
             let d = target - current
             return abs(d) <= Self.skinPlay ? current : target - (d > 0 ? Self.skinPlay : -Self.skinPlay)
         }
         skinPosition = (follow(skinPosition.x, subpixel.x), follow(skinPosition.y, subpixel.y))
-        let position = skinPosition
+        let (rgb, parts) = Self.skinColour(view, box: box, position: skinPosition)
+        return (rgb, parts, skinPosition)
+    }
+
+    /// The skin's mean colour in `view` with the regions of `box` placed at the sub-pixel `position` (bilinear blend
+    /// of the four integer placements, so that slow motion does not step the averages), and region by region (nil
+    /// when a region is outside the frame).
+    static func skinColour(_ view: VitalsPixelView, box: VitalsRect, position: (x: Double, y: Double)) -> (rgb: RGB, parts: SkinParts?) {
+        let rois = skinRegions(of: box)
+        var rgb = RGB(r: 0, g: 0, b: 0)
+        var weight = 0.0
+        var colours: [RGB] = [], areas: [Double] = []
         let fx = position.x - position.x.rounded(.down), fy = position.y - position.y.rounded(.down)
         for roi in rois {
             let base = VitalsRect(x: roi.x - box.x + Int(position.x.rounded(.down)),
@@ -40,7 +46,7 @@ extension VitalsEngine {
         }
         let parts = colours.count == rois.count && weight > 0 ? SkinParts(colours: colours, shares: areas.map { $0 / weight }) : nil
         if weight > 0 { rgb.r /= weight; rgb.g /= weight; rgb.b /= weight }
-        return (rgb, parts, position)
+        return (rgb, parts)
     }
 
     /// The area-weighted mean colour of `regions` (each clamped to the frame; slivers under 8 px skipped), sampled

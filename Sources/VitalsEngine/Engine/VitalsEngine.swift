@@ -36,6 +36,10 @@ public final class VitalsEngine {
     /// Where the skin regions are sampled: the tracked position through a play (backlash) filter, so that tracking
     /// jitter below the play (codec artefacts move texture by fractions of a pixel) leaves the regions still.
     var skinPosition = (x: 0.0, y: 0.0)
+    /// How many times a detection has become the face box: a change tells `process` to splice the colours.
+    var adoptions = 0
+    /// The gains that keep the colours continuous across a re-adopted face box.
+    var splice = ColourSplice()
     private var lastFaceSeen = -Double.infinity
 
     // Motion (see VitalsEngine+Breathing.swift).
@@ -106,6 +110,7 @@ public final class VitalsEngine {
         frameTimes.append(t)
         while let first = frameTimes.first, t - first > 2 { frameTimes.removeFirst() }
 
+        let before = (box: trackedBox, position: skinPosition, background: backgroundRegions, adoptions: adoptions)
         trackFace(view, at: t)
         var result = VitalsFrameResult(condition: .ok, face: trackedBox)
         guard let box = trackedBox else {
@@ -124,12 +129,22 @@ public final class VitalsEngine {
         let luma = rgb.luma
 
         let (upper, lower, background) = measureMotion(view)
-        let backgroundRGB = Self.meanColour(of: backgroundRegions, in: view)
+        let measured = ColourSplice.Colours(skin: rgb, parts: parts?.colours, background: Self.meanColour(of: backgroundRegions, in: view))
+        if adoptions != before.adoptions, let oldBox = before.box {
+            // A new face box: the same frame through the old regions, so the traces continue at their level.
+            let old = Self.skinColour(view, box: oldBox, position: before.position)
+            splice.join(old: ColourSplice.Colours(skin: old.rgb, parts: old.parts?.colours,
+                                                  background: Self.meanColour(of: before.background, in: view)),
+                        new: measured)
+        }
+        let colours = splice.applied(to: measured)
+        let skinParts = parts.map { SkinParts(colours: colours.parts ?? $0.colours, shares: $0.shares) }
         let motion = [anchorOffset.x + subpixel.x, anchorOffset.y + subpixel.y, subpixel.x - position.x, subpixel.y - position.y]
-        samples.append(Sample(t: t, rgb: rgb, parts: parts, faceX: anchorOffset.x + Double(box.x), faceY: anchorOffset.y + Double(box.y),
-                              motion: motion, upper: upper, lower: lower, background: background, backgroundRGB: backgroundRGB))
-        result.measurement = VitalsFrameMeasurement(skinRed: rgb.r, skinGreen: rgb.g, skinBlue: rgb.b, upperChest: upper,
-                                                    lowerChest: lower, background: background)
+        samples.append(Sample(t: t, rgb: colours.skin, parts: skinParts, faceX: anchorOffset.x + Double(box.x),
+                              faceY: anchorOffset.y + Double(box.y), motion: motion, upper: upper, lower: lower,
+                              background: background, backgroundRGB: colours.background))
+        result.measurement = VitalsFrameMeasurement(skinRed: colours.skin.r, skinGreen: colours.skin.g, skinBlue: colours.skin.b,
+                                                    upperChest: upper, lowerChest: lower, background: background)
         if startTime == nil { startTime = t }
         let keep = max(configuration.hrvWindow, configuration.breathingWindow) + 2
         if let first = samples.first, t - first.t > keep + 5 {
@@ -148,6 +163,7 @@ public final class VitalsEngine {
     private func restartSignals() {
         if !samples.isEmpty { restarts += 1 }
         samples.removeAll()
+        splice = ColourSplice()
         startTime = nil
         lastHRV = -Double.infinity
         latestPulse = nil

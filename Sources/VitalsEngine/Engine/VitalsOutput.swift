@@ -56,7 +56,8 @@ public struct VitalsTraceSample: Sendable, Hashable {
 /// What the engine read off one frame with a face: the raw material of its estimates, for a caller that streams
 /// waveforms frame by frame without reading the pixels a second time.
 public struct VitalsFrameMeasurement: Sendable, Hashable {
-    /// Mean red of the forehead and cheeks (0–255), sampled at the tracked sub-pixel position.
+    /// Mean red of the forehead and cheeks (0–255), sampled at the tracked sub-pixel position; one continuous series
+    /// while the face is tracked (a new detection's regions are scaled to the level of the ones before).
     public var skinRed: Double
     /// Mean green of the forehead and cheeks (0–255).
     public var skinGreen: Double
