@@ -1,9 +1,6 @@
 import Foundation
-import GlassesSimulator
-import GlassesVideo
 import Testing
 @testable import VitalsEngine
-import WearablesKit
 
 /// The colour traces stay continuous when the tracked face box is replaced (``ColourSplice``).
 @Suite("Colour traces across a re-adopted face box", .serialized)
@@ -70,42 +67,13 @@ struct ColourSpliceTests {
 
     /// Per decoded frame with a face: the tracked box's width and the skin's luma as the engine measured it.
     static func recordSkin(seed: UInt64, bitrate: Int, seconds: Double) throws -> [(width: Int, luma: Double)] {
-        let width = 504, height = 896, fps = 30
-        // The benchmark's draw for this seed (Benchmarks/VitalsBenchmark.swift, runSubject), exactly.
-        var random = SeededRandom(seed: seed, stream: 99)
-        let pulseRate = random.uniform(45 ... 150), breathingRate = random.uniform(6 ... 30)
-        let rmssd = max(5, random.uniform(15 ... 80) * min(1, pow(60 / pulseRate / 0.8, 2)))
-        let scene = try SimulatedScene(profile: SubjectProfile(
-            pulseRate: pulseRate, breathingRate: breathingRate, hrvRMSSD: rmssd,
-            lightingLevel: random.uniform(0.7 ... 1.3), lightingDrift: random.uniform(0 ... 0.03), seed: seed))
-        let encoder = try HEVCEncoder(width: width, height: height, frameRate: fps, bitrate: bitrate)
-        let decoder = try VideoFrameDecoder(outputFormat: .nv12VideoRange)
         let engine = try VitalsEngine()
-        var buffer = [UInt8](repeating: 0, count: width * height * 3 / 2)
         var trace: [(width: Int, luma: Double)] = []
-        for n in 0 ..< Int(seconds * Double(fps)) {
-            let t = Double(n) / Double(fps)
-            let us = Int64((t * 1_000_000).rounded())
-            buffer.withUnsafeMutableBytes { scene.render(at: t, width: width, height: height, into: $0) }
-            guard let image = RawVideoImage(width: width, height: height, lumaBytesPerRow: width, chromaBytesPerRow: width,
-                                            data: Data(buffer)) else { throw TestFailure("the simulator's frame is not NV12 of \(width)×\(height)") }
-            for sample in try encoder.encode(image, presentationTimeUs: us) {
-                let frame = VideoFrame(presentationTimeUs: us, content: .hevc(HEVCSample(
-                    data: sample.data, isKeyframe: sample.isKeyframe, codecConfiguration: encoder.codecConfiguration)))
-                for decoded in try decoder.decode(frame) {
-                    let pb = decoded.pixelBuffer
-                    let result = try pb.withUnsafeReadOnlyStorage { storage -> VitalsFrameResult in
-                        let base = try #require(storage.baseAddress).assumingMemoryBound(to: UInt8.self)
-                        let view = try VitalsPixelView(
-                            format: .nv12VideoRange, width: pb.width, height: pb.height,
-                            plane0: UnsafePointer(base + pb.planes[0].offset), bytesPerRow0: pb.planes[0].bytesPerRow,
-                            plane1: UnsafePointer(base + pb.planes[1].offset), bytesPerRow1: pb.planes[1].bytesPerRow)
-                        return engine.process(view, timestampUs: decoded.presentationTimeUs)
-                    }
-                    if let face = result.face, let m = result.measurement {
-                        trace.append((face.width, RGB(r: m.skinRed, g: m.skinGreen, b: m.skinBlue).luma))
-                    }
-                }
+        try SceneThroughHEVC.run(try SceneThroughHEVC.benchmarkSubject(seed: seed), width: 504, height: 896, seconds: seconds,
+                                 bitrate: bitrate) { decoded, _ in
+            let result = try SceneThroughHEVC.process(decoded, with: engine)
+            if let face = result.face, let m = result.measurement {
+                trace.append((face.width, RGB(r: m.skinRed, g: m.skinGreen, b: m.skinBlue).luma))
             }
         }
         return trace

@@ -54,32 +54,11 @@ struct SimulatedSubjectTests {
     /// The benchmark's subject 15 encoded by libx265 at 2 Mbit/s, decoded by libavcodec into the embedded backend:
     /// the pulse rates it reported, and the subject's ground truth.
     static func recordThroughHEVC(seconds: Double) throws -> ([MeasurementWithConfidence], GroundTruth) {
-        let width = 504, height = 896, fps = 30
-        // The benchmark's draw for subject 15 (Benchmarks/VitalsBenchmark.swift, runSubject), exactly.
-        var random = SeededRandom(seed: 1015, stream: 99)
-        let pulseRate = random.uniform(45 ... 150), breathingRate = random.uniform(6 ... 30)
-        let rmssd = max(5, random.uniform(15 ... 80) * min(1, pow(60 / pulseRate / 0.8, 2)))
-        let scene = try SimulatedScene(profile: SubjectProfile(
-            pulseRate: pulseRate, breathingRate: breathingRate, hrvRMSSD: rmssd,
-            lightingLevel: random.uniform(0.7 ... 1.3), lightingDrift: random.uniform(0 ... 0.03), seed: 1015))
-        let encoder = try HEVCEncoder(width: width, height: height, frameRate: fps, bitrate: 2_000_000)
-        let decoder = try VideoFrameDecoder(outputFormat: .nv12VideoRange)
+        let scene = try SceneThroughHEVC.benchmarkSubject(seed: 1015)
         let processor = try EmbeddedVitalsBackend().makeProcessor(configuration: ProcessingConfiguration(requestedMetrics: [.pulseRate]))
-        var buffer = [UInt8](repeating: 0, count: width * height * 3 / 2)
         var pulses: [MeasurementWithConfidence] = []
-        for n in 0 ..< Int(seconds) * fps {
-            let t = Double(n) / Double(fps)
-            let us = Int64((t * 1_000_000).rounded())
-            buffer.withUnsafeMutableBytes { scene.render(at: t, width: width, height: height, into: $0) }
-            guard let image = RawVideoImage(width: width, height: height, lumaBytesPerRow: width, chromaBytesPerRow: width,
-                                            data: Data(buffer)) else { throw TestFailure("the simulator's frame is not NV12 of \(width)×\(height)") }
-            for sample in try encoder.encode(image, presentationTimeUs: us) {
-                let frame = VideoFrame(presentationTimeUs: us, content: .hevc(HEVCSample(
-                    data: sample.data, isKeyframe: sample.isKeyframe, codecConfiguration: encoder.codecConfiguration)))
-                for decoded in try decoder.decode(frame) {
-                    pulses += processor.process(decoded.pixelBuffer, timestampUs: decoded.presentationTimeUs).metrics?.cardio.pulseRate ?? []
-                }
-            }
+        try SceneThroughHEVC.run(scene, width: 504, height: 896, seconds: Double(Int(seconds)), bitrate: 2_000_000) { decoded, _ in
+            pulses += processor.process(decoded.pixelBuffer, timestampUs: decoded.presentationTimeUs).metrics?.cardio.pulseRate ?? []
         }
         return (pulses, scene.groundTruth(through: seconds))
     }

@@ -44,45 +44,20 @@ struct SmallFacePortraitTests {
     }
 
     static func record(seconds: Double, width: Int, height: Int, faceWidth: Int, pulse: Double) throws -> Run {
-        let fps = 30
         let image = try FaceImage(ppmFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("Fixtures/portrait-hopper.ppm"))
         let placement = try #require(PortraitPhoto(image: image, faceBox: PixelRect(x: 85, y: 60, width: 116, height: 116),
                                                    faceWidth: Double(faceWidth) / Double(width)))
         let scene = try SimulatedScene(profile: SubjectProfile(pulseRate: pulse, breathingRate: 14, hrvRMSSD: 30, seed: 7),
                                        portrait: placement)
-        let encoder = try HEVCEncoder(width: width, height: height, frameRate: fps, bitrate: 2_000_000)
-        let decoder = try VideoFrameDecoder(outputFormat: .nv12VideoRange)
         let engine = try VitalsEngine()
         var run = Run(truth: scene.groundTruth(through: seconds + 1))
-        var buffer = [UInt8](repeating: 0, count: width * height * 3 / 2)
-        for n in 0 ..< Int(seconds) * fps {
-            let t = Double(n) / Double(fps)
-            let us = Int64((t * 1_000_000).rounded())
-            buffer.withUnsafeMutableBytes { scene.render(at: t, width: width, height: height, into: $0) }
-            guard let frame = RawVideoImage(width: width, height: height, lumaBytesPerRow: width, chromaBytesPerRow: width,
-                                            data: Data(buffer)) else { throw TestFailure("not NV12 of \(width)×\(height)") }
-            for sample in try encoder.encode(frame, presentationTimeUs: us) {
-                let hevc = VideoFrame(presentationTimeUs: us, content: .hevc(HEVCSample(
-                    data: sample.data, isKeyframe: sample.isKeyframe, codecConfiguration: encoder.codecConfiguration)))
-                for decoded in try decoder.decode(hevc) {
-                    let pb = decoded.pixelBuffer
-                    let result = try pb.withUnsafeReadOnlyStorage { storage -> VitalsFrameResult in
-                        guard let base = storage.baseAddress?.assumingMemoryBound(to: UInt8.self), pb.planes.count > 1 else {
-                            throw TestFailure("decoded picture has no planes")
-                        }
-                        let view = try VitalsPixelView(
-                            format: .nv12VideoRange, width: pb.width, height: pb.height,
-                            plane0: UnsafePointer(base + pb.planes[0].offset), bytesPerRow0: pb.planes[0].bytesPerRow,
-                            plane1: UnsafePointer(base + pb.planes[1].offset), bytesPerRow1: pb.planes[1].bytesPerRow)
-                        return engine.process(view, timestampUs: decoded.presentationTimeUs)
-                    }
-                    if t >= 1 { run.validations.append(EmbeddedVitalsBackendCodes.code(result.condition)) }
-                    run.pulses += result.pulseRate.map {
-                        MeasurementWithConfidence(value: Float($0.value), stable: $0.confidence >= VitalsStability.pulse,
-                                                  confidence: Float($0.confidence), timestamp: $0.timestampUs)
-                    }
-                }
+        try SceneThroughHEVC.run(scene, width: width, height: height, seconds: Double(Int(seconds)), bitrate: 2_000_000) { decoded, t in
+            let result = try SceneThroughHEVC.process(decoded, with: engine)
+            if t >= 1 { run.validations.append(EmbeddedVitalsBackendCodes.code(result.condition)) }
+            run.pulses += result.pulseRate.map {
+                MeasurementWithConfidence(value: Float($0.value), stable: $0.confidence >= VitalsStability.pulse,
+                                          confidence: Float($0.confidence), timestamp: $0.timestampUs)
             }
         }
         run.restarts = engine.restarts
