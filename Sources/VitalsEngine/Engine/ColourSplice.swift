@@ -4,9 +4,9 @@ import Foundation
 ///
 /// The skin regions are placed from the face box, and the background regions beside the head from it too. When a
 /// detection differs enough from the tracked box to be adopted, every region moves onto other pixels, and the mean
-/// colours step: on the simulator's 191 px faces one re-adoption stepped the skin's luma by 3 %, ten times a pulse,
-/// and the step's broadband transient hid the pulse from every method for the 12 s it stayed in the window (and the
-/// beats from HRV for 60 s). At the frame of a re-adoption the engine measures the colours with the old regions and
+/// colours step: on a simulated face through HEVC one re-adoption stepped the skin's luma by 3 %, ten times the
+/// pulse, and the step's broadband transient hid the pulse from every method for the 12 s it stayed in the window
+/// (HRV's window holds it for 60 s). At the frame of a re-adoption the engine measures the colours with the old regions and
 /// with the new ones on the same picture, and from then on scales the new ones by the old over the new, channel by
 /// channel: the pulse methods read colour relative to its local mean, so a gain, not an offset, is what keeps a
 /// region of other skin continuous with the last.
