@@ -163,8 +163,9 @@ extension VitalsEngine {
     }
 
     /// Takes a detection as the face box when it differs enough from the tracked one (detector jitter would
-    /// otherwise step the skin averages).
+    /// otherwise step the skin averages); a box that replaces a tracked one is spliced into the colours.
     private func adopt(_ face: VitalsRect, view: VitalsPixelView, force: Bool) {
+        var replaced: (box: VitalsRect, position: (x: Double, y: Double), background: [VitalsRect])?
         if !force, let current = trackedBox {
             let dcx = Double(face.x + face.width / 2 - current.x - current.width / 2)
             let dcy = Double(face.y + face.height / 2 - current.y - current.height / 2)
@@ -173,11 +174,11 @@ extension VitalsEngine {
             if abs(dcx) < 0.12 * w, abs(dcy) < 0.12 * w, abs(ds) < 0.2 * w { return }
             anchorOffset.x += Double(current.x - face.x)
             anchorOffset.y += Double(current.y - face.y)
+            replaced = (current, skinPosition, backgroundRegions)
         } else {
             // A face found afresh (after a loss, or the first) starts from its own colour level.
             splice = ColourSplice()
         }
-        adoptions += 1
         anchorBox = face
         trackedBox = face
         subpixel = (Double(face.x), Double(face.y))
@@ -201,6 +202,15 @@ extension VitalsEngine {
             VitalsRect(x: face.x, y: 0, width: face.width, height: face.y - gap),
         ]
         backgroundRegions = side
+        if let replaced {
+            // The same frame through the old regions and the new ones, so the traces continue at their level.
+            let old = Self.skinColour(view, box: replaced.box, position: replaced.position)
+            let new = Self.skinColour(view, box: face, position: skinPosition)
+            splice.join(old: ColourSplice.Colours(skin: old.rgb, parts: old.parts?.colours,
+                                                  background: Self.meanColour(of: replaced.background, in: view)),
+                        new: ColourSplice.Colours(skin: new.rgb, parts: new.parts?.colours,
+                                                  background: Self.meanColour(of: side, in: view)))
+        }
         if backgrounds.count != side.count || force {
             backgrounds = side.map { ProfileMotion(region: $0, vertical: true, maxShift: shift) }
         } else {

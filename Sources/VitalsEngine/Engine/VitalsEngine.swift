@@ -36,8 +36,6 @@ public final class VitalsEngine {
     /// Where the skin regions are sampled: the tracked position through a play (backlash) filter, so that tracking
     /// jitter below the play (codec artefacts move texture by fractions of a pixel) leaves the regions still.
     var skinPosition = (x: 0.0, y: 0.0)
-    /// How many times a detection has become the face box: a change tells `process` to splice the colours.
-    var adoptions = 0
     /// The gains that keep the colours continuous across a re-adopted face box.
     var splice = ColourSplice()
     private var lastFaceSeen = -Double.infinity
@@ -110,7 +108,6 @@ public final class VitalsEngine {
         frameTimes.append(t)
         while let first = frameTimes.first, t - first > 2 { frameTimes.removeFirst() }
 
-        let before = (box: trackedBox, position: skinPosition, background: backgroundRegions, adoptions: adoptions)
         trackFace(view, at: t)
         var result = VitalsFrameResult(condition: .ok, face: trackedBox)
         guard let box = trackedBox else {
@@ -129,15 +126,8 @@ public final class VitalsEngine {
         let luma = rgb.luma
 
         let (upper, lower, background) = measureMotion(view)
-        let measured = ColourSplice.Colours(skin: rgb, parts: parts?.colours, background: Self.meanColour(of: backgroundRegions, in: view))
-        if adoptions != before.adoptions, let oldBox = before.box {
-            // A new face box: the same frame through the old regions, so the traces continue at their level.
-            let old = Self.skinColour(view, box: oldBox, position: before.position)
-            splice.join(old: ColourSplice.Colours(skin: old.rgb, parts: old.parts?.colours,
-                                                  background: Self.meanColour(of: before.background, in: view)),
-                        new: measured)
-        }
-        let colours = splice.applied(to: measured)
+        let colours = splice.applied(to: ColourSplice.Colours(skin: rgb, parts: parts?.colours,
+                                                              background: Self.meanColour(of: backgroundRegions, in: view)))
         let skinParts = parts.map { SkinParts(colours: colours.parts ?? $0.colours, shares: $0.shares) }
         let motion = [anchorOffset.x + subpixel.x, anchorOffset.y + subpixel.y, subpixel.x - position.x, subpixel.y - position.y]
         samples.append(Sample(t: t, rgb: colours.skin, parts: skinParts, faceX: anchorOffset.x + Double(box.x),
