@@ -375,7 +375,7 @@ struct PhotoScorer {
             allPulse.append(s.value)
             if s.confidence >= VitalsStability.pulse { stablePulse.append(s.value) }
             if trace {
-                say2("    \(result.clip.portrait.name) \(result.clip.faceWidth) px " + String(format: "t %.1f pulse %.1f truth %.1f confidence %.0f ", ts, s.value, gt, s.confidence)
+                say2("    \(result.clip.portrait.name) \(result.clip.faceWidth) px " + String(format: "t %.1f pulse %.1f truth %.1f confidence %.2f ", ts, s.value, gt, s.confidence)
                      + r.condition.rawValue)
             }
         }

@@ -30,13 +30,26 @@ extension VitalsEngine {
     /// HEVC at 2 Mbit/s the chroma of the whole picture steps with the codec's refresh (1 s at the glasses' GOP),
     /// which POS and CHROM otherwise read as a 60 bpm pulse. In uncompressed video (ratio ≤ 0.5) the background is
     /// left out: there it only adds its own noise and the shading a moving camera slides through it.
-    func skinTrace(_ window: [Sample], from start: Double, to end: Double, rate fs: Double) -> ColourTraces {
+    ///
+    /// With `fit` (samples ending where the window ends and reaching further back), how the skin follows the face's
+    /// motion is fitted over `fit` and removed from the window (see ``motionFitSpan``).
+    func skinTrace(_ window: [Sample], from start: Double, to end: Double, rate fs: Double, fit: [Sample]? = nil) -> ColourTraces {
         let trace = Self.colourTrace(window, from: start, to: end, rate: fs)
         let count = trace.r.count
         let band = pulseBand(rate: fs)
         let motion = Self.motionTrace(window, from: start, rate: fs, count: count)
         let raw = [trace.r, trace.g, trace.b]
-        var skin = Self.removeMotion(raw, motion: motion, rate: fs, low: band.low, high: band.high)
+        // How the skin follows the motion is fitted over `fit` when it is longer than the window (see
+        // motionFitSpan), and removed from the window.
+        var coupling: MotionCoupling?
+        if let fit, let fitStart = fit.first?.t, fit.count > window.count {
+            let long = Self.colourTrace(fit, from: fitStart, to: end, rate: fs)
+            let longMotion = Self.motionTrace(fit, from: fitStart, rate: fs, count: long.r.count)
+            coupling = Self.motionCoupling([long.r, long.g, long.b], motion: longMotion, rate: fs, low: band.low, high: band.high)
+        } else {
+            coupling = Self.motionCoupling(raw, motion: motion, rate: fs, low: band.low, high: band.high)
+        }
+        var skin = Self.removeMotion(raw, motion: motion, coupling: coupling)
         let lumaAfterMotionRemoval = Self.chroma(of: skin).y
         var excess = 0.0
         let background = backgroundTrace(window, from: start, rate: fs, count: count)
@@ -62,6 +75,17 @@ extension VitalsEngine {
     func chromaExcess(of trace: ColourTraces) -> Double {
         videoLines.lines.isEmpty ? trace.chromaExcess : max(trace.chromaExcess, Self.compressedChromaExcess)
     }
+
+    /// Seconds of samples the pulse's motion removal fits the skin's coupling to the face's motion over, though the
+    /// pulse is read from the last `pulseWindow` (12 s) alone.
+    ///
+    /// Least squares over one 12 s window cannot tell a pulse from a line of the camera's motion within about 5 bpm
+    /// of it: over 12 s a 56 bpm pulse and a 54 bpm shake are three quarters correlated, and the fit takes that much
+    /// of the pulse as echo. Over 30 s they are a tenth correlated. How the skin's colour follows the motion
+    /// (shading, the regions' edges) belongs to the face and the light and changes slowly, so the longer fit loses
+    /// little. Measured on the shaken real-photograph clips (docs/VITALS-ENGINE.md, *A longer look at the motion*):
+    /// uncompressed from 75 px 16/18 → 17/18 within 3 bpm, after HEVC 14/18 → 15/18.
+    static let motionFitSpan = 30.0
 
     /// The least chroma excess taken for video that shows its own lines: the low end of what HEVC at 2 Mbit/s
     /// measures on a still background (1–3), twice ``PulseAnalysis/chromaTolerance``, so chroma is marked down by
@@ -203,24 +227,49 @@ extension VitalsEngine {
     /// Signals that barely move (band-passed σ ≤ 0.02, px or colour levels) are left out. Any reference that carries
     /// no pulse serves as `motion`: `skinTrace` also passes the background's colour.
     static func removeMotion(_ channels: [[Double]], motion: [[Double]], rate: Double, low: Double, high: Double) -> [[Double]] {
+        removeMotion(channels, motion: motion, coupling: motionCoupling(channels, motion: motion, rate: rate, low: low, high: high))
+    }
+
+    /// How each channel follows the motion signals: which signals move enough to use, and per channel their
+    /// least-squares coefficients in the pulse band (nil for a channel whose fit is singular).
+    struct MotionCoupling {
+        var used: [Int]
+        var beta: [[Double]?]
+    }
+
+    /// The coupling of `channels` to `motion` (same grid) in the pulse band `low`–`high` Hz; nil when no signal moves.
+    static func motionCoupling(_ channels: [[Double]], motion: [[Double]], rate: Double, low: Double, high: Double) -> MotionCoupling? {
         let count = channels.first?.count ?? 0
-        // Fit on the band-passed signals (the pulse band is where the echo matters), remove with the whole motion
-        // (mean removed), so the echo goes at every frequency the filter would have only partly passed.
-        let used = motion.filter { $0.count == count }
-            .map { m in (whole: m.map { $0 - SignalMath.mean(m) }, band: SignalMath.bandPass(m, sampleRate: rate, low: low, high: high)) }
-            .filter { SignalMath.standardDeviation($0.band) > 0.02 }
-        guard !used.isEmpty else { return channels }
-        let regressors = used.map(\.band)
+        let bands = motion.map { $0.count == count ? SignalMath.bandPass($0, sampleRate: rate, low: low, high: high) : [] }
+        let used = bands.indices.filter { !bands[$0].isEmpty && SignalMath.standardDeviation(bands[$0]) > 0.02 }
+        guard !used.isEmpty else { return nil }
+        let regressors = used.map { bands[$0] }
         let n = regressors.count
         func dot(_ a: [Double], _ b: [Double]) -> Double { zip(a, b).reduce(0) { $0 + $1.0 * $1.1 } }
         var gram = [[Double]](repeating: [Double](repeating: 0, count: n), count: n)
         for i in 0 ..< n { for j in 0 ..< n { gram[i][j] = dot(regressors[i], regressors[j]) } }
         for i in 0 ..< n { gram[i][i] *= 1.001 }   // a touch of ridge for nearly collinear motion
-        return channels.map { channel in
+        return MotionCoupling(used: used, beta: channels.map { channel in
             let y = SignalMath.bandPass(channel, sampleRate: rate, low: low, high: high)
-            guard let beta = SignalMath.solve(gram, regressors.map { dot($0, y) }) else { return channel }
+            return SignalMath.solve(gram, regressors.map { dot($0, y) })
+        })
+    }
+
+    /// Removes `coupling` times the motion (mean removed) from each channel, at every frequency: the fit is on the
+    /// band-passed signals, the removal with the whole motion, so the echo goes wherever the filter would have only
+    /// partly passed it.
+    static func removeMotion(_ channels: [[Double]], motion: [[Double]], coupling: MotionCoupling?) -> [[Double]] {
+        guard let coupling, coupling.beta.count == channels.count else { return channels }
+        let count = channels.first?.count ?? 0
+        guard coupling.used.allSatisfy({ motion.indices.contains($0) && motion[$0].count == count }) else { return channels }
+        let whole = coupling.used.map { k in
+            let mean = SignalMath.mean(motion[k])
+            return motion[k].map { $0 - mean }
+        }
+        return zip(channels, coupling.beta).map { channel, beta in
+            guard let beta else { return channel }
             var out = channel
-            for k in 0 ..< n { for i in 0 ..< count { out[i] -= beta[k] * used[k].whole[i] } }
+            for k in whole.indices { for i in 0 ..< count { out[i] -= beta[k] * whole[k][i] } }
             return out
         }
     }
