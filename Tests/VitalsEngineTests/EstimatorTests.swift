@@ -494,16 +494,7 @@ struct EstimatorTests {
             let end = samples.last!.t
             let window = Array(samples.drop { end - $0.t > engine.configuration.pulseWindow })
             let fit = Array(samples.drop { end - $0.t > VitalsEngine.motionFitSpan })
-            /// The amplitude of `x` at `hz` over the window (least squares on a sine and a cosine).
-            func amplitude(_ x: [Double], _ hz: Double) -> Double {
-                let mean = SignalMath.mean(x)
-                var c = 0.0, s = 0.0
-                for (i, v) in x.enumerated() {
-                    let phase = 2 * .pi * hz * (window[0].t + Double(i) / fs)
-                    c += (v - mean) * cos(phase); s += (v - mean) * sin(phase)
-                }
-                return 2 * (c * c + s * s).squareRoot() / Double(x.count)
-            }
+            func amplitude(_ x: [Double], _ hz: Double) -> Double { Self.toneAmplitude(x, hz: hz, start: window[0].t, rate: fs) }
             let short = engine.skinTrace(window, from: window[0].t, to: end, rate: fs)
             let long = engine.skinTrace(window, from: window[0].t, to: end, rate: fs, fit: fit)
             kept.append((amplitude(short.g, pulseHz) / 0.3, amplitude(long.g, pulseHz) / 0.3))
@@ -516,6 +507,53 @@ struct EstimatorTests {
         // least squares takes much of it for echo.
         #expect(kept.allSatisfy { abs($0.long - 1) < 0.1 }, "pulse kept with the 30 s fit: \(kept.map(\.long))")
         #expect(kept.map(\.short).min()! < 0.6, "pulse kept with the 12 s fit: \(kept.map(\.short))")
+    }
+
+    /// The amplitude of `x` (sampled at `rate` from `start` s) at `hz`: least squares on a sine and a cosine.
+    static func toneAmplitude(_ x: [Double], hz: Double, start: Double, rate: Double) -> Double {
+        let mean = SignalMath.mean(x)
+        var c = 0.0, s = 0.0
+        for (i, v) in x.enumerated() {
+            let phase = 2 * .pi * hz * (start + Double(i) / rate)
+            c += (v - mean) * cos(phase); s += (v - mean) * sin(phase)
+        }
+        return 2 * (c * c + s * s).squareRoot() / Double(x.count)
+    }
+
+    @Test("the motion's coupling is fitted only over samples since the face box last changed")
+    func motionFitSinceBoxChange() throws {
+        let fs = 30.0, shakeHz = 0.9
+        let engine = try VitalsEngine()
+        // 45 s of a camera shaking at 54 bpm with a 108 bpm pulse; at 30 s the face box changes, and the new skin
+        // regions' colour follows the motion the other way (shading on the other side of the face).
+        var rng = SplitMix(seed: 5)
+        engine.samples = (0 ..< Int(45 * fs)).map { i -> VitalsEngine.Sample in
+            let t = Double(i) / fs
+            let x = 0.6 * sin(2 * .pi * shakeHz * t) + 2 * sin(2 * .pi * 0.13 * t + 1)
+            let k = t < 30 ? 0.8 : -0.8
+            let pulse = 0.3 * sin(2 * .pi * 1.8 * t)
+            let rgb = RGB(r: 150 + k * x + 0.02 * rng.gaussian(), g: 110 + 0.75 * k * x + pulse + 0.02 * rng.gaussian(),
+                          b: 90 + 0.6 * k * x + 0.02 * rng.gaussian())
+            return VitalsEngine.Sample(t: t, rgb: rgb, parts: nil, faceX: x, faceY: 0, motion: [x, 0, 0, 0],
+                                       upper: nil, lower: nil, background: nil, backgroundRGB: nil)
+        }
+        let end = engine.samples.last!.t
+        let window = Array(engine.samples.drop { end - $0.t > engine.configuration.pulseWindow })
+        func echo(_ fit: [VitalsEngine.Sample]) -> Double {
+            let trace = engine.skinTrace(window, from: window[0].t, to: end, rate: fs, fit: fit)
+            return Self.toneAmplitude(trace.r, hz: shakeHz, start: window[0].t, rate: fs)
+        }
+        // A box that never changed: the whole span.
+        engine.lastBoxChange = 0
+        #expect(engine.motionFitSamples(at: end).count == Int(VitalsEngine.motionFitSpan * fs) + 1)
+        let acrossChange = engine.motionFitSamples(at: end)
+        // Changed at 30 s: from there on only, which is still longer than the window.
+        engine.lastBoxChange = 30
+        let sinceChange = engine.motionFitSamples(at: end)
+        #expect(sinceChange.first!.t >= 30 && sinceChange.count > window.count)
+        #expect(echo(sinceChange) < 0.02, "echo left in red when fitted since the change: \(echo(sinceChange))")
+        // Fitted across the change, the two couplings cancel and the echo stays.
+        #expect(echo(acrossChange) > 0.2, "echo left in red when fitted across the change: \(echo(acrossChange))")
     }
 
     @Test("small linear systems are solved, singular ones refused")

@@ -28,14 +28,14 @@ extension VitalsEngine {
                 if let i = faces.indices.max(by: { Self.overlap(faces[$0], current) < Self.overlap(faces[$1], current) }),
                    Self.overlap(faces[i], current) > 0.25 {
                     noteHit(at: t)
-                    adopt(faces[i], view: view, force: false)
+                    adopt(faces[i], view: view, force: false, at: t)
                     others.remove(at: i)
                 } else {
                     noteMiss(at: t)
                 }
             } else if let first = faces.first {
                 noteHit(at: t)
-                adopt(first, view: view, force: true)
+                adopt(first, view: view, force: true, at: t)
                 others.removeFirst()
             }
             // A second face counts only when later searches find it again in the same place.
@@ -59,7 +59,7 @@ extension VitalsEngine {
         if usingSkinFinder {
             if let blob = SkinFaceFinder(step: max(2, shorter / 128)).find(in: view) {
                 noteHit(at: t)
-                adopt(blob, view: view, force: false)
+                adopt(blob, view: view, force: false, at: t)
             } else {
                 noteMiss(at: t)
             }
@@ -76,7 +76,7 @@ extension VitalsEngine {
         if let face = faces.first {
             noteHit(at: t)
             let r = scaled(face.rect, by: factor)
-            adopt(VitalsRect(x: r.x + region.x, y: r.y + region.y, width: r.width, height: r.height), view: view, force: false)
+            adopt(VitalsRect(x: r.x + region.x, y: r.y + region.y, width: r.width, height: r.height), view: view, force: false, at: t)
         } else {
             noteMiss(at: t)
         }
@@ -163,8 +163,9 @@ extension VitalsEngine {
     }
 
     /// Takes a detection as the face box when it differs enough from the tracked one (detector jitter would
-    /// otherwise step the skin averages); a box that replaces a tracked one is spliced into the colours.
-    private func adopt(_ face: VitalsRect, view: VitalsPixelView, force: Bool) {
+    /// otherwise step the skin averages); a box that replaces a tracked one is spliced into the colours, and the
+    /// time of any change (`t`) kept in ``lastBoxChange``.
+    private func adopt(_ face: VitalsRect, view: VitalsPixelView, force: Bool, at t: Double) {
         var replaced: (box: VitalsRect, position: (x: Double, y: Double), background: [VitalsRect])?
         if !force, let current = trackedBox {
             let dcx = Double(face.x + face.width / 2 - current.x - current.width / 2)
@@ -179,6 +180,7 @@ extension VitalsEngine {
             // A face found afresh (after a loss, or the first) starts from its own colour level.
             splice = ColourSplice()
         }
+        lastBoxChange = t
         anchorBox = face
         trackedBox = face
         subpixel = (Double(face.x), Double(face.y))

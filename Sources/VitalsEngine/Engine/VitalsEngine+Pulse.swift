@@ -8,8 +8,7 @@ extension VitalsEngine {
         let fs = analysisRate
         let window = Array(samples.drop { t - $0.t > c.pulseWindow })
         let start = window.first!.t
-        let fit = Array(samples.drop { t - $0.t > Self.motionFitSpan })
-        let trace = skinTrace(window, from: start, to: t, rate: fs, fit: fit)
+        let trace = skinTrace(window, from: start, to: t, rate: fs, fit: motionFitSamples(at: t))
         findLines(in: trace, rate: fs)
         let analysis = PulseAnalysis.analyse(r: trace.r, g: trace.g, b: trace.b, rate: fs, low: c.pulseRange.lowerBound,
                                              high: c.pulseRange.upperBound, chromaExcess: chromaExcess(of: trace),

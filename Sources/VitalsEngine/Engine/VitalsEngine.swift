@@ -38,6 +38,9 @@ public final class VitalsEngine {
     var skinPosition = (x: 0.0, y: 0.0)
     /// The gains that keep the colours continuous across a re-adopted face box.
     var splice = ColourSplice()
+    /// When the face box last changed (adopted afresh or replaced): the skin regions, and with them how their colour
+    /// follows the motion, are new from then on (see ``motionFitSpan``).
+    var lastBoxChange = -Double.infinity
     private var lastFaceSeen = -Double.infinity
 
     // Motion (see VitalsEngine+Breathing.swift).
