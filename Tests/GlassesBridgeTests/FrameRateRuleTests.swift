@@ -49,8 +49,11 @@ struct FrameRateRuleTests {
         #expect(!json.contains("\"stable\":true"))
         var summary = BridgeSummary()
         summary.vitals = VitalsSnapshot(pulseRate: 48.6, breathingRate: 15, hrvRmssd: 40)
+        summary.basis = VitalsBasis(pulseRate: VitalBasis([48.6]), breathingRate: VitalBasis([15]), hrvRmssd: VitalBasis([40]))
         guard case .summary(let shown)? = gate.adjust(.summary(summary)) else { Issue.record("summary left out"); return }
         #expect(shown.vitals == VitalsSnapshot())
+        // What a withheld value rested on goes with it.
+        #expect(shown.basis == VitalsBasis())
     }
 
     @Test func theLowFrameRateHintAgreesWithTheTable() {

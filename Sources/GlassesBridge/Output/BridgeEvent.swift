@@ -30,8 +30,10 @@ public struct BridgeStats: Sendable, Hashable {
 
 /// The end of a run, as the summary reports it.
 public struct BridgeSummary: Sendable, Hashable {
-    /// Last stable vitals (nil where none was stable).
+    /// The run's vitals: the median of each one's stable values (nil where none was stable).
     public var vitals = VitalsSnapshot()
+    /// What each of ``vitals`` rests on: how many stable values, and their quartiles.
+    public var basis = VitalsBasis()
     /// The simulator's ground truth over the run, when simulated.
     public var truth: VitalsSnapshot?
     /// Why ``vitals`` has no HRV value (nil when it has one).

@@ -172,6 +172,7 @@ public struct NDJSONEventFormatter: BridgeEventFormatter {
         case .summary(let summary):
             var members: [(String, JSONValue)] = [("type", .string("summary")), time]
             members += vitalsMembers(summary.vitals)
+            members.append(("stableBasis", basisMember(summary.basis)))
             members.append(("hrvUnavailable", summary.hrvAbsence.map { absence in
                 JSONValue.object([("code", .string(absence.code.rawValue)), ("message", .string(absence.message))])
             } ?? .null))
@@ -190,6 +191,17 @@ public struct NDJSONEventFormatter: BridgeEventFormatter {
             }
             return .object(members)
         }
+    }
+
+    /// `{"pulseRate": {"values": N, "q1": …, "q3": …} | null, "breathingRate": …, "hrvRmssd": …}`.
+    static func basisMember(_ basis: VitalsBasis) -> JSONValue {
+        func one(_ b: VitalBasis?) -> JSONValue {
+            guard let b else { return .null }
+            return .object([("values", .int(Int64(b.stableValues))), ("q1", .double(round1(b.lowerQuartile))),
+                            ("q3", .double(round1(b.upperQuartile)))])
+        }
+        return .object([("pulseRate", one(basis.pulseRate)), ("breathingRate", one(basis.breathingRate)),
+                        ("hrvRmssd", one(basis.hrvRmssd))])
     }
 
     static func vitalsMembers(_ vitals: VitalsSnapshot) -> [(String, JSONValue)] {
@@ -373,6 +385,7 @@ public struct TextEventFormatter: BridgeEventFormatter {
             "  pulse \(vital(summary.vitals.pulseRate, decimals: 1)) bpm, breathing "
                 + "\(vital(summary.vitals.breathingRate, decimals: 1)) /min, HRV \(vital(summary.vitals.hrvRmssd, decimals: 1)) ms",
         ]
+        if let basis = basisText(summary.basis) { lines.append("  " + basis) }
         if let absence = summary.hrvAbsence, absence.code != .notRequested {
             lines.append("  no HRV: \(absence.message)")
         }
@@ -392,6 +405,19 @@ public struct TextEventFormatter: BridgeEventFormatter {
         lines.append("  " + latencyText(stats.latency))
         if let failure = summary.failure { lines.append("  stopped: \(failure.message)") }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `medians of the run's stable values: 25 pulse (71.0–72.4 bpm), 11 breathing (14.8–15.2 /min), 1 HRV
+    /// (41.3–41.3 ms); quartiles in parentheses`: what the summary's values rest on; nil when no vital had a stable
+    /// value.
+    static func basisText(_ basis: VitalsBasis) -> String? {
+        func one(_ b: VitalBasis?, _ name: String, _ unit: String) -> String? {
+            b.map { "\($0.stableValues) \(name) (" + String(format: "%.1f–%.1f", $0.lowerQuartile, $0.upperQuartile) + " \(unit))" }
+        }
+        let parts = [one(basis.pulseRate, "pulse", "bpm"), one(basis.breathingRate, "breathing", "/min"),
+                     one(basis.hrvRmssd, "HRV", "ms")].compactMap { $0 }
+        guard !parts.isEmpty else { return nil }
+        return "medians of the run's stable values: " + parts.joined(separator: ", ") + "; quartiles in parentheses"
     }
 
     /// `latency capture→sendFrame p50 12.3 p99 40.1 max 52.0 ms (link p50 3.2 p99 9.9 max 11.0 ms, 1440 frames)`, or

@@ -17,6 +17,51 @@ public struct VitalsSnapshot: Sendable, Hashable {
     }
 }
 
+/// What a summary's value of one vital rests on: how many stable values the run had, and their quartiles.
+///
+/// The summary's value is their median; the quartiles show whether they agreed (a narrow band) or the run
+/// measured two different rates (a wide one, where the median may lie between them).
+public struct VitalBasis: Sendable, Hashable {
+    /// Stable values of the run (one a second for the rates, one per HRV window).
+    public var stableValues: Int
+    /// The first quartile of the stable values.
+    public var lowerQuartile: Double
+    /// The third quartile of the stable values.
+    public var upperQuartile: Double
+
+    /// The basis of a set of values, or nil when it is empty. Quartiles interpolate linearly between the sorted
+    /// values (for two values, a quarter and three quarters of the way from the lower to the higher).
+    public init?(_ values: [Double]) {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        func quantile(_ q: Double) -> Double {
+            let position = q * Double(sorted.count - 1)
+            let below = Int(position.rounded(.down)), above = min(sorted.count - 1, below + 1)
+            return sorted[below] + (sorted[above] - sorted[below]) * (position - Double(below))
+        }
+        stableValues = sorted.count
+        lowerQuartile = quantile(0.25)
+        upperQuartile = quantile(0.75)
+    }
+}
+
+/// What each of the summary's three vitals rests on (nil where the run had no stable value).
+public struct VitalsBasis: Sendable, Hashable {
+    /// The pulse rate's stable values.
+    public var pulseRate: VitalBasis?
+    /// The breathing rate's stable values.
+    public var breathingRate: VitalBasis?
+    /// HRV's stable windows.
+    public var hrvRmssd: VitalBasis?
+
+    /// Creates a basis, empty by default.
+    public init(pulseRate: VitalBasis? = nil, breathingRate: VitalBasis? = nil, hrvRmssd: VitalBasis? = nil) {
+        self.pulseRate = pulseRate
+        self.breathingRate = breathingRate
+        self.hrvRmssd = hrvRmssd
+    }
+}
+
 /// Whether each of the three headline vitals' latest value is stable (as the CSV's `stable` column says).
 public struct VitalsStability: Sendable, Hashable {
     /// The latest pulse rate is stable.
@@ -97,6 +142,11 @@ public struct VitalsTracker: Sendable, Hashable {
             return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
         }
         return VitalsSnapshot(pulseRate: median(stableValues[0]), breathingRate: median(stableValues[1]), hrvRmssd: median(stableValues[2]))
+    }
+    /// What each of ``runSummary``'s values rests on: how many stable values, and their quartiles.
+    public var runBasis: VitalsBasis {
+        VitalsBasis(pulseRate: VitalBasis(stableValues[0]), breathingRate: VitalBasis(stableValues[1]),
+                    hrvRmssd: VitalBasis(stableValues[2]))
     }
     /// Whether each latest value is stable.
     public private(set) var latestIsStable = VitalsStability()

@@ -519,7 +519,7 @@ public final class BridgePipeline: Sendable {
         fillRestartCounts(&stats)
         stats.latency = counters.runLatency
         var summary = BridgeSummary()
-        summary.vitals = tracker.withLock { $0.runSummary }
+        (summary.vitals, summary.basis) = tracker.withLock { ($0.runSummary, $0.runBasis) }
         summary.hrvAbsence = tracker.withLock { $0.hrvAbsence(requested: settings.metrics.metrics.contains(.hrv)) }
         summary.truth = source.truth?(30)
         summary.stats = stats

@@ -45,12 +45,13 @@ public struct FrameRateGate: Sendable {
             guard Self.clamp(&metrics, capability) else { return event }
             return .metrics(metrics, json: metrics.jsonString())
         case .summary(var summary):
-            if capability.pulse != .measured { summary.vitals.pulseRate = nil }
+            if capability.pulse != .measured { summary.vitals.pulseRate = nil; summary.basis.pulseRate = nil }
             if capability.hrv != .measured {
                 summary.vitals.hrvRmssd = nil
+                summary.basis.hrvRmssd = nil
                 if summary.hrvAbsence?.code != .notRequested { summary.hrvAbsence = .frameRate(capability) }
             }
-            if capability.breathing != .measured { summary.vitals.breathingRate = nil }
+            if capability.breathing != .measured { summary.vitals.breathingRate = nil; summary.basis.breathingRate = nil }
             return .summary(summary)
         default:
             return event
