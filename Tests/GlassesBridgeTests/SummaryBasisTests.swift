@@ -13,10 +13,10 @@ struct SummaryBasisTests {
         // Two stable rates that disagree (a right one and the camera's shake): the median, 75.2, is neither, and the
         // quartiles show how far apart they were.
         let two = try #require(VitalBasis([91.4, 59.0]))
-        #expect(two.stableValues == 2)
+        #expect(two.stableValues == 2 && abs(two.median - 75.2) < 1e-9)
         #expect(abs(two.lowerQuartile - 67.1) < 1e-9 && abs(two.upperQuartile - 83.3) < 1e-9, "\(two)")
         let five = try #require(VitalBasis([5, 1, 4, 2, 3]))
-        #expect(five.lowerQuartile == 2 && five.upperQuartile == 4)
+        #expect(five.lowerQuartile == 2 && five.median == 3 && five.upperQuartile == 4)
     }
 
     @Test("the tracker counts only stable values, per vital")

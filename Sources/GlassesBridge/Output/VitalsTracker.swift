@@ -24,6 +24,8 @@ public struct VitalsSnapshot: Sendable, Hashable {
 public struct VitalBasis: Sendable, Hashable {
     /// Stable values of the run (one a second for the rates, one per HRV window).
     public var stableValues: Int
+    /// Their median: the summary's value (the middle value, or the mean of the middle two).
+    public var median: Double
     /// The first quartile of the stable values.
     public var lowerQuartile: Double
     /// The third quartile of the stable values.
@@ -40,6 +42,7 @@ public struct VitalBasis: Sendable, Hashable {
             return sorted[below] + (sorted[above] - sorted[below]) * (position - Double(below))
         }
         stableValues = sorted.count
+        median = sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
         lowerQuartile = quantile(0.25)
         upperQuartile = quantile(0.75)
     }
@@ -53,6 +56,11 @@ public struct VitalsBasis: Sendable, Hashable {
     public var breathingRate: VitalBasis?
     /// HRV's stable windows.
     public var hrvRmssd: VitalBasis?
+
+    /// The three medians: the summary's values.
+    public var medians: VitalsSnapshot {
+        VitalsSnapshot(pulseRate: pulseRate?.median, breathingRate: breathingRate?.median, hrvRmssd: hrvRmssd?.median)
+    }
 
     /// Creates a basis, empty by default.
     public init(pulseRate: VitalBasis? = nil, breathingRate: VitalBasis? = nil, hrvRmssd: VitalBasis? = nil) {
@@ -136,14 +144,9 @@ public struct VitalsTracker: Sendable, Hashable {
     /// windowed estimate: 12 s of pulse, 30 s of breathing, 60 s of HRV), so that one bad window at the end, or a
     /// short spell of a wrong rate anywhere, does not become the run's value. Nil where nothing was stable.
     public var runSummary: VitalsSnapshot {
-        func median(_ v: [Double]) -> Double? {
-            guard !v.isEmpty else { return nil }
-            let s = v.sorted()
-            return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
-        }
-        return VitalsSnapshot(pulseRate: median(stableValues[0]), breathingRate: median(stableValues[1]), hrvRmssd: median(stableValues[2]))
+        runBasis.medians
     }
-    /// What each of ``runSummary``'s values rests on: how many stable values, and their quartiles.
+    /// What each of ``runSummary``'s values rests on: how many stable values, their median and their quartiles.
     public var runBasis: VitalsBasis {
         VitalsBasis(pulseRate: VitalBasis(stableValues[0]), breathingRate: VitalBasis(stableValues[1]),
                     hrvRmssd: VitalBasis(stableValues[2]))

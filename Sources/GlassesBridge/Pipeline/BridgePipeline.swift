@@ -519,7 +519,8 @@ public final class BridgePipeline: Sendable {
         fillRestartCounts(&stats)
         stats.latency = counters.runLatency
         var summary = BridgeSummary()
-        (summary.vitals, summary.basis) = tracker.withLock { ($0.runSummary, $0.runBasis) }
+        summary.basis = tracker.withLock { $0.runBasis }
+        summary.vitals = summary.basis.medians
         summary.hrvAbsence = tracker.withLock { $0.hrvAbsence(requested: settings.metrics.metrics.contains(.hrv)) }
         summary.truth = source.truth?(30)
         summary.stats = stats
