@@ -93,8 +93,10 @@ struct FrameRateRuleTests {
         #expect(!result.stdout.contains("\"stable\":true"))
         let summary = try #require(objects.last)
         #expect(summary["pulseRate"] == .null && summary["hrvRmssd"] == .null && summary["breathingRate"] == .null)
-        // The summary says why there is no HRV: the frame rate, not the face.
-        #expect(summary["hrvUnavailable"]?["code"]?.string == "frameRate", "\(String(describing: summary["hrvUnavailable"]))")
+        // The summary says why there is no value: the frame rate, not the face.
+        for member in ["pulseUnavailable", "breathingUnavailable", "hrvUnavailable"] {
+            #expect(summary[member]?["code"]?.string == "frameRate", "\(member): \(String(describing: summary[member]))")
+        }
         #expect(!result.stdout.contains("24–30"))
     }
 

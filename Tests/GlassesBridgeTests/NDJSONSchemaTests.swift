@@ -34,9 +34,13 @@ struct NDJSONSchemaTests {
         #expect(objects.first?["type"]?.string == "start")
         #expect(objects.first?["schemaVersion"] == .integer(1))
         #expect(objects.last?["type"]?.string == "summary")
-        // 6 s is too short for HRV, and the summary says so rather than leaving a bare null.
+        // 6 s is too short for any vital (the first pulse and breathing values come after 10 s of face), and the
+        // summary says so rather than leaving bare nulls.
         #expect(objects.last?["hrvRmssd"] == .null)
         #expect(objects.last?["hrvUnavailable"]?["message"]?.string?.isEmpty == false)
+        #expect(objects.last?["pulseRate"] == .null && objects.last?["pulseUnavailable"]?["code"]?.string == "notMeasured",
+                "\(String(describing: objects.last?["pulseUnavailable"]))")
+        #expect(objects.last?["breathingUnavailable"]?["code"]?.string == "notMeasured")
         var kinds = Set<String>()
         for (index, object) in objects.enumerated() {
             let kind = try #require(object["type"]?.string, "line \(index + 1) has no type")

@@ -36,8 +36,12 @@ public struct BridgeSummary: Sendable, Hashable {
     public var basis = VitalsBasis()
     /// The simulator's ground truth over the run, when simulated.
     public var truth: VitalsSnapshot?
+    /// Why ``vitals`` has no pulse rate (nil when it has one).
+    public var pulseAbsence: VitalAbsence?
+    /// Why ``vitals`` has no breathing rate (nil when it has one).
+    public var breathingAbsence: VitalAbsence?
     /// Why ``vitals`` has no HRV value (nil when it has one).
-    public var hrvAbsence: HRVAbsence?
+    public var hrvAbsence: VitalAbsence?
     /// Final counters.
     public var stats = BridgeStats()
     /// Stream time covered, in seconds.

@@ -173,9 +173,12 @@ public struct NDJSONEventFormatter: BridgeEventFormatter {
             var members: [(String, JSONValue)] = [("type", .string("summary")), time]
             members += vitalsMembers(summary.vitals)
             members.append(("stableBasis", basisMember(summary.basis)))
-            members.append(("hrvUnavailable", summary.hrvAbsence.map { absence in
-                JSONValue.object([("code", .string(absence.code.rawValue)), ("message", .string(absence.message))])
-            } ?? .null))
+            func absence(_ absence: VitalAbsence?) -> JSONValue {
+                absence.map { .object([("code", .string($0.code.rawValue)), ("message", .string($0.message))]) } ?? .null
+            }
+            members.append(("pulseUnavailable", absence(summary.pulseAbsence)))
+            members.append(("breathingUnavailable", absence(summary.breathingAbsence)))
+            members.append(("hrvUnavailable", absence(summary.hrvAbsence)))
             members += counters(summary.stats)
             members += [
                 ("durationSeconds", .double((summary.durationSeconds * 1000).rounded() / 1000)),
@@ -386,8 +389,8 @@ public struct TextEventFormatter: BridgeEventFormatter {
                 + "\(vital(summary.vitals.breathingRate, decimals: 1)) /min, HRV \(vital(summary.vitals.hrvRmssd, decimals: 1)) ms",
         ]
         if let basis = basisText(summary.basis) { lines.append("  " + basis) }
-        if let absence = summary.hrvAbsence, absence.code != .notRequested {
-            lines.append("  no HRV: \(absence.message)")
+        for (name, absence) in [("pulse", summary.pulseAbsence), ("breathing", summary.breathingAbsence), ("HRV", summary.hrvAbsence)] {
+            if let absence, absence.code != .notRequested { lines.append("  no \(name): \(absence.message)") }
         }
         if let truth = summary.truth {
             lines.append("  truth: pulse \(vital(truth.pulseRate, decimals: 1)) bpm, breathing "

@@ -101,30 +101,76 @@ public struct VitalsSample: Sendable, Hashable {
     public var stable: Bool
 }
 
-/// Why a run's summary has no HRV: a code a program can branch on and a sentence a person can act on.
-public struct HRVAbsence: Sendable, Hashable {
-    /// What kept the run from a stable HRV value.
+/// Why a run's summary has no value for one of its vitals: a code a program can branch on and a sentence a person
+/// can act on.
+public struct VitalAbsence: Sendable, Hashable {
+    /// What kept the run from a stable value.
     public enum Code: String, Sendable, Hashable, CaseIterable {
-        /// HRV was not among the requested metrics.
+        /// The vital was not among the requested metrics.
         case notRequested
-        /// The stream's frame rate times beats too coarsely for HRV (the frame-rate table).
+        /// The stream's frame rate does not support the vital (the frame-rate table).
         case frameRate
-        /// The pulse was never stable, so there were no beats to time.
+        /// No value of the vital was measured at all (pulse and breathing: no face measured long enough).
+        case notMeasured
+        /// The pulse was never stable, so there were no beats to time (HRV).
         case noStablePulse
-        /// No stretch of continuous measurement was long enough for a stable HRV window.
+        /// No stretch of continuous measurement was long enough for a stable value.
         case tooShort
-        /// HRV windows were measured, long enough, but none was stable: the beats were too noisy to time.
+        /// Values were measured, over long enough stretches, but none was stable.
         case unstable
     }
 
-    /// What kept the run from a stable HRV value.
+    /// What kept the run from a stable value.
     public var code: Code
     /// One sentence with the figures behind it.
     public var message: String
 
-    /// HRV at a frame rate the table does not measure it at.
-    static func frameRate(_ capability: FrameRateCapability) -> HRVAbsence {
-        HRVAbsence(code: .frameRate, message: "HRV is not measured at \(capability.frameRate) fps: \(capability.reason)")
+    /// Creates an absence.
+    public init(code: Code, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// A vital (`name`, as a sentence starts: "HRV", "the pulse") at a frame rate the table does not measure it at.
+    static func frameRate(_ capability: FrameRateCapability, vital name: String) -> VitalAbsence {
+        VitalAbsence(code: .frameRate, message: "\(name) is not measured at \(capability.frameRate) fps: \(capability.reason)")
+    }
+}
+
+/// What a run showed about one rate (pulse or breathing, about one value a second while a face is measured): how
+/// many values, how many stable, the best confidence, and the stretches of continuous measurement they came in.
+struct RateEvidence: Sendable, Hashable {
+    /// Values seen.
+    private(set) var samples = 0
+    /// Of those, stable.
+    private(set) var stableSamples = 0
+    /// The highest confidence (percent) of any value.
+    private(set) var bestConfidence: Double?
+    private var stretchStart: Double?
+    private var last: Double?
+    private var longestClosed = 0.0
+
+    /// A gap between values longer than this (seconds) ends a stretch of continuous measurement.
+    static let stretchGap = 2.5
+
+    /// The span (seconds) from the first to the last value of the longest stretch, the open one included.
+    var longestStretch: Double {
+        guard let start = stretchStart, let last else { return longestClosed }
+        return max(longestClosed, last - start)
+    }
+
+    /// Notes a value at `time` (seconds).
+    mutating func note(at time: Double, stable: Bool, confidence: Double) {
+        samples += 1
+        if stable { stableSamples += 1 }
+        bestConfidence = max(bestConfidence ?? confidence, confidence)
+        if let last, time - last <= Self.stretchGap, time >= last {
+            self.last = time
+            return
+        }
+        longestClosed = longestStretch
+        stretchStart = time
+        last = time
     }
 }
 
@@ -161,78 +207,104 @@ public struct VitalsTracker: Sendable, Hashable {
     /// Seconds of continuous measurement a stable HRV value needs: the embedded engine's HRV window (its first
     /// value comes at 30 s and is stable at the earliest after 60 s of face without a break).
     public static let hrvSettleSeconds = 60.0
-    /// Seconds of face before the first pulse value of a stretch (the embedded engine's first pulse comes after 10 s
-    /// of face data): added to a stretch of pulse samples to tell how long the face was measured.
-    static let pulseLeadSeconds = 10.0
-    /// A gap between pulse samples (which come about once a second while a face is measured) longer than this ends
-    /// a stretch of continuous measurement.
-    static let stretchGap = 2.5
+    /// Seconds of face before the first pulse or breathing value of a stretch (the embedded engine's first of each
+    /// comes after 10 s of face data): added to a stretch of values to tell how long the face was measured.
+    static let leadSeconds = 10.0
+    /// Seconds of face a stable pulse needs: the embedded engine's pulse is stable at the earliest after 12 s.
+    public static let pulseSettleSeconds = 12.0
+    /// Seconds of face a stable breathing rate needs: the embedded engine's breathing window, 30 s.
+    public static let breathingSettleSeconds = 30.0
 
-    /// What the run showed about HRV, for ``hrvAbsence(requested:)``.
-    private struct HRVEvidence: Sendable, Hashable {
-        var pulseSamples = 0
-        var stablePulseSamples = 0
-        var stretchStart: Double?
-        var lastPulse: Double?
-        var longestStretch = 0.0
-        var hrvWindows = 0
-        var bestHRVConfidence: Double?
+    /// What the run showed about the pulse and breathing rates, for ``pulseAbsence(requested:)`` and
+    /// ``breathingAbsence(requested:)``, and (the pulse) for ``hrvAbsence(requested:)``.
+    private var pulseEvidence = RateEvidence()
+    private var breathingEvidence = RateEvidence()
+    /// HRV windows seen, and the best confidence of any.
+    private var hrvWindows = 0
+    private var bestHRVConfidence: Double?
+
+    private static func seconds(_ value: Double) -> String { String(format: "%.0f s", value) }
+
+    /// Why the run's summary has no pulse rate, or nil when it has one.
+    ///
+    /// Judged from what the metrics showed, in order: the pulse not requested, a frame rate the table does not
+    /// measure it at, no pulse value at all, no stretch of face as long as ``pulseSettleSeconds``, or values that
+    /// were never stable (how many, and the best confidence reached).
+    public func pulseAbsence(requested: Bool) -> VitalAbsence? {
+        guard stableValues[0].isEmpty else { return nil }
+        return Self.rateAbsence(
+            pulseEvidence, requested: requested, trust: capability.map { ($0, $0.pulse) }, vital: "pulse", metrics: "cardio or pulse-rate",
+            settle: Self.pulseSettleSeconds,
+            why: "the pulse in the skin's colour was too weak against the noise (small, dark, compressed or moving faces "
+                + "weaken it: docs/VITALS-ENGINE.md)")
     }
 
-    private var evidence = HRVEvidence()
+    /// Why the run's summary has no breathing rate, or nil when it has one (the causes as for
+    /// ``pulseAbsence(requested:)``, with ``breathingSettleSeconds``).
+    public func breathingAbsence(requested: Bool) -> VitalAbsence? {
+        guard stableValues[1].isEmpty else { return nil }
+        return Self.rateAbsence(
+            breathingEvidence, requested: requested, trust: capability.map { ($0, $0.breathing) }, vital: "breathing",
+            metrics: "breathing or breathing-rate", settle: Self.breathingSettleSeconds,
+            why: "the motion of the chest and head showed no clear breathing rhythm (keep the upper body in view and "
+                + "still: docs/VITALS-ENGINE.md)")
+    }
+
+    /// The absence of a rate with no stable value: see ``pulseAbsence(requested:)``.
+    private static func rateAbsence(_ e: RateEvidence, requested: Bool, trust: (FrameRateCapability, VitalTrust)?, vital: String,
+                                    metrics: String, settle: Double, why: String) -> VitalAbsence {
+        guard requested else {
+            return VitalAbsence(code: .notRequested, message: "the \(vital) was not requested (add it with --metrics \(metrics))")
+        }
+        if let (capability, trust) = trust, trust != .measured {
+            return .frameRate(capability, vital: "the \(vital)")
+        }
+        guard e.samples > 0 else {
+            return VitalAbsence(code: .notMeasured, message: "no \(vital) value was measured: the first comes after about "
+                + "\(seconds(leadSeconds)) of a face in view, and the validation messages say what kept it out")
+        }
+        let longest = e.longestStretch + leadSeconds
+        if longest < settle {
+            return VitalAbsence(code: .tooShort, message: "a stable \(vital) value needs about \(seconds(settle)) of face without "
+                + "a break; the longest stretch measured was about \(seconds(longest))")
+        }
+        var message = e.samples == 1 ? "the one \(vital) value measured was not stable" : "none of the \(e.samples) \(vital) values measured was stable"
+        if let best = e.bestConfidence { message += String(format: " (best confidence %.0f %%)", best) }
+        return VitalAbsence(code: .unstable, message: message + ": " + why)
+    }
 
     /// Why the run's summary has no HRV value, or nil when it has one.
     ///
     /// Judged from what the metrics showed, in order: HRV not requested, a frame rate the table does not measure
     /// HRV at, no stable pulse, no stretch of continuous measurement as long as ``hrvSettleSeconds``, or windows
     /// that were measured but never stable (with the best confidence reached).
-    public func hrvAbsence(requested: Bool) -> HRVAbsence? {
+    public func hrvAbsence(requested: Bool) -> VitalAbsence? {
         // The run's HRV is the median of its stable values: there is one exactly when a value was stable.
         guard stableValues[2].isEmpty else { return nil }
-        func seconds(_ value: Double) -> String { String(format: "%.0f s", value) }
         guard requested else {
-            return HRVAbsence(code: .notRequested, message: "HRV was not requested (add it with --metrics cardio or hrv)")
+            return VitalAbsence(code: .notRequested, message: "HRV was not requested (add it with --metrics cardio or hrv)")
         }
         if let capability, capability.hrv != .measured {
-            return .frameRate(capability)
+            return .frameRate(capability, vital: "HRV")
         }
-        let e = evidence
-        guard e.stablePulseSamples > 0 else {
-            let what = e.pulseSamples == 0 ? "no pulse was measured" : "the pulse was never stable"
-            return HRVAbsence(code: .noStablePulse, message: "\(what), so there were no beats to time for HRV")
+        let e = pulseEvidence
+        guard e.stableSamples > 0 else {
+            let what = e.samples == 0 ? "no pulse was measured" : "the pulse was never stable"
+            return VitalAbsence(code: .noStablePulse, message: "\(what), so there were no beats to time for HRV")
         }
         // The face was measured for about as long as its pulse, plus the lead before the pulse's first value.
-        let longest = max(e.longestStretch, currentStretch) + Self.pulseLeadSeconds
+        let longest = e.longestStretch + Self.leadSeconds
         if longest < Self.hrvSettleSeconds {
-            return HRVAbsence(code: .tooShort, message: "a stable HRV value needs about \(seconds(Self.hrvSettleSeconds)) "
-                + "of face without a break; the longest stretch measured was about \(seconds(longest))")
+            return VitalAbsence(code: .tooShort, message: "a stable HRV value needs about \(Self.seconds(Self.hrvSettleSeconds)) "
+                + "of face without a break; the longest stretch measured was about \(Self.seconds(longest))")
         }
-        let stableShare = Double(e.stablePulseSamples) / Double(max(1, e.pulseSamples))
-        var message = e.hrvWindows == 1 ? "the one HRV window measured was not stable" : "none of the \(e.hrvWindows) HRV windows measured was stable"
-        if let best = e.bestHRVConfidence { message += String(format: " (best confidence %.0f %%)", best) }
+        let stableShare = Double(e.stableSamples) / Double(max(1, e.samples))
+        var message = hrvWindows == 1 ? "the one HRV window measured was not stable" : "none of the \(hrvWindows) HRV windows measured was stable"
+        if let best = bestHRVConfidence { message += String(format: " (best confidence %.0f %%)", best) }
         message += ": the beats were too noisy to time"
         if stableShare < 0.8 { message += String(format: ", and the pulse was stable in only %.0f %% of its samples", stableShare * 100) }
         message += " (small or compressed faces and motion blur beat timing: docs/VITALS-ENGINE.md)"
-        return HRVAbsence(code: .unstable, message: message)
-    }
-
-    /// The length of the stretch of continuous measurement still open.
-    private var currentStretch: Double {
-        guard let start = evidence.stretchStart, let last = evidence.lastPulse else { return 0 }
-        return last - start
-    }
-
-    /// Notes a pulse sample at `time` for the stretches of continuous measurement.
-    private mutating func notePulse(at time: Double, stable: Bool) {
-        evidence.pulseSamples += 1
-        if stable { evidence.stablePulseSamples += 1 }
-        if let last = evidence.lastPulse, time - last <= Self.stretchGap, time >= last {
-            evidence.lastPulse = time
-            return
-        }
-        evidence.longestStretch = max(evidence.longestStretch, currentStretch)
-        evidence.stretchStart = time
-        evidence.lastPulse = time
+        return VitalAbsence(code: .unstable, message: message)
     }
 
     /// Creates an empty tracker that trusts the engine's `stable` flags.
@@ -254,7 +326,7 @@ public struct VitalsTracker: Sendable, Hashable {
                 latest.pulseRate = Double(sample.value)
                 latestIsStable.pulseRate = sample.stable
                 if sample.stable { lastStable.pulseRate = Double(sample.value); stableValues[0].append(Double(sample.value)) }
-                notePulse(at: Double(sample.timestamp) / 1e6, stable: sample.stable)
+                pulseEvidence.note(at: Double(sample.timestamp) / 1e6, stable: sample.stable, confidence: Double(sample.confidence))
                 rows.append(VitalsSample(
                     metric: "pulseRate", timeSeconds: Double(sample.timestamp) / 1e6, value: Double(sample.value),
                     confidence: Double(sample.confidence), stable: sample.stable
@@ -264,8 +336,8 @@ public struct VitalsTracker: Sendable, Hashable {
                 latest.hrvRmssd = sample.rmssd
                 latestIsStable.hrvRmssd = sample.stable
                 if sample.stable { lastStable.hrvRmssd = sample.rmssd; stableValues[2].append(sample.rmssd) }
-                evidence.hrvWindows += 1
-                evidence.bestHRVConfidence = max(evidence.bestHRVConfidence ?? 0, Double(sample.confidence))
+                hrvWindows += 1
+                bestHRVConfidence = max(bestHRVConfidence ?? 0, Double(sample.confidence))
                 rows.append(VitalsSample(
                     metric: "hrvRmssd", timeSeconds: Double(sample.timestamp) / 1e6, value: sample.rmssd,
                     confidence: Double(sample.confidence), stable: sample.stable
@@ -277,6 +349,7 @@ public struct VitalsTracker: Sendable, Hashable {
                 latest.breathingRate = Double(sample.value)
                 latestIsStable.breathingRate = sample.stable
                 if sample.stable { lastStable.breathingRate = Double(sample.value); stableValues[1].append(Double(sample.value)) }
+                breathingEvidence.note(at: Double(sample.timestamp) / 1e6, stable: sample.stable, confidence: Double(sample.confidence))
                 rows.append(VitalsSample(
                     metric: "breathingRate", timeSeconds: Double(sample.timestamp) / 1e6, value: Double(sample.value),
                     confidence: Double(sample.confidence), stable: sample.stable

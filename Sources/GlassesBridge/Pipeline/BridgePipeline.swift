@@ -521,7 +521,11 @@ public final class BridgePipeline: Sendable {
         var summary = BridgeSummary()
         summary.basis = tracker.withLock { $0.runBasis }
         summary.vitals = summary.basis.medians
-        summary.hrvAbsence = tracker.withLock { $0.hrvAbsence(requested: settings.metrics.metrics.contains(.hrv)) }
+        let requested = settings.metrics.metrics
+        (summary.pulseAbsence, summary.breathingAbsence, summary.hrvAbsence) = tracker.withLock {
+            ($0.pulseAbsence(requested: requested.contains(.pulseRate)),
+             $0.breathingAbsence(requested: requested.contains(.breathingRate)), $0.hrvAbsence(requested: requested.contains(.hrv)))
+        }
         summary.truth = source.truth?(30)
         summary.stats = stats
         summary.durationSeconds = (clock.scheduler.now - startedAt).inSeconds

@@ -45,13 +45,23 @@ public struct FrameRateGate: Sendable {
             guard Self.clamp(&metrics, capability) else { return event }
             return .metrics(metrics, json: metrics.jsonString())
         case .summary(var summary):
-            if capability.pulse != .measured { summary.vitals.pulseRate = nil; summary.basis.pulseRate = nil }
+            if capability.pulse != .measured {
+                summary.vitals.pulseRate = nil
+                summary.basis.pulseRate = nil
+                if summary.pulseAbsence?.code != .notRequested { summary.pulseAbsence = .frameRate(capability, vital: "the pulse") }
+            }
             if capability.hrv != .measured {
                 summary.vitals.hrvRmssd = nil
                 summary.basis.hrvRmssd = nil
-                if summary.hrvAbsence?.code != .notRequested { summary.hrvAbsence = .frameRate(capability) }
+                if summary.hrvAbsence?.code != .notRequested { summary.hrvAbsence = .frameRate(capability, vital: "HRV") }
             }
-            if capability.breathing != .measured { summary.vitals.breathingRate = nil; summary.basis.breathingRate = nil }
+            if capability.breathing != .measured {
+                summary.vitals.breathingRate = nil
+                summary.basis.breathingRate = nil
+                if summary.breathingAbsence?.code != .notRequested {
+                    summary.breathingAbsence = .frameRate(capability, vital: "the breathing")
+                }
+            }
             return .summary(summary)
         default:
             return event
