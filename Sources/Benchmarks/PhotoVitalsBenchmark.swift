@@ -78,8 +78,10 @@ struct PhotoResult: Sendable {
     var truePulse = 0.0, trueBreathing = 0.0
     var pulseErrors: [Double] = []
     var breathingErrors: [Double] = []
-    /// The run's pulse: median of the stable pulse samples (all samples from 15 s if none is stable); nil if none.
+    /// The run's pulse: the median of the run's stable pulse samples, as the bridge's summary reports it; nil when
+    /// none was stable (the summary's `null`, with `pulseUnavailable`).
     var runPulse: Double?
+    /// The run's breathing rate, the same way.
     var runBreathing: Double?
     var stableHRV = false
     var rmssd: Double?, trueRMSSD: Double?
@@ -152,7 +154,7 @@ func runPhotoBenchmark(_ names: [String], duration: Double, jobs: Int, seedBase:
 }
 
 /// The photo table's header line.
-let photoTableHeader = "condition              width | pulse MAE clipMAE ≤3bpm | breath MAE clipMAE | HRV stable RMSSD MAE | restarts | ok frames | face px | CPU ms/frame"
+let photoTableHeader = "condition              width | pulse MAE clipMAE ≤3bpm none | breath MAE clipMAE | HRV stable RMSSD MAE | restarts | ok frames | face px | CPU ms/frame"
 
 /// Runs `body` for every index below `count` on `jobs` threads and returns the results in index order.
 func inParallel<T: Sendable>(_ count: Int, jobs: Int, _ body: @Sendable (Int) -> T) -> [T] {
@@ -190,8 +192,11 @@ func reportPhoto(_ c: PhotoCondition, width: Int?, _ results: [PhotoResult]) {
     func mae(_ v: [Double]) -> String {
         v.isEmpty ? "   --" : String(format: "%5.2f", v.map(abs).reduce(0, +) / Double(v.count))
     }
-    let clipPulse = results.map { $0.pulseError ?? 99 }
+    // Clip errors over the clips with a run value; a clip with none (no stable sample) is counted apart, and is
+    // not within 3 bpm.
+    let clipPulse = results.compactMap(\.pulseError)
     let within = clipPulse.filter { abs($0) <= 3 }.count
+    let noValue = results.count - clipPulse.count
     let clipBreathing = results.compactMap(\.breathingError)
     let hrvClips = results.filter { $0.trueRMSSD != nil }
     let stable = hrvClips.filter(\.stableHRV).count
@@ -203,7 +208,7 @@ func reportPhoto(_ c: PhotoCondition, width: Int?, _ results: [PhotoResult]) {
     let label = width.map { String(format: "%5d", $0) } ?? " ≥75"
     func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
     say2(pad(c.name, 22) + " " + label + " | " + mae(results.flatMap(\.pulseErrors)) + "   " + mae(clipPulse) + "  "
-         + String(format: "%2d/%-2d", within, results.count) + " | " + mae(results.flatMap(\.breathingErrors)) + "   "
+         + String(format: "%2d/%-2d %4d", within, results.count, noValue) + " | " + mae(results.flatMap(\.breathingErrors)) + "   "
          + mae(clipBreathing) + "  | " + String(format: "%2d/%-2d", stable, hrvClips.count) + "     " + mae(rmssdErrors)
          + "     | " + String(format: "%8d | %8.0f%% | %7.0f | %8.3f", results.map(\.restarts).reduce(0, +), 100 * ok, face, ms))
 }
@@ -350,8 +355,8 @@ struct PhotoScorer {
     /// The true mean pulse (bpm) and breathing rate (per minute) over a span of the clip's seconds.
     let pulseTruth: (ClosedRange<Double>) -> Double?
     let breathingTruth: (ClosedRange<Double>) -> Double?
-    private var stablePulse: [Double] = [], allPulse: [Double] = []
-    private var stableBreathing: [Double] = [], allBreathing: [Double] = []
+    private var stablePulse: [Double] = []
+    private var stableBreathing: [Double] = []
     private var lastHRV: VitalsHRVSample?
 
     init(result: PhotoResult, trace: Bool, pulseTruth: @escaping (ClosedRange<Double>) -> Double?,
@@ -370,10 +375,10 @@ struct PhotoScorer {
         if let face = r.face { result.faceWidths.append(Double(face.width)) }
         for s in r.pulseRate {
             let ts = Double(s.timestampUs) / 1e6
+            // The run value, like the summary's, takes every stable sample; the sample errors those from 15 s.
+            if s.confidence >= VitalsStability.pulse { stablePulse.append(s.value) }
             guard ts >= 15, let gt = pulseTruth(max(0, ts - 12) ... ts) else { continue }
             result.pulseErrors.append(s.value - gt)
-            allPulse.append(s.value)
-            if s.confidence >= VitalsStability.pulse { stablePulse.append(s.value) }
             if trace {
                 say2("    \(result.clip.portrait.name) \(result.clip.faceWidth) px " + String(format: "t %.1f pulse %.1f truth %.1f confidence %.2f ", ts, s.value, gt, s.confidence)
                      + r.condition.rawValue)
@@ -381,10 +386,9 @@ struct PhotoScorer {
         }
         for s in r.breathingRate {
             let ts = Double(s.timestampUs) / 1e6
+            if s.confidence >= VitalsStability.breathing { stableBreathing.append(s.value) }
             guard ts >= 30, let gt = breathingTruth(max(0, ts - 30) ... ts) else { continue }
             result.breathingErrors.append(s.value - gt)
-            allBreathing.append(s.value)
-            if s.confidence >= VitalsStability.breathing { stableBreathing.append(s.value) }
         }
         for s in r.hrv { lastHRV = s }
     }
@@ -394,8 +398,8 @@ struct PhotoScorer {
     func finish(restarts: Int, duration: Double, rmssdTruth: ((ClosedRange<Double>) -> Double?)?) -> PhotoResult {
         var result = result
         result.restarts = restarts
-        result.runPulse = SignalMedian.of(stablePulse.isEmpty ? allPulse : stablePulse)
-        result.runBreathing = SignalMedian.of(stableBreathing.isEmpty ? allBreathing : stableBreathing)
+        result.runPulse = SignalMedian.of(stablePulse)
+        result.runBreathing = SignalMedian.of(stableBreathing)
         if duration >= 60, let rmssdTruth { result.trueRMSSD = rmssdTruth(max(0, duration - 60) ... duration) }
         if let h = lastHRV {
             let ts = Double(h.timestampUs) / 1e6
