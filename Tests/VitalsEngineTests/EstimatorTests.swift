@@ -610,6 +610,30 @@ struct EstimatorTests {
         }
     }
 
+    @Test("the pulse's line is taken as wide as a heart's varying rate spreads it, which grows with the rate")
+    func pulseLineWidthGrowsWithTheRate() {
+        // 12 s at 30 fps of a pulse whose rate swings ±6 % with breathing at 15 /min: the line's power held within
+        // the half-width the SNR counts as the pulse, out of the whole band's.
+        let rate = 30.0, n = 361
+        func share(pulse f0: Double, halfWidth: Double) -> Double {
+            var phase = 0.0
+            let x = (0 ..< n).map { i -> Double in
+                phase += 2 * .pi * f0 * (1 + 0.06 * sin(2 * .pi * 0.25 * Double(i) / rate + 0.7)) / rate
+                return cos(phase)
+            }
+            let spectrum = BandSpectrum(x, rate: rate, low: 40.0 / 60, high: 180.0 / 60, step: 0.005)
+            let total = spectrum.power.reduce(0, +)
+            let line = zip(spectrum.frequencies, spectrum.power).filter { abs($0.0 - f0) <= halfWidth }.map(\.1).reduce(0, +)
+            return line / total
+        }
+        #expect(VitalsEngine.pulseLineHalfWidth(at: 1.0) == 0.1)
+        #expect(share(pulse: 1.0, halfWidth: VitalsEngine.pulseLineHalfWidth(at: 1.0)) > 0.9)
+        // At 135 bpm a fixed ±0.1 Hz leaves more of the line out than it does at 60 bpm; the wider reach keeps it.
+        let fast = 135.0 / 60
+        #expect(share(pulse: fast, halfWidth: 0.1) < 0.85)
+        #expect(share(pulse: fast, halfWidth: VitalsEngine.pulseLineHalfWidth(at: fast)) > 0.86)
+    }
+
     @Test("profile matching's one-pass cost finds the shift the two-pass definition finds")
     func profileShiftMatchesDefinition() throws {
         /// The definition: mean squared difference of the mean-removed profiles, per shift, then the parabola.
