@@ -86,6 +86,8 @@ func runVitalsBenchmark(_ arguments: [String]) {
             say("  --clips-dir DIR: also write each photo clip as the engine saw it (raw: FFV1 .mkv, HEVC: the encoded .mp4) and clips.json (truth, our values) for Scripts/peers/rppg_peers.py")
             say("  simulator conditions (the default): \(allConditions.map(\.name).joined(separator: ","))")
             say("  real-photograph conditions: \(photoConditions.map(\.name).joined(separator: ",")); --quick runs 8 of their 24 clips")
+            say("  photo table: a clip's run value is the median of its stable samples, as the bridge's summary reports it;")
+            say("    ≤3bpm counts the clips whose run value is within 3 bpm, none those with no stable sample (no value)")
             exit(0)
         default: fail("unknown option \(arguments[i])")
         }

@@ -112,7 +112,8 @@ struct VitalAbsenceTests {
         let pulse = slow.pulseAbsence(requested: true), breathing = slow.breathingAbsence(requested: true)
         #expect(pulse?.code == .frameRate && pulse?.message.hasPrefix("the pulse is not measured at 2 fps") == true,
                 "\(String(describing: pulse))")
-        #expect(breathing?.code == .frameRate, "\(String(describing: breathing))")
+        #expect(breathing?.code == .frameRate && breathing?.message.hasPrefix("breathing is not measured at 2 fps") == true,
+                "\(String(describing: breathing))")
     }
 
     @Test("no value at all, and stretches of face shorter than a stable value needs")

@@ -233,8 +233,8 @@ public struct VitalsTracker: Sendable, Hashable {
     public func pulseAbsence(requested: Bool) -> VitalAbsence? {
         guard stableValues[0].isEmpty else { return nil }
         return Self.rateAbsence(
-            pulseEvidence, requested: requested, trust: capability.map { ($0, $0.pulse) }, vital: "pulse", metrics: "cardio or pulse-rate",
-            settle: Self.pulseSettleSeconds,
+            pulseEvidence, requested: requested, trust: capability.map { ($0, $0.pulse) }, vital: "pulse", subject: "the pulse",
+            metrics: "cardio or pulse-rate", settle: Self.pulseSettleSeconds,
             why: "the pulse in the skin's colour was too weak against the noise (small, dark, compressed or moving faces "
                 + "weaken it: docs/VITALS-ENGINE.md)")
     }
@@ -245,19 +245,20 @@ public struct VitalsTracker: Sendable, Hashable {
         guard stableValues[1].isEmpty else { return nil }
         return Self.rateAbsence(
             breathingEvidence, requested: requested, trust: capability.map { ($0, $0.breathing) }, vital: "breathing",
-            metrics: "breathing or breathing-rate", settle: Self.breathingSettleSeconds,
+            subject: "breathing", metrics: "breathing or breathing-rate", settle: Self.breathingSettleSeconds,
             why: "the motion of the chest and head showed no clear breathing rhythm (keep the upper body in view and "
                 + "still: docs/VITALS-ENGINE.md)")
     }
 
-    /// The absence of a rate with no stable value: see ``pulseAbsence(requested:)``.
+    /// The absence of a rate with no stable value: see ``pulseAbsence(requested:)``. `vital` names its values
+    /// ("pulse value"), `subject` starts a sentence about it ("the pulse was not requested").
     private static func rateAbsence(_ e: RateEvidence, requested: Bool, trust: (FrameRateCapability, VitalTrust)?, vital: String,
-                                    metrics: String, settle: Double, why: String) -> VitalAbsence {
+                                    subject: String, metrics: String, settle: Double, why: String) -> VitalAbsence {
         guard requested else {
-            return VitalAbsence(code: .notRequested, message: "the \(vital) was not requested (add it with --metrics \(metrics))")
+            return VitalAbsence(code: .notRequested, message: "\(subject) was not requested (add it with --metrics \(metrics))")
         }
         if let (capability, trust) = trust, trust != .measured {
-            return .frameRate(capability, vital: "the \(vital)")
+            return .frameRate(capability, vital: subject)
         }
         guard e.samples > 0 else {
             return VitalAbsence(code: .notMeasured, message: "no \(vital) value was measured: the first comes after about "

@@ -59,7 +59,7 @@ public struct FrameRateGate: Sendable {
                 summary.vitals.breathingRate = nil
                 summary.basis.breathingRate = nil
                 if summary.breathingAbsence?.code != .notRequested {
-                    summary.breathingAbsence = .frameRate(capability, vital: "the breathing")
+                    summary.breathingAbsence = .frameRate(capability, vital: "breathing")
                 }
             }
             return .summary(summary)
