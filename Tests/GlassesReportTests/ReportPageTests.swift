@@ -118,6 +118,24 @@ struct ReportPageTests {
         #expect(timeline.contains("<rect class=\"span caution\"") && timeline.contains(">paused</text>") && timeline.contains(">waiting</text>"))
     }
 
+    @Test("the cards show the summary's medians, and where a vital has none, the summary's reason")
+    func cardsSayWhyAVitalHasNoValue() throws {
+        let (_, html) = try Pages.simulated()
+        #expect(html.contains("pulse (median of stable)") && html.contains(">72.5<"))
+        #expect(!html.contains("class=\"why\""))
+        // The same run with a pulse that was never stable, as the bridge writes it now: null, and why.
+        let text = try Fixture.text("simulated.ndjson").replacingOccurrences(
+            of: #""type":"summary","t":70,"pulseRate":72.5,"#,
+            with: #""type":"summary","t":70,"pulseRate":null,"pulseUnavailable":{"code":"unstable","message":"none of the 31 pulse values measured was stable (best confidence 38 %): <weak>"},"breathingUnavailable":null,"#)
+        let run = try RunRecord.parse(ndjson: text, name: "unstable.ndjson")
+        #expect(run.summary?.unavailable == [.pulseRate: "none of the 31 pulse values measured was stable (best confidence 38 %): <weak>"])
+        let page = RunReport(run: run).html()
+        #expect(page.contains("<div class=\"why\">none of the 31 pulse values measured was stable (best confidence 38 %): &lt;weak&gt;</div>"))
+        // A reason that is not an object with a message is named as malformed.
+        let bad = text.replacingOccurrences(of: #""breathingUnavailable":null"#, with: #""breathingUnavailable":{"code":"tooShort"}"#)
+        #expect(throws: ReportError.self) { _ = try RunRecord.parse(ndjson: bad, name: "bad.ndjson") }
+    }
+
     @Test("an empty run says so plainly and draws nothing")
     func empty() throws {
         let (report, html) = try Pages.empty()

@@ -56,6 +56,7 @@ public struct HTMLPage: Sendable {
     .card .k{color:var(--muted);font-size:12px}
     .card .v{font-size:20px;font-weight:600}
     .card .u{color:var(--muted);font-size:12px;margin-left:3px}
+    .card .why{color:var(--muted);font-size:11px;margin-top:4px}
     figure{margin:10px 0 16px;background:var(--panel);border-radius:8px;padding:8px 10px;break-inside:avoid}
     figcaption{color:var(--muted);font-size:12px;margin-top:2px}
     table{border-collapse:collapse;width:100%;margin:6px 0 12px;font-size:13px;break-inside:avoid}

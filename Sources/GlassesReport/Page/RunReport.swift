@@ -93,14 +93,19 @@ public struct RunReport: Sendable {
 
     private func cards() -> String {
         let summary = run.summary
-        func card(_ key: String, _ value: String, _ unit: String = "") -> String {
+        func card(_ key: String, _ value: String, _ unit: String = "", why: String? = nil) -> String {
             "<div class=\"card\"><div class=\"k\">\(escape(key))</div><div class=\"v\">\(escape(value))"
-                + (unit.isEmpty ? "" : "<span class=\"u\">\(escape(unit))</span>") + "</div></div>"
+                + (unit.isEmpty ? "" : "<span class=\"u\">\(escape(unit))</span>") + "</div>"
+                + (why.map { "<div class=\"why\">\(escape($0))</div>" } ?? "") + "</div>"
         }
         var out = "<div class=\"cards\">"
-        out += card("pulse (last stable)", Self.number(summary?.vitals.pulseRate, 1), "bpm")
-        out += card("breathing (last stable)", Self.number(summary?.vitals.breathingRate, 1), "/min")
-        out += card("HRV (last stable)", Self.number(summary?.vitals.hrvRmssd, 1), "ms")
+        // The summary's value is the median of the run's stable values; where it has none, the summary's reason.
+        for (metric, name, unit) in [(VitalMetric.pulseRate, "pulse", "bpm"), (.breathingRate, "breathing", "/min"),
+                                     (.hrvRmssd, "HRV", "ms")] {
+            let value = summary.flatMap { metric.value(in: $0.vitals) }
+            out += card("\(name) (median of stable)", Self.number(value, 1), unit,
+                        why: value == nil ? summary?.unavailable[metric] : nil)
+        }
         if let truth = summary?.truth ?? nil {
             out += card("truth pulse", Self.number(truth.pulseRate, 1), "bpm")
         }

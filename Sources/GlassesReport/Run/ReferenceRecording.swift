@@ -113,6 +113,15 @@ public enum VitalMetric: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// The value among a summary's or a stats line's vitals.
+    public func value(in vitals: VitalValues) -> Double? {
+        switch self {
+        case .pulseRate: vitals.pulseRate
+        case .breathingRate: vitals.breathingRate
+        case .hrvRmssd: vitals.hrvRmssd
+        }
+    }
+
     /// The run's series of this metric.
     public func series(in run: RunRecord) -> [VitalSample] {
         switch self {

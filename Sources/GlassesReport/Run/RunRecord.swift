@@ -120,8 +120,11 @@ public struct StateChange: Sendable, Hashable {
 public struct RunSummary: Sendable, Hashable {
     /// Seconds since the run began.
     public var t: Double
-    /// The last stable vitals.
+    /// The run's vitals: the median of each one's stable values (nil where none was stable).
     public var vitals: VitalValues
+    /// Why a vital has no value, as the summary says (`pulseUnavailable`, `breathingUnavailable`,
+    /// `hrvUnavailable`); empty for runs written before the bridge said so.
+    public var unavailable: [VitalMetric: String] = [:]
     /// The simulator's truth over the last 30 s, when simulated.
     public var truth: VitalValues?
     /// The final counters (as in ``StatsLine``).
@@ -135,7 +138,7 @@ public struct RunSummary: Sendable, Hashable {
 
     /// Whether two summaries are the same.
     public static func == (a: RunSummary, b: RunSummary) -> Bool {
-        a.t == b.t && a.vitals == b.vitals && a.truth == b.truth && a.stats == b.stats
+        a.t == b.t && a.vitals == b.vitals && a.unavailable == b.unavailable && a.truth == b.truth && a.stats == b.stats
             && a.durationSeconds == b.durationSeconds && a.reason == b.reason && a.error?.code == b.error?.code
             && a.error?.message == b.error?.message && a.error?.exitCode == b.error?.exitCode
     }
@@ -258,6 +261,12 @@ public struct RunRecord: Sendable, Hashable {
             let duration = try f.optionalNumber("durationSeconds") ?? t
             summary = RunSummary(t: t, vitals: line.vitals, truth: line.truth, stats: line, durationSeconds: duration,
                                  reason: try f.optionalString("reason") ?? "", error: error)
+            for (metric, key) in [(VitalMetric.pulseRate, "pulseUnavailable"), (.breathingRate, "breathingUnavailable"),
+                                  (.hrvRmssd, "hrvUnavailable")] {
+                guard let absence = f.node[key] else { continue }
+                if case .null = absence.value { continue }
+                summary?.unavailable[metric] = try f.string("message", in: absence)
+            }
         default:
             break  // Kinds added later are skipped, so an older report reads a newer run.
         }
