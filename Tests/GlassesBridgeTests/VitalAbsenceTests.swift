@@ -152,7 +152,7 @@ struct VitalAbsenceTests {
     func summaryText() {
         var summary = BridgeSummary()
         summary.pulseAbsence = VitalAbsence(code: .unstable, message: "none of the 31 pulse values measured was stable")
-        summary.breathingAbsence = VitalAbsence(code: .notRequested, message: "the breathing was not requested")
+        summary.breathingAbsence = VitalAbsence(code: .notRequested, message: "breathing was not requested")
         summary.hrvAbsence = VitalAbsence(code: .noStablePulse, message: "the pulse was never stable")
         let text = TextEventFormatter.summaryText(summary)
         #expect(text.contains("\n  no pulse: none of the 31 pulse values measured was stable\n"), "\(text)")

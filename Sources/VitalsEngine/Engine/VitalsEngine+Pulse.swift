@@ -40,8 +40,8 @@ extension VitalsEngine {
     /// A heart's rate varies by a share of itself, so its line is as wide in relative terms at any rate and wider in
     /// hertz the faster it beats: a fixed ±0.1 Hz holds a 60 bpm pulse's line but only part of a 135 bpm one, and
     /// read fast pulses' SNR low. On the real-photograph benchmark the engine's rate for pulses of 118–147 bpm was
-    /// right (sample MAE 0.6–1.5 bpm) on clips where no sample ever reached the stable confidence
-    /// (docs/VITALS-ENGINE.md, *A pulse line as wide as the pulse*).
+    /// right (sample MAE 0.6–1.5 bpm) on clips where no sample ever reached the stable confidence (docs/VITALS-ENGINE.md,
+    /// *A benchmark that counts what the summary gives, and a pulse line as wide as the pulse*).
     static func pulseLineHalfWidth(at f: Double) -> Double {
         0.1 * max(1, f / 1.25)
     }
