@@ -1,5 +1,5 @@
 import Foundation
-import GlassesBridge
+@testable import GlassesBridge
 import GlassesSimulator
 import Testing
 
@@ -39,5 +39,12 @@ struct ExitCodeTests {
         #expect(result.summary.failure?.kind == .noFrames)
         #expect(result.exitCode == .deviceUnavailable)
         #expect(result.summary.failure?.message.contains("no frame arrived") == true)
+        // The vitals' reasons point at the missing frames, not at a face that was never in view.
+        let absences = [result.summary.pulseAbsence, result.summary.breathingAbsence, result.summary.hrvAbsence]
+        #expect(absences.allSatisfy { $0?.message == "no frame reached the vitals engine, so nothing was measured" }, "\(absences)")
+        #expect(absences.map { $0?.code } == [.notMeasured, .notMeasured, .noStablePulse])
+        let text = TextEventFormatter.summaryText(result.summary)
+        #expect(text.contains("\n  no pulse, breathing or HRV: no frame reached the vitals engine, so nothing was measured\n"), "\(text)")
+        #expect(!text.contains("face in view"), "\(text)")
     }
 }

@@ -158,5 +158,10 @@ struct VitalAbsenceTests {
         #expect(text.contains("\n  no pulse: none of the 31 pulse values measured was stable\n"), "\(text)")
         #expect(!text.contains("no breathing"), "\(text)")
         #expect(text.contains("\n  no HRV: the pulse was never stable\n"), "\(text)")
+        // Two vitals without a value for the same reason share one line.
+        summary.breathingAbsence = VitalAbsence(code: .unstable, message: "none of the 31 pulse values measured was stable")
+        let shared = TextEventFormatter.summaryText(summary)
+        #expect(shared.contains("\n  no pulse or breathing: none of the 31 pulse values measured was stable\n"), "\(shared)")
+        #expect(shared.components(separatedBy: "none of the 31").count == 2, "\(shared)")
     }
 }

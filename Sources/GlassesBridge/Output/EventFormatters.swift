@@ -389,8 +389,19 @@ public struct TextEventFormatter: BridgeEventFormatter {
                 + "\(vital(summary.vitals.breathingRate, decimals: 1)) /min, HRV \(vital(summary.vitals.hrvRmssd, decimals: 1)) ms",
         ]
         if let basis = basisText(summary.basis) { lines.append("  " + basis) }
+        // One line per reason: vitals that lack a value for the same reason share it ("no pulse or HRV: …").
+        var absences: [(names: [String], message: String)] = []
         for (name, absence) in [("pulse", summary.pulseAbsence), ("breathing", summary.breathingAbsence), ("HRV", summary.hrvAbsence)] {
-            if let absence, absence.code != .notRequested { lines.append("  no \(name): \(absence.message)") }
+            guard let absence, absence.code != .notRequested else { continue }
+            if let i = absences.firstIndex(where: { $0.message == absence.message }) {
+                absences[i].names.append(name)
+            } else {
+                absences.append(([name], absence.message))
+            }
+        }
+        for (names, message) in absences {
+            let list = names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " or " + names[names.count - 1]
+            lines.append("  no \(list): \(message)")
         }
         if let truth = summary.truth {
             lines.append("  truth: pulse \(vital(truth.pulseRate, decimals: 1)) bpm, breathing "

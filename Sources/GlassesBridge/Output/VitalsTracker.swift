@@ -131,6 +131,13 @@ public struct VitalAbsence: Sendable, Hashable {
         self.message = message
     }
 
+    /// This absence in a run in which no frame reached the vitals engine: `notMeasured` and `noStablePulse` then say
+    /// so instead of pointing at the face (the run's own error says why no frame came); other codes are kept.
+    func noFrameMeasured() -> VitalAbsence {
+        guard code == .notMeasured || code == .noStablePulse else { return self }
+        return VitalAbsence(code: code, message: "no frame reached the vitals engine, so nothing was measured")
+    }
+
     /// A vital (`name`, as a sentence starts: "HRV", "the pulse") at a frame rate the table does not measure it at.
     static func frameRate(_ capability: FrameRateCapability, vital name: String) -> VitalAbsence {
         VitalAbsence(code: .frameRate, message: "\(name) is not measured at \(capability.frameRate) fps: \(capability.reason)")

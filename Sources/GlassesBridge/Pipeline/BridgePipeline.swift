@@ -526,6 +526,11 @@ public final class BridgePipeline: Sendable {
             ($0.pulseAbsence(requested: requested.contains(.pulseRate)),
              $0.breathingAbsence(requested: requested.contains(.breathingRate)), $0.hrvAbsence(requested: requested.contains(.hrv)))
         }
+        if stats.accounting.submitted == 0 {
+            summary.pulseAbsence = summary.pulseAbsence?.noFrameMeasured()
+            summary.breathingAbsence = summary.breathingAbsence?.noFrameMeasured()
+            summary.hrvAbsence = summary.hrvAbsence?.noFrameMeasured()
+        }
         summary.truth = source.truth?(30)
         summary.stats = stats
         summary.durationSeconds = (clock.scheduler.now - startedAt).inSeconds
