@@ -63,6 +63,14 @@ struct RunInputTests {
                     && error.message.contains(words)
             }
         }
+        // A file with no line (or only blank ones) is not a run, and says so.
+        for empty in ["", "\n \n"] {
+            #expect {
+                _ = try RunRecord.parse(ndjson: empty, name: "run.ndjson")
+            } throws: { error in
+                (error as? ReportError).map { $0.code == .malformedInput && $0.message.contains("run.ndjson holds no run: it is empty") } ?? false
+            }
+        }
         let future = try RunRecord.parse(ndjson: good + "\n{\"type\":\"somethingNew\",\"t\":3,\"x\":[1]}\n", name: "x")
         #expect(future.lineCount == 2 && future.endTime == 0)
     }

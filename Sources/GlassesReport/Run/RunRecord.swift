@@ -203,7 +203,8 @@ public struct RunRecord: Sendable, Hashable {
     // MARK: Reading
 
     /// Reads the bridge's NDJSON text.
-    /// - Throws: ``ReportError`` `malformedInput` naming the line (1-based) that is not a bridge event.
+    /// - Throws: ``ReportError`` `malformedInput` naming the line (1-based) that is not a bridge event, or saying the
+    ///   text holds no line at all.
     public static func parse(ndjson text: String, name: String = "input") throws(ReportError) -> RunRecord {
         var record = RunRecord()
         var lineNumber = 0
@@ -221,6 +222,10 @@ public struct RunRecord: Sendable, Hashable {
             var fields = Fields(node: node, name: name, line: lineNumber)
             try record.take(&fields)
             record.lineCount += 1
+        }
+        // A run's file holds at least its start line, even when the run stopped at once: an empty one is not a run.
+        guard record.lineCount > 0 else {
+            throw ReportError(.malformedInput, "\(name) holds no run: it is empty (glasses-bridge --format ndjson writes one).")
         }
         return record
     }
