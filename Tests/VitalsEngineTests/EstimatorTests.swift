@@ -509,6 +509,40 @@ struct EstimatorTests {
         #expect(kept.map(\.short).min()! < 0.6, "pulse kept with the 12 s fit: \(kept.map(\.short))")
     }
 
+    @Test("the camera's motion measured on the background takes out an echo the small face's own tracking cannot")
+    func cameraMotionFromBackground() throws {
+        let fs = 30.0, shakeHz = 0.9, pulseHz = 1.8
+        let engine = try VitalsEngine()
+        // 12 s of a camera shaking at 54 bpm over a slow sway; the skin's shading echoes it. A small face's profile
+        // tracker measures the shake with noise (σ 0.5 px a frame); the background, far larger, measures it to
+        // 0.02 px.
+        func samples(withBackground: Bool) -> [VitalsEngine.Sample] {
+            var rng = SplitMix(seed: 8)
+            return (0 ..< Int(12 * fs)).map { i -> VitalsEngine.Sample in
+                let t = Double(i) / fs
+                let camera = 0.6 * sin(2 * .pi * shakeHz * t) + 2 * sin(2 * .pi * 0.13 * t + 1)
+                let tracked = camera + 0.5 * rng.gaussian(), background = camera + 0.02 * rng.gaussian()
+                let pulse = 0.3 * sin(2 * .pi * pulseHz * t)
+                let rgb = RGB(r: 150 + 0.8 * camera + 0.02 * rng.gaussian(), g: 110 + 0.6 * camera + pulse + 0.02 * rng.gaussian(),
+                              b: 90 + 0.5 * camera + 0.02 * rng.gaussian())
+                let motion = [0, tracked, 0, 0] + (withBackground ? [0, background] : [])
+                return VitalsEngine.Sample(t: t, rgb: rgb, parts: nil, faceX: 0, faceY: tracked, motion: motion,
+                                           upper: nil, lower: nil, background: background, backgroundRGB: nil)
+            }
+        }
+        func traces(_ window: [VitalsEngine.Sample]) -> VitalsEngine.ColourTraces {
+            engine.skinTrace(window, from: window[0].t, to: window.last!.t, rate: fs)
+        }
+        let faceOnly = traces(samples(withBackground: false)), withCamera = traces(samples(withBackground: true))
+        func echo(_ x: [Double]) -> Double { Self.toneAmplitude(x, hz: shakeHz, start: 0, rate: fs) }
+        // The echo in red is 0.48; the noisy face position takes out only part of it (least squares on a noisy
+        // regressor shrinks the fit), the background's nearly all, and the pulse in green stays.
+        #expect(echo(faceOnly.r) > 0.04, "echo left with the face's position alone: \(echo(faceOnly.r))")
+        #expect(echo(withCamera.r) < 0.01, "echo left with the background's motion: \(echo(withCamera.r))")
+        let kept = Self.toneAmplitude(withCamera.g, hz: pulseHz, start: 0, rate: fs) / 0.3
+        #expect(abs(kept - 1) < 0.1, "pulse kept: \(kept)")
+    }
+
     /// The amplitude of `x` (sampled at `rate` from `start` s) at `hz`: least squares on a sine and a cosine.
     static func toneAmplitude(_ x: [Double], hz: Double, start: Double, rate: Double) -> Double {
         let mean = SignalMath.mean(x)

@@ -91,9 +91,17 @@ struct ProfileMotion {
     /// The shift `d` minimising the mean squared difference between `p(i + d)` and `ref(i)` over the interior,
     /// each profile with its mean removed; nil when the reference is flat, the match poor or at the search's edge.
     static func shift(of p: [Double], against ref: [Double], maxShift: Int) -> Double? {
+        guard let match = costs(of: p, against: ref, maxShift: maxShift) else { return nil }
+        return bestShift(match.costs, variance: match.variance, maxShift: maxShift)
+    }
+
+    /// The mismatch of `p` against `ref` at every shift from −`maxShift` to `maxShift` (sum of squared differences
+    /// over the interior, means removed) and the reference's own variation (sum of squares about its mean); nil when
+    /// the profiles are too short or the reference is flat.
+    static func costs(of p: [Double], against ref: [Double], maxShift: Int) -> (costs: [Double], variance: Double)? {
         let n = p.count
         let lo = maxShift, hi = n - maxShift
-        guard hi - lo > 4 else { return nil }
+        guard hi - lo > 4, ref.count == n else { return nil }
         var refMean = 0.0
         for i in lo ..< hi { refMean += ref[i] }
         refMean /= Double(hi - lo)
@@ -123,17 +131,87 @@ struct ProfileMotion {
                 }
             }
         }
+        return (costs, refVar)
+    }
+
+    /// The shift at the least of `costs` (index k is shift k − `maxShift`), refined by a parabola through it and its
+    /// neighbours; nil when the least sits at the edge of the search (the content moved further than we look) or
+    /// explains less than two thirds of `variance` (noise on a flat region matches nothing).
+    static func bestShift(_ costs: [Double], variance: Double, maxShift: Int) -> Double? {
+        guard costs.count == 2 * maxShift + 1, costs.count >= 3 else { return nil }
         var best = 0
         for k in 1 ..< costs.count where costs[k] < costs[best] { best = k }
-        // No answer when the best match sits at the edge of the search (the content moved further than we look) or
-        // explains less than two thirds of the reference's variation (noise on a flat region matches nothing).
-        guard best > 0, best < costs.count - 1, costs[best] < refVar / 3 else { return nil }
+        guard best > 0, best < costs.count - 1, costs[best] < variance / 3 else { return nil }
         var frac = 0.0
-        if best > 0, best + 1 < costs.count {
-            let a = costs[best - 1], b = costs[best], c = costs[best + 1]
-            let denom = a - 2 * b + c
-            if denom > 0 { frac = max(-0.5, min(0.5, 0.5 * (a - c) / denom)) }
-        }
+        let a = costs[best - 1], b = costs[best], c = costs[best + 1]
+        let denom = a - 2 * b + c
+        if denom > 0 { frac = max(-0.5, min(0.5, 0.5 * (a - c) / denom)) }
         return Double(best - maxShift) + frac
+    }
+}
+
+/// Measures one displacement along one axis for several image regions that move together (the background beside
+/// and above the head, which moves only with the camera): at every shift the regions' profile mismatches are summed
+/// before the best shift is taken, so a textured region decides and a flat or changing one, which alone would
+/// match noise, hardly counts.
+///
+/// Like ``ProfileMotion``, each region's reference is re-anchored (all together) when the content has moved far, and
+/// the offset carried, so the output is one continuous displacement in pixels.
+struct ProfileMotionGroup {
+    /// The regions, fixed in frame coordinates until ``reset(regions:)``.
+    private(set) var regions: [VitalsRect]
+    /// Whether rows (vertical motion) or columns (horizontal motion) are profiled.
+    let vertical: Bool
+    /// Search range in pixels.
+    let maxShift: Int
+    private var references: [[Double]?]
+    private var carried = 0.0
+    /// The last displacement in pixels (content moving down or right is positive).
+    private(set) var displacement = 0.0
+
+    init(regions: [VitalsRect], vertical: Bool, maxShift: Int) {
+        self.regions = regions
+        self.vertical = vertical
+        self.maxShift = maxShift
+        references = Array(repeating: nil, count: regions.count)
+    }
+
+    /// Starts over on new regions, keeping the displacement continuous.
+    mutating func reset(regions: [VitalsRect]) {
+        self.regions = regions
+        references = Array(repeating: nil, count: regions.count)
+        carried = displacement
+    }
+
+    /// Measures the frame; returns the displacement, or nil when no region could be matched (too small, flat, or
+    /// no reference yet).
+    mutating func update(_ view: VitalsPixelView) -> Double? {
+        var total = [Double](repeating: 0, count: 2 * maxShift + 1), variance = 0.0
+        var profiles: [[Double]?] = []
+        var matched = false
+        for (i, region) in regions.enumerated() {
+            let r = region.clamped(width: view.width, height: view.height)
+            let length = vertical ? r.height : r.width
+            guard length > 4 * maxShift, (vertical ? r.width : r.height) >= 8 else {
+                profiles.append(nil)
+                continue
+            }
+            let profile = ProfileMotion.profile(view, r, vertical: vertical)
+            profiles.append(profile)
+            guard let reference = references[i], reference.count == profile.count,
+                  let match = ProfileMotion.costs(of: profile, against: reference, maxShift: maxShift) else { continue }
+            for k in total.indices { total[k] += match.costs[k] }
+            variance += match.variance
+            matched = true
+        }
+        // A region without a reference of its size (the first frame, or clamped differently) starts one.
+        for i in regions.indices where references[i]?.count != profiles[i]?.count { references[i] = profiles[i] }
+        guard matched, let shift = ProfileMotion.bestShift(total, variance: variance, maxShift: maxShift) else { return nil }
+        displacement = carried + shift
+        if abs(shift) > Double(maxShift) * 0.5 {
+            carried += shift
+            references = profiles
+        }
+        return displacement
     }
 }

@@ -2,14 +2,10 @@ import Foundation
 
 // Breathing: the vertical motion of the chest and the background, and the rate and traces found in it.
 extension VitalsEngine {
-    /// The vertical motion this frame of the upper and lower chest rows and (median of the regions) the background.
-    func measureMotion(_ view: VitalsPixelView) -> (upper: Double?, lower: Double?, background: Double?) {
-        let upper = chestUpper?.update(view)
-        let lower = chestLower?.update(view)
-        var bg: [Double] = []
-        for i in backgrounds.indices { if let d = backgrounds[i].update(view) { bg.append(d) } }
-        let background = bg.isEmpty ? nil : SignalMath.median(bg)
-        return (upper, lower, background)
+    /// The vertical motion this frame of the upper and lower chest rows and of the background, and the background's
+    /// horizontal motion: with the vertical, the camera's own motion.
+    func measureMotion(_ view: VitalsPixelView) -> (upper: Double?, lower: Double?, background: Double?, backgroundX: Double?) {
+        (chestUpper?.update(view), chestLower?.update(view), backgroundVertical?.update(view), backgroundHorizontal?.update(view))
     }
 
     func breathing(_ result: inout VitalsFrameResult, at t: Double, duration: Double) {

@@ -223,10 +223,10 @@ extension VitalsEngine {
                 SignalMath.resample(times: times, values: window.map(\.rgb.b), start: start, rate: rate, count: count))
     }
 
-    /// The face-motion signals of `window` on the colour trace's grid (see `Sample.motion`).
+    /// The motion signals of `window` on the colour trace's grid (see `Sample.motion`): as many as every sample has.
     private static func motionTrace(_ window: [Sample], from start: Double, rate: Double, count: Int) -> [[Double]] {
         let times = window.map(\.t)
-        return (0 ..< 4).map { k in
+        return (0 ..< (window.map(\.motion.count).min() ?? 0)).map { k in
             SignalMath.resample(times: times, values: window.map { $0.motion[k] }, start: start, rate: rate, count: count)
         }
     }

@@ -213,10 +213,12 @@ extension VitalsEngine {
                         new: ColourSplice.Colours(skin: new.rgb, parts: new.parts?.colours,
                                                   background: Self.meanColour(of: side, in: view)))
         }
-        if backgrounds.count != side.count || force {
-            backgrounds = side.map { ProfileMotion(region: $0, vertical: true, maxShift: shift) }
+        if backgroundVertical == nil || force {
+            backgroundVertical = ProfileMotionGroup(regions: side, vertical: true, maxShift: shift)
+            backgroundHorizontal = ProfileMotionGroup(regions: side, vertical: false, maxShift: shift)
         } else {
-            for i in side.indices { backgrounds[i].reset(region: side[i]) }
+            backgroundVertical?.reset(regions: side)
+            backgroundHorizontal?.reset(regions: side)
         }
     }
 

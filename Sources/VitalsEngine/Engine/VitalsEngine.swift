@@ -46,7 +46,13 @@ public final class VitalsEngine {
     // Motion (see VitalsEngine+Breathing.swift).
     var chestUpper: ProfileMotion?
     var chestLower: ProfileMotion?
-    var backgrounds: [ProfileMotion] = []
+    /// The background regions' vertical motion, measured as one (see ``ProfileMotionGroup``).
+    var backgroundVertical: ProfileMotionGroup?
+    /// The background regions' horizontal motion.
+    var backgroundHorizontal: ProfileMotionGroup?
+    /// The background's displacement when last measured (x, y; px): the camera's own motion, held through a frame in
+    /// which no background region could be measured.
+    var cameraMotion = (x: 0.0, y: 0.0)
     var backgroundRegions: [VitalsRect] = []
 
     // Samples.
@@ -56,7 +62,9 @@ public final class VitalsEngine {
         /// The skin's colour region by region, for timing the beats on each (see ``SkinParts``).
         var parts: SkinParts?
         var faceX: Double, faceY: Double
-        /// Motion the colour trace may echo: the tracked face position and how far the skin regions lag it.
+        /// Motion the colour trace may echo: the tracked face position (x, y), how far the skin regions lag it (x, y)
+        /// and the background's displacement (x, y), which measures the camera's own motion on many more pixels
+        /// than a small face offers.
         var motion: [Double]
         var upper: Double?, lower: Double?, background: Double?
         /// Mean colour of the background beside the head: in a still scene, any variation is the video's own noise.
@@ -128,11 +136,14 @@ public final class VitalsEngine {
         let (rgb, parts, position) = sampleSkin(view, box: box)
         let luma = rgb.luma
 
-        let (upper, lower, background) = measureMotion(view)
+        let (upper, lower, background, backgroundX) = measureMotion(view)
+        if let background { cameraMotion.y = background }
+        if let backgroundX { cameraMotion.x = backgroundX }
         let colours = splice.applied(to: ColourSplice.Colours(skin: rgb, parts: parts?.colours,
                                                               background: Self.meanColour(of: backgroundRegions, in: view)))
         let skinParts = parts.map { SkinParts(colours: colours.parts ?? $0.colours, shares: $0.shares) }
-        let motion = [anchorOffset.x + subpixel.x, anchorOffset.y + subpixel.y, subpixel.x - position.x, subpixel.y - position.y]
+        let motion = [anchorOffset.x + subpixel.x, anchorOffset.y + subpixel.y, subpixel.x - position.x, subpixel.y - position.y,
+                      cameraMotion.x, cameraMotion.y]
         samples.append(Sample(t: t, rgb: colours.skin, parts: skinParts, faceX: anchorOffset.x + Double(box.x),
                               faceY: anchorOffset.y + Double(box.y), motion: motion, upper: upper, lower: lower,
                               background: background, backgroundRGB: colours.background))
