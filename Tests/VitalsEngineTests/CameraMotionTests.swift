@@ -49,6 +49,50 @@ struct CameraMotionTests {
         }
     }
 
+    @Test("regions matched as one follow the textured one, where a plain wall alone gives no match or a wrong one")
+    func regionsMatchedAsOne() throws {
+        // A 160×200 luma picture: rows 0–199 of the left half carry a texture that moves down 0.5 px a frame; the
+        // right half is a plain wall with fresh camera noise each frame.
+        let width = 160, height = 200
+        let textured = VitalsRect(x: 8, y: 20, width: 60, height: 160), plain = VitalsRect(x: 92, y: 20, width: 60, height: 160)
+        var rng = SplitMix(seed: 4)
+        func frame(_ shift: Double) -> [UInt8] {
+            var luma = [UInt8](repeating: 0, count: width * height)
+            for y in 0 ..< height {
+                let u = Double(y) - shift
+                let texture = 120 + 40 * sin(u / 5) + 20 * sin(u / 2.3 + 1)
+                for x in 0 ..< width {
+                    let v = x < width / 2 ? texture : 128 + 1.5 * rng.gaussian()
+                    luma[y * width + x] = UInt8(max(0, min(255, v.rounded())))
+                }
+            }
+            return luma
+        }
+        var group = ProfileMotionGroup(regions: [textured, plain], vertical: true, maxShift: 8)
+        var alone = ProfileMotion(region: plain, vertical: true, maxShift: 8)
+        let chroma = [UInt8](repeating: 128, count: width * height / 2)
+        var worstGroup = 0.0, worstAlone = 0.0, aloneMeasured = 0
+        for n in 0 ..< 30 {
+            let shift = 0.5 * Double(n)
+            let luma = frame(shift)
+            try luma.withUnsafeBufferPointer { y in
+                try chroma.withUnsafeBufferPointer { c in
+                    let view = try VitalsPixelView(format: .nv12VideoRange, width: width, height: height, plane0: y.baseAddress!,
+                                                   bytesPerRow0: width, plane1: c.baseAddress!, bytesPerRow1: width)
+                    let measured = group.update(view)
+                    if n > 0 { worstGroup = max(worstGroup, abs((measured ?? .infinity) - shift)) }
+                    if let d = alone.update(view) {
+                        aloneMeasured += 1
+                        worstAlone = max(worstAlone, abs(d - shift))
+                    }
+                }
+            }
+        }
+        #expect(worstGroup < 0.1, "the group's largest error: \(worstGroup) px")
+        // The plain region alone either finds no match or a wrong one: it is what the group must not be led by.
+        #expect(aloneMeasured < 10 || worstAlone > 1, "the plain region alone: \(aloneMeasured) matches, largest error \(worstAlone) px")
+    }
+
     /// The least-squares slope of `y` on `x`, and their correlation.
     static func fit(_ y: [Double], on x: [Double]) -> (slope: Double, correlation: Double) {
         let mx = SignalMath.mean(x), my = SignalMath.mean(y)
