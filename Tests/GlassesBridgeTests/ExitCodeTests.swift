@@ -30,6 +30,31 @@ struct ExitCodeTests {
         #expect(result.stderr.contains("does not exist"))
     }
 
+    @Test("glasses lost mid-run and not back by its end: exit 69 and when they were lost, the frames before kept")
+    func glassesLostForGood() async throws {
+        let run = try SimulatedRun(seconds: 12)
+        run.at(4) { run.glasses.powerOff() }
+        let result = await run.run()
+        #expect(result.exitCode == .deviceUnavailable)
+        #expect(result.summary.failure?.kind == .deviceLost)
+        #expect(result.summary.failure?.message.hasPrefix("Lost the glasses 8 s before the run ended") == true,
+                "\(String(describing: result.summary.failure))")
+        #expect(result.summary.stats.accounting.received > 50 && result.summary.stats.balances)
+        // The loss was a warning as it happened, not a notice only --verbose shows.
+        let warnings = run.events.all.compactMap { event -> String? in
+            if case .warning(let text) = event.event { return text }
+            return nil
+        }
+        #expect(warnings.contains("Link lost: the connection closed; reconnecting in 2 s."), "\(warnings)")
+        // The same loss with the glasses back before the end is a normal run.
+        let back = try SimulatedRun(seconds: 12)
+        back.at(4) { back.glasses.powerOff() }
+        back.at(5) { back.glasses.powerOn() }
+        let fine = await back.run()
+        #expect(fine.exitCode == .success && fine.summary.failure == nil && fine.summary.stats.reconnects == 1,
+                "\(String(describing: fine.summary.failure))")
+    }
+
     @Test("a run in which no frame ever arrives is not a success")
     func noFramesIsAFailure() async throws {
         let run = try SimulatedRun(seconds: 3)

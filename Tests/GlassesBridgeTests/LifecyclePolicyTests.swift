@@ -120,7 +120,8 @@ struct LifecyclePolicyTests {
         var harness = PolicyHarness()
         harness.startStreaming()
         let lost = harness.take(harness.policy.linkLost("peer closed", now: harness.now))
-        #expect(lost == [.closeLink])
+        // The loss is a warning (shown without --verbose), not a notice.
+        #expect(lost == [.closeLink, .warning("link lost: peer closed; reconnecting in 2 s")])
         #expect(harness.policy.phase == .waiting)
         #expect(harness.advance(by: .milliseconds(1_999)).isEmpty, "reconnected sooner than 2 s")
         #expect(harness.advance(by: .milliseconds(1)) == [.connect])
@@ -139,15 +140,42 @@ struct LifecyclePolicyTests {
         #expect(harness.advance(by: .seconds(2)) == [.connect])
     }
 
+    @Test func aRunThatEndsWhileTheLinkIsStillLostIsAFailure() {
+        var harness = PolicyHarness()
+        harness.startStreaming()
+        _ = harness.take(harness.policy.linkLost("the connection closed", now: harness.now))
+        // Two reconnect attempts fail (at 2 s and 6 s after the loss), then the run's duration ends it at 10 s.
+        #expect(harness.advance(by: .seconds(2)) == [.connect])
+        _ = harness.take(harness.policy.connectFailed("refused", now: harness.now))
+        #expect(harness.advance(by: .seconds(4)) == [.connect])
+        _ = harness.take(harness.policy.connectFailed("refused", now: harness.now))
+        _ = harness.advance(by: .seconds(4))
+        let stop = harness.take(harness.policy.stopRequested(now: harness.now))
+        guard case .finish(let failure)? = stop.last else {
+            Issue.record("no finish: \(stop)")
+            return
+        }
+        #expect(failure?.kind == .deviceLost && failure?.exitCode == .deviceUnavailable)
+        #expect(failure?.message.hasPrefix("Lost the glasses 10 s before the run ended (the connection closed), and they had "
+                                           + "not come back (2 reconnect attempts).") == true, "\(String(describing: failure))")
+        // A link that came back before the end is a normal end.
+        var back = PolicyHarness()
+        back.startStreaming()
+        _ = back.take(back.policy.linkLost("the connection closed", now: back.now))
+        #expect(back.advance(by: .seconds(2)) == [.connect])
+        _ = back.take(back.policy.linkConnected(now: back.now))
+        #expect(back.take(back.policy.stopRequested(now: back.now)) == [.finish(nil)])
+    }
+
     @Test func aDialledHostWaitsForTheDeviceAgainAtOnceButNewSessionsStillBackOff() {
         var configuration = LifecyclePolicy.Configuration()
         configuration.reconnectWaitsForDevice = true
         var harness = PolicyHarness(policy: LifecyclePolicy(configuration: configuration))
         harness.startStreaming()
-        #expect(harness.take(harness.policy.linkLost("relay gone", now: harness.now)) == [.closeLink])
+        #expect(harness.take(harness.policy.linkLost("relay gone", now: harness.now))
+                    == [.closeLink, .warning("link lost: relay gone; reconnecting: waiting for the glasses to dial again")])
         // No backoff: the connect action is the wait for the relay to dial.
         #expect(harness.advance(by: .zero) == [.connect])
-        #expect(harness.performed.contains(.notice("link lost: relay gone; reconnecting: waiting for the glasses to dial again")))
         _ = harness.take(harness.policy.connectFailed("no relay dialled in 60 s", now: harness.now))
         #expect(harness.advance(by: .zero) == [.connect])
         #expect(harness.take(harness.policy.linkConnected(now: harness.now)) == [.startSession])

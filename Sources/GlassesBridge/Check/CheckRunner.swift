@@ -150,7 +150,7 @@ public final class CheckRunner: Sendable {
             emit(.bridge(event, time))
             switch event {
             case .state(let phase, _): observation.withLock { $0.phases.append((phase, time)) }
-            case .notice(let text): observation.withLock { $0.messages.append((text, time)) }
+            case .notice(let text), .warning(let text): observation.withLock { $0.messages.append((text, time)) }
             case .error(let code, let message): observation.withLock { $0.messages.append(("\(code): \(message)", time)) }
             case .stats(let stats, _, _):
                 observation.withLock {

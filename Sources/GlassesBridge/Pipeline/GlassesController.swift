@@ -185,6 +185,8 @@ final class GlassesController: Sendable {
             }
         case .notice(let message):
             deps.emit(.notice(message))
+        case .warning(let message):
+            deps.emit(.warning(NoticeWording.sentence(message)))
         case .finish(let failure):
             if let failure { deps.emit(.error(code: failure.kind.rawValue, message: failure.message)) }
             deps.finish(failure)
@@ -312,7 +314,7 @@ final class GlassesController: Sendable {
                 defer { state.linkUp = false }
                 return state.linkUp
             }
-            if wasUp { event { $0.linkLost("the link to the glasses dropped", now: $1) } }
+            if wasUp { event { $0.linkLost("the connection closed", now: $1) } }
         case .connecting:
             break
         }

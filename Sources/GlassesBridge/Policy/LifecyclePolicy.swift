@@ -16,6 +16,8 @@ public struct BridgeFailure: Error, Sendable, Hashable, CustomStringConvertible 
         case repeatedStalls
         /// Reconnecting failed too many times.
         case reconnectExhausted
+        /// The link to the device was lost and had not come back when the run ended: exit code 69.
+        case deviceLost
         /// A bug or an unexpected failure in a module.
         case internalError
         /// An input file (a scenario) is not valid: a usage problem, exit code 64.
@@ -150,6 +152,8 @@ public struct LifecyclePolicy: Sendable {
         case schedule(Timer, after: Duration, generation: UInt64)
         /// Report a notable event to the user (state changes are read from ``phase``).
         case notice(String)
+        /// Report an event the person should see even without `--verbose` (the link to the glasses lost).
+        case warning(String)
         /// End the run: tear down in reverse order; nil is a normal end.
         case finish(BridgeFailure?)
     }
@@ -192,6 +196,8 @@ public struct LifecyclePolicy: Sendable {
     public private(set) var lastCameraRestart: CameraRestartReason?
 
     private var everConnected = false
+    /// When and why the link was lost, while it has not come back; and the reconnect attempts made since.
+    private var lostLink: (at: Duration, message: String, attempts: Int)?
     private var lastFrameAt: Duration = .zero
     private var consecutiveStallRestarts = 0
     private var retryAttempt = 0
@@ -227,6 +233,7 @@ public struct LifecyclePolicy: Sendable {
         guard phase == .connecting else { return [] }
         if everConnected { reconnects += 1 }
         everConnected = true
+        lostLink = nil
         phase = .startingSession
         return [.startSession]
     }
@@ -347,7 +354,12 @@ public struct LifecyclePolicy: Sendable {
         invalidate(.watchdog)
         invalidate(.newSession)
         invalidate(.restartCamera)
-        return [.closeLink] + retry(.reconnect, notice: "link lost: \(message); reconnecting")
+        lostLink = (now, message, 0)
+        // The loss is a warning, shown without --verbose; the attempts that follow are notices.
+        return [.closeLink] + retry(.reconnect, notice: "link lost: \(message); reconnecting").map { action in
+            if case .notice(let text) = action { return .warning(text) }
+            return action
+        }
     }
 
     /// A timer asked for by ``Action/schedule(_:after:generation:)`` fired.
@@ -393,6 +405,7 @@ public struct LifecyclePolicy: Sendable {
         case .reconnect:
             guard phase == .waiting else { return [] }
             phase = .connecting
+            lostLink?.attempts += 1
             return [.connect]
         case .newSession:
             guard phase == .waiting else { return [] }
@@ -405,9 +418,18 @@ public struct LifecyclePolicy: Sendable {
         }
     }
 
-    /// The run should end normally (duration reached, end of file, SIGINT, SIGTERM).
+    /// The run should end (duration reached, end of file, SIGINT, SIGTERM): normally, unless the link to the device
+    /// was lost and has not come back, which is ``BridgeFailure/Kind/deviceLost`` (a run whose glasses vanished
+    /// did not do what was asked, however it ended).
     public mutating func stopRequested(now: Duration) -> [Action] {
         guard isActive else { return [] }
+        if let lost = lostLink {
+            let attempts = lost.attempts == 1 ? "1 reconnect attempt" : "\(lost.attempts) reconnect attempts"
+            return finish(BridgeFailure(
+                .deviceLost, "Lost the glasses \(Self.format(now - lost.at)) before the run ended (\(lost.message)), and they "
+                    + "had not come back (\(attempts)). Check that they are on, unfolded and in range, and that the relay "
+                    + "is still running."))
+        }
         return finish(nil)
     }
 

@@ -126,7 +126,7 @@ public enum BridgeHelp {
       64  usage error: a bad option or value; nothing was started
       65  bad input data: a recording that is malformed or truncated
       69  device unavailable: cannot connect, no device connected within --connect-timeout, no Bluetooth,
-          no frame arrived, or the glasses stopped the
+          no frame arrived, the glasses lost and not back when the run ended, or the glasses stopped the
           stream for a reason a person must fix (too hot, battery low, permission denied, repeated stalls)
       70  internal error
       73  an output (--output, --record, --video-out, --report, --truth-out) cannot be written or completed
