@@ -178,6 +178,12 @@ struct LifecyclePolicyTests {
         #expect(harness.advance(by: .zero) == [.connect])
         _ = harness.take(harness.policy.connectFailed("no relay dialled in 60 s", now: harness.now))
         #expect(harness.advance(by: .zero) == [.connect])
+        // Ended while no relay has dialled in again: lost, in a listener's words.
+        var lost = harness
+        let stop = lost.take(lost.policy.stopRequested(now: lost.now + .seconds(3)))
+        #expect(stop.last == .finish(BridgeFailure(.deviceLost, "Lost the glasses 3 s before the run ended (relay gone), and no relay "
+                                                   + "had dialled in again. Check that they are on, unfolded and in range, and that "
+                                                   + "the relay is still running.")), "\(stop)")
         #expect(harness.take(harness.policy.linkConnected(now: harness.now)) == [.startSession])
         // A session the device ended still waits at least 2 s (DAT's spacing).
         _ = harness.take(harness.policy.sessionStarted(now: harness.now))

@@ -425,10 +425,11 @@ public struct LifecyclePolicy: Sendable {
         guard isActive else { return [] }
         if let lost = lostLink {
             let attempts = lost.attempts == 1 ? "1 reconnect attempt" : "\(lost.attempts) reconnect attempts"
+            // A listening bridge does not reconnect: it waits for the relay to dial in again.
+            let notBack = configuration.reconnectWaitsForDevice ? "no relay had dialled in again" : "they had not come back (\(attempts))"
             return finish(BridgeFailure(
-                .deviceLost, "Lost the glasses \(Self.format(now - lost.at)) before the run ended (\(lost.message)), and they "
-                    + "had not come back (\(attempts)). Check that they are on, unfolded and in range, and that the relay "
-                    + "is still running."))
+                .deviceLost, "Lost the glasses \(Self.format(now - lost.at)) before the run ended (\(lost.message)), and "
+                    + "\(notBack). Check that they are on, unfolded and in range, and that the relay is still running."))
         }
         return finish(nil)
     }
