@@ -237,6 +237,42 @@ struct SocketTransportTests {
             options: LinkConnectionOptions(pairingToken: "correct horse"))
     }
 
+    @Test("a dialler that waits for its listener connects once the listener starts, and says how long it waited if none does")
+    func waitsForListener() throws {
+        // A port nothing listens on (listened on and closed again), and a socket path with no file yet.
+        let probe = try LinkListener.listen(on: .tcp(host: "127.0.0.1", port: 0), onConnection: { _ in })
+        guard case .tcp(_, let port) = probe.address else {
+            Issue.record("not tcp")
+            return
+        }
+        probe.stop()
+        let path = Self.temporarySocketPath()
+        for address in [LinkAddress.tcp(host: "127.0.0.1", port: port), .unix(path: path)] {
+            // Without waiting: refused at once, as not listening.
+            let refused = #expect(throws: LinkError.self) { try LinkConnector.connect(to: address) }
+            #expect(refused?.code == .notListening, "\(address): \(String(describing: refused))")
+            // Waiting: the listener starts while the dialler is already trying (its first attempt was refused).
+            let started = Mutex<LinkListener?>(nil)
+            let listenerThread = Thread {
+                Thread.sleep(forTimeInterval: 0.6)
+                started.withLock { $0 = try? LinkListener.listen(on: address, onConnection: { _ in }) }
+            }
+            listenerThread.start()
+            let options = LinkConnectionOptions(connectTimeout: .seconds(20), waitsForListener: true)
+            let host = try LinkConnector.connect(to: address, options: options)
+            #expect(started.withLock { $0 != nil })
+            host.close()
+            started.withLock { $0?.stop() }
+            // Waiting for a listener that never comes: notListening after the timeout, saying so.
+            let never = #expect(throws: LinkError.self) {
+                try LinkConnector.connect(to: address, options: LinkConnectionOptions(connectTimeout: .milliseconds(600),
+                                                                                      waitsForListener: true))
+            }
+            #expect(never?.code == .notListening && never?.message.contains("(nothing listened there for 0.") == true,
+                    "\(String(describing: never))")
+        }
+    }
+
     @Test("TCP failures name the address and the reason: refused, port in use, unknown host")
     func tcpFailures() throws {
         // A port that was just listened on and is closed again: nothing accepts there.
@@ -247,7 +283,7 @@ struct SocketTransportTests {
         }
         probe.stop()
         let refused = #expect(throws: LinkError.self) { try LinkConnector.connect(to: .tcp(host: "127.0.0.1", port: port)) }
-        #expect(refused?.code == .unavailable)
+        #expect(refused?.code == .notListening)
         #expect(refused?.message.hasPrefix("cannot connect to tcp:127.0.0.1:\(port): ") == true, "\(refused?.message ?? "")")
         #expect(refused?.message.lowercased().contains("refused") == true, "\(refused?.message ?? "")")
 
@@ -288,14 +324,14 @@ struct SocketTransportTests {
         }
     }
 
-    @Test("connecting to nothing is unavailable, in one line")
+    @Test("connecting to nothing is not listening, in one line")
     func nothingThere() {
         for address: LinkAddress in [.unix(path: Self.temporarySocketPath()), .tcp(host: "127.0.0.1", port: 1)] {
             #expect {
                 try LinkConnector.connect(to: address)
             } throws: { error in
                 guard let error = error as? LinkError else { return false }
-                return error.code == .unavailable && error.message.contains("\(address)")
+                return error.code == .notListening && error.message.contains("\(address)") && !error.description.contains("\n")
             }
         }
     }

@@ -47,7 +47,8 @@ public enum BridgeHelp {
                             which keeps it out of ps): presented when dialling, required of a relay that
                             dials in; a wrong or missing token is refused at once
       --connect-timeout S   how long to wait for the device to connect (default: 10 when dialling,
-                            60 with --listen); if none ever connects the run ends with exit 69
+                            60 with --listen); a dialled address where nothing listens yet is
+                            tried again until then; if none ever connects the run ends with exit 69
       --fps N               frames per second: 2, 7, 15, 24 or 30 (default: 24); vitals are measured
                             at 15, 24 and 30; 7 runs with a warning and is never stable; 2 carries
                             no pulse or HRV (refused unless --metrics asks for breathing only)

@@ -23,7 +23,8 @@ public enum CheckHelp {
                             bt:ADDRESS[@CHANNEL]
       --listen ADDR         wait for a relay that dials in (tcp:HOST:PORT or unix:PATH)
       --token TOKEN         the pairing token (or GLASSES_TOKEN); required for any address not on loopback
-      --connect-timeout S   wait this long for the device (default 10 s dialling, 60 s listening)
+      --connect-timeout S   wait this long for the device (default 10 s dialling, 60 s listening; a dialled
+                            address where nothing listens yet is tried again until then)
       --plan FILE           a JSON plan: checks, stream configurations, durations, tolerances (docs/HIL.md);
                             unknown keys are errors with their line and column
       --reference FILE      a reference heart-rate recording (CSV or NDJSON: time, heart rate, optional RR

@@ -204,8 +204,11 @@ public enum BridgeCommandLine {
         case .link(let address):
             let scheduler = DispatchEventScheduler(label: "glasses-bridge.clock")
             clock = .realTime(scheduler)
+            // A relay or glasses-sim started together with the bridge may not listen yet: keep dialling until the
+            // connect timeout.
             let connection = LinkConnectionOptions(
-                scheduler: scheduler, pairingToken: options.token, connectTimeout: options.effectiveConnectTimeout)
+                scheduler: scheduler, pairingToken: options.token, connectTimeout: options.effectiveConnectTimeout,
+                waitsForListener: true)
             source = .glasses(options.device.description) {
                 do {
                     return try LinkConnector.connect(to: address, options: connection)

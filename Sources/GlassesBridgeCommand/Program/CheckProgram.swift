@@ -108,7 +108,8 @@ public enum CheckProgram {
         case .link(let address):
             let scheduler = DispatchEventScheduler(label: "glasses-bridge.check")
             let connection = LinkConnectionOptions(
-                scheduler: scheduler, pairingToken: options.token, connectTimeout: options.effectiveConnectTimeout)
+                scheduler: scheduler, pairingToken: options.token, connectTimeout: options.effectiveConnectTimeout,
+                waitsForListener: true)
             let description = options.device.description
             let source = BridgeSource.glasses(description) {
                 do {

@@ -22,6 +22,10 @@ public struct LinkConnectionOptions: Sendable {
     public var maxPayloadSize: Int
     /// Bluetooth only: the local adapter (`AA:BB:CC:DD:EE:FF`) to connect from; nil lets the kernel choose.
     public var bluetoothAdapter: String?
+    /// Whether to keep dialling, every ``LinkConnector/listenerPollInterval``, while nothing listens at the address
+    /// yet (``LinkError/Code/notListening``), until ``connectTimeout`` has passed: the other end may still be
+    /// starting (a relay and a bridge launched together).
+    public var waitsForListener: Bool
 
     /// Creates options.
     public init(
@@ -31,7 +35,8 @@ public struct LinkConnectionOptions: Sendable {
         pairingToken: String? = nil,
         connectTimeout: Duration = .seconds(10),
         maxPayloadSize: Int = LinkWireFormat.maxPayloadSize,
-        bluetoothAdapter: String? = nil
+        bluetoothAdapter: String? = nil,
+        waitsForListener: Bool = false
     ) {
         self.scheduler = scheduler
         self.liveness = liveness
@@ -40,6 +45,7 @@ public struct LinkConnectionOptions: Sendable {
         self.connectTimeout = connectTimeout
         self.maxPayloadSize = maxPayloadSize
         self.bluetoothAdapter = bluetoothAdapter
+        self.waitsForListener = waitsForListener
     }
 }
 
@@ -93,21 +99,51 @@ public enum LinkConnector {
         return DeviceEndLink(endpoint: endpoint)
     }
 
-    /// A connected socket to `address`; RFCOMM only when `bluetooth` (hosts dial Bluetooth, devices do not).
+    /// How often a connection that finds nothing listening is tried again (``LinkConnectionOptions/waitsForListener``).
+    public static let listenerPollInterval = Duration.milliseconds(250)
+
+    /// A connected socket to `address`; RFCOMM only when `bluetooth` (hosts dial Bluetooth, devices do not). With
+    /// ``LinkConnectionOptions/waitsForListener``, an address where nothing listens yet is tried again until the
+    /// connect timeout has passed.
     private static func openSocket(
         to address: LinkAddress, options: LinkConnectionOptions, bluetooth: Bool
     ) throws(LinkError) -> SocketHandle {
+        let start = ContinuousClock.now, deadline = start + options.connectTimeout
+        while true {
+            do throws(LinkError) {
+                return try openSocketOnce(to: address, timeout: max(deadline - ContinuousClock.now, .milliseconds(1)),
+                                          options: options, bluetooth: bluetooth)
+            } catch {
+                guard error.code == .notListening, options.waitsForListener else { throw error }
+                guard deadline - ContinuousClock.now > listenerPollInterval else {
+                    let waited = ContinuousClock.now - start
+                    throw LinkError(.notListening, "\(error.message) (nothing listened there for \(seconds(waited)))")
+                }
+                Thread.sleep(forTimeInterval: Double(listenerPollInterval.components.attoseconds) / 1e18)
+            }
+        }
+    }
+
+    private static func seconds(_ duration: Duration) -> String {
+        let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return String(format: value < 10 ? "%.1f s" : "%.0f s", value)
+    }
+
+    /// One attempt at ``openSocket(to:options:bluetooth:)`` within `timeout`.
+    private static func openSocketOnce(
+        to address: LinkAddress, timeout: Duration, options: LinkConnectionOptions, bluetooth: Bool
+    ) throws(LinkError) -> SocketHandle {
         switch address {
         case .unix(let path):
-            return try connectUnix(path: path, timeout: options.connectTimeout)
+            return try connectUnix(path: path, timeout: timeout)
         case .tcp(let host, let port):
-            return try connectTCP(host: host, port: port, timeout: options.connectTimeout)
+            return try connectTCP(host: host, port: port, timeout: timeout)
         case .bluetooth(let device, let channel):
             guard bluetooth else {
                 throw LinkError(.unavailable, "a device dials a host over Unix or TCP sockets only, not Bluetooth")
             }
             return try RFCOMMSocket.connect(
-                device: device, channel: channel, adapter: options.bluetoothAdapter, timeout: options.connectTimeout)
+                device: device, channel: channel, adapter: options.bluetoothAdapter, timeout: timeout)
         }
     }
 
@@ -125,7 +161,9 @@ public enum LinkConnector {
             SocketCalls.connect(handle, address: address, length: length, timeout: timeout)
         }
         if let failure {
-            throw LinkError(.unavailable, "cannot connect to unix:\(path): \(SocketCalls.describe(failure))")
+            // No socket file, or one nobody accepts on: the listener may not have started yet.
+            let code: LinkError.Code = failure == ENOENT || failure == ECONNREFUSED ? .notListening : .unavailable
+            throw LinkError(code, "cannot connect to unix:\(path): \(SocketCalls.describe(failure))")
         }
         return handle
     }

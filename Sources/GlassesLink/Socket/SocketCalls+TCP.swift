@@ -23,12 +23,15 @@ extension SocketCalls {
         case .failure(let reason): throw LinkError(.unavailable, "cannot resolve \(target): \(reason)")
         }
         var lastFailure = "no addresses"
+        // Whether every address refused the connection: nothing listens there (yet).
+        var refusedEverywhere = !candidates.isEmpty
         for candidate in candidates {
             let handle: SocketHandle
             switch socket(domain: candidate.family, type: Int32(SOCK_STREAM.rawValue)) {
             case .success(let created): handle = created
             case .failure(let error):
                 lastFailure = error.description
+                refusedEverywhere = false
                 continue
             }
             let outcome = candidate.address.withUnsafeBytes { raw in
@@ -36,9 +39,11 @@ extension SocketCalls {
             }
             switch outcome {
             case .success(let result): return (handle, result)
-            case .failure(let error): lastFailure = error.description
+            case .failure(let error):
+                lastFailure = error.description
+                if error.code != ECONNREFUSED { refusedEverywhere = false }
             }
         }
-        throw LinkError(.unavailable, "cannot \(verb) \(target): \(lastFailure)")
+        throw LinkError(refusedEverywhere ? .notListening : .unavailable, "cannot \(verb) \(target): \(lastFailure)")
     }
 }

@@ -12,8 +12,11 @@ public struct LinkError: Error, Sendable, Hashable, CustomStringConvertible, Loc
         public static let heartbeatTimeout = Code("heartbeatTimeout")
         /// The peer sent bytes that violate the protocol beyond recovery.
         public static let protocolViolation = Code("protocolViolation")
-        /// The transport could not be opened (no such socket, no Bluetooth, refused).
+        /// The transport could not be opened (no Bluetooth, an unknown host, no route).
         public static let unavailable = Code("unavailable")
+        /// Nothing accepts connections at the address yet (the connection was refused, or the socket file does not
+        /// exist): the other end may still be starting.
+        public static let notListening = Code("notListening")
         /// The peer speaks an incompatible protocol version or failed pairing.
         public static let incompatible = Code("incompatible")
         /// The link was closed locally.
