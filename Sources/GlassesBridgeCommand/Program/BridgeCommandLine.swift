@@ -204,18 +204,9 @@ public enum BridgeCommandLine {
         case .link(let address):
             let scheduler = DispatchEventScheduler(label: "glasses-bridge.clock")
             clock = .realTime(scheduler)
-            // A relay or glasses-sim started together with the bridge may not listen yet: keep dialling until the
-            // connect timeout.
             let connection = LinkConnectionOptions(
-                scheduler: scheduler, pairingToken: options.token, connectTimeout: options.effectiveConnectTimeout,
-                waitsForListener: true)
-            source = .glasses(options.device.description) {
-                do {
-                    return try LinkConnector.connect(to: address, options: connection)
-                } catch {
-                    throw BridgeFailure(.deviceUnavailable, "Cannot reach the glasses at \(options.device): \(Self.words(error))")
-                }
-            }
+                scheduler: scheduler, pairingToken: options.token, connectTimeout: options.effectiveConnectTimeout)
+            source = .glasses(options.device.description, connect: Self.dialler(address, options: connection, named: options.device.description))
         case .listening(let address):
             let scheduler = DispatchEventScheduler(label: "glasses-bridge.clock")
             clock = .realTime(scheduler)
@@ -250,6 +241,26 @@ public enum BridgeCommandLine {
         public let pipeline: BridgePipeline
         /// Call once the run ended.
         public let teardown: @Sendable () -> Void
+    }
+
+    /// Opens the link to glasses at `address`. Until the first link is made, an address where nothing listens yet is
+    /// dialled again until the connect timeout (a relay or glasses-sim started together with the bridge may not
+    /// listen yet); after that, each reconnect is one attempt, and the lifecycle policy's backoff spaces them, so that
+    /// a dead relay never holds the run's clock.
+    static func dialler(_ address: LinkAddress, options: LinkConnectionOptions, named name: String)
+        -> @Sendable () throws -> any DeviceLink {
+        let connectedOnce = Mutex(false)
+        return {
+            var options = options
+            options.waitsForListener = !connectedOnce.withLock { $0 }
+            do {
+                let link = try LinkConnector.connect(to: address, options: options)
+                connectedOnce.withLock { $0 = true }
+                return link
+            } catch {
+                throw BridgeFailure(.deviceUnavailable, "Cannot reach the glasses at \(name): \(Self.words(error))")
+            }
+        }
     }
 
     /// A typed error in the user's terms: its `message` (or `LocalizedError` description), never its type name.

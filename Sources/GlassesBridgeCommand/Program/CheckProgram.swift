@@ -108,16 +108,9 @@ public enum CheckProgram {
         case .link(let address):
             let scheduler = DispatchEventScheduler(label: "glasses-bridge.check")
             let connection = LinkConnectionOptions(
-                scheduler: scheduler, pairingToken: options.token, connectTimeout: options.effectiveConnectTimeout,
-                waitsForListener: true)
+                scheduler: scheduler, pairingToken: options.token, connectTimeout: options.effectiveConnectTimeout)
             let description = options.device.description
-            let source = BridgeSource.glasses(description) {
-                do {
-                    return try LinkConnector.connect(to: address, options: connection)
-                } catch {
-                    throw BridgeFailure(.deviceUnavailable, "Cannot reach the glasses at \(description): \(BridgeCommandLine.words(error))")
-                }
-            }
+            let source = BridgeSource.glasses(description, connect: BridgeCommandLine.dialler(address, options: connection, named: description))
             return PreparedTarget(
                 target: CheckTarget(source: source, clock: .realTime(scheduler), control: CheckDeviceControl(ask: ask)), teardown: {})
         case .listening(let address):
