@@ -78,4 +78,19 @@ struct BinaryTests {
             + (summary["framesDropped"] as? Int ?? -1)
         #expect(received == settled)
     }
+
+    @Test func sigintWhileWaitingForARelayToListenEndsAtOnce() throws {
+        // Nothing listens at the socket path; the bridge keeps dialling for up to 60 s. Ctrl-C must not wait that out.
+        let path = NSTemporaryDirectory() + "gb-none-\(UInt32.random(in: 0 ... .max)).sock"
+        let runner = try BinaryRunner(["--device", "unix:\(path)", "--connect-timeout", "60", "--format", "ndjson"],
+                                      signalWhen: "\"state\":\"connecting\"")
+        let connecting = runner.waitForWatchedLine(timeout: 60)
+        let signalled = ContinuousClock.now
+        runner.send(SIGINT)
+        let result = runner.finish(timeout: 120)
+        #expect(connecting, "stderr: \(result.stderr)")
+        #expect(ContinuousClock.now - signalled < .seconds(20), "the run ended \(ContinuousClock.now - signalled) after SIGINT")
+        // Nothing arrived: exit 69 and a line that says so.
+        #expect(result.status == 69 && result.stderr.contains("no frame arrived from unix:\(path)"), "stderr: \(result.stderr)")
+    }
 }

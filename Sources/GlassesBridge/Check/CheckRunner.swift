@@ -109,7 +109,7 @@ public final class CheckRunner: Sendable {
         let observation = Mutex(StreamObservation())
         let links = Mutex<[any DeviceLink]>([])
         let source = target.source
-        guard case .glasses(let connect, let deviceDials) = source.kind else {
+        guard case .glasses(let connect, let deviceDials, let connectBlocks) = source.kind else {
             var failed = StreamObservation()
             failed.summary.failure = BridgeFailure(.invalidInput, "check runs against glasses, not a file")
             return failed
@@ -119,7 +119,7 @@ public final class CheckRunner: Sendable {
                 let link = try connect()
                 links.withLock { $0.append(link) }
                 return link
-            }, deviceDials: deviceDials), truth: source.truth, description: source.description)
+            }, deviceDials: deviceDials, connectBlocks: connectBlocks), truth: source.truth, description: source.description)
         var settings = BridgeSettings(streamConfiguration: configuration)
         settings.duration = .milliseconds(Int64(seconds * 1000))
         let scheduler = target.clock.scheduler
@@ -362,7 +362,7 @@ public final class CheckRunner: Sendable {
     /// Link checks, then (when planned) a photo mid-stream.
     private func probe() -> ProbeOutcome {
         let t = plan.tolerances
-        guard case .glasses(let connect, _) = target.source.kind else { return .unreachable("check runs against glasses, not a file") }
+        guard case .glasses(let connect, _, _) = target.source.kind else { return .unreachable("check runs against glasses, not a file") }
         let start = waiter.now
         let link: any DeviceLink
         do {

@@ -244,7 +244,7 @@ public final class BridgePipeline: Sendable {
         let emitClosure: @Sendable (BridgeEvent) -> Void = { [weak self] event in self?.emit(event) }
         let frameSource: any FrameSource
         switch source.kind {
-        case .glasses(let connect, let deviceDials):
+        case .glasses(let connect, let deviceDials, let connectBlocks):
             var policy = settings.policy
             policy.reconnectWaitsForDevice = deviceDials
             let instance = Wearables.makeInstance(configuration: try wearablesConfiguration(scheduler))
@@ -252,6 +252,7 @@ public final class BridgePipeline: Sendable {
             let dependencies = GlassesController.Dependencies(
                 wearables: instance, scheduler: scheduler, streamConfiguration: settings.streamConfiguration,
                 handoff: handoff, counters: counters, connect: connect, connectWaitsForDevice: deviceDials,
+                connectOnOwnThread: connectBlocks,
                 record: record, observe: settings.frameObserver,
                 emit: emitClosure, finish: { [weak self] failure in self?.markFinished(failure) }
             )

@@ -21,7 +21,7 @@ public enum BridgeClock: Sendable {
 /// Where a run's frames come from: glasses reached through links, or a file.
 public struct BridgeSource: Sendable {
     enum Kind: Sendable {
-        case glasses(connect: @Sendable () throws -> any DeviceLink, deviceDials: Bool)
+        case glasses(connect: @Sendable () throws -> any DeviceLink, deviceDials: Bool, connectBlocks: Bool)
         case file(path: String)
     }
 
@@ -38,13 +38,18 @@ public struct BridgeSource: Sendable {
     }
 
     /// Glasses reached by opening links with `connect` (called again to reconnect after a loss).
-    /// - Parameter truth: ground truth over the trailing seconds of device time, when known (simulators).
+    /// - Parameters:
+    ///   - truth: ground truth over the trailing seconds of device time, when known (simulators).
+    ///   - connectBlocks: `connect` may take a while (a socket dial that waits for its listener): it then runs on a
+    ///     thread of its own, so that the run's timers, and a stop (Ctrl-C), are not held up by it.
     public static func glasses(
         _ description: String,
         truth: (@Sendable (_ trailingSeconds: Double) -> VitalsSnapshot?)? = nil,
+        connectBlocks: Bool = false,
         connect: @escaping @Sendable () throws -> any DeviceLink
     ) -> BridgeSource {
-        BridgeSource(kind: .glasses(connect: connect, deviceDials: false), truth: truth, description: description)
+        BridgeSource(kind: .glasses(connect: connect, deviceDials: false, connectBlocks: connectBlocks), truth: truth,
+                     description: description)
     }
 
     /// Glasses that dial this host (a relay on a phone, `--listen`): `waitForDevice` blocks until one has paired,
@@ -56,7 +61,8 @@ public struct BridgeSource: Sendable {
         truth: (@Sendable (_ trailingSeconds: Double) -> VitalsSnapshot?)? = nil,
         waitForDevice: @escaping @Sendable () throws -> any DeviceLink
     ) -> BridgeSource {
-        BridgeSource(kind: .glasses(connect: waitForDevice, deviceDials: true), truth: truth, description: description)
+        BridgeSource(kind: .glasses(connect: waitForDevice, deviceDials: true, connectBlocks: true), truth: truth,
+                     description: description)
     }
 
     /// A recording (`.y4m`, `.mp4`, `.mkv`, Annex B HEVC) played as if glasses sent it.

@@ -23,6 +23,9 @@ final class GlassesController: Sendable {
         /// scheduler's, so timers (the run's duration, stats, and in virtual time the clock the relay needs to come
         /// back) keep running while the bridge waits for the next dial.
         var connectWaitsForDevice = false
+        /// `connect` may block (a dial that waits for its listener; always so when ``connectWaitsForDevice``): it runs
+        /// on a thread of its own, not on the scheduler's.
+        var connectOnOwnThread = false
         /// Keeps what the glasses sent (`--record`), if asked.
         let record: (@Sendable (VideoFrame) -> Void)?
         /// Sees every delivered frame with its host arrival time (``BridgeSettings/frameObserver``).
@@ -202,7 +205,7 @@ final class GlassesController: Sendable {
             state.awaitingDevice = deps.connectWaitsForDevice
             return state.connectAttempt
         }
-        guard deps.connectWaitsForDevice else {
+        guard deps.connectWaitsForDevice || deps.connectOnOwnThread else {
             connected(attempt: attempt, result: Result { try deps.connect() })
             return
         }

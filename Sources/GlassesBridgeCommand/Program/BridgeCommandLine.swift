@@ -206,7 +206,8 @@ public enum BridgeCommandLine {
             clock = .realTime(scheduler)
             let connection = LinkConnectionOptions(
                 scheduler: scheduler, pairingToken: options.token, connectTimeout: options.effectiveConnectTimeout)
-            source = .glasses(options.device.description, connect: Self.dialler(address, options: connection, named: options.device.description))
+            source = .glasses(options.device.description, connectBlocks: true,
+                              connect: Self.dialler(address, options: connection, named: options.device.description))
         case .listening(let address):
             let scheduler = DispatchEventScheduler(label: "glasses-bridge.clock")
             clock = .realTime(scheduler)

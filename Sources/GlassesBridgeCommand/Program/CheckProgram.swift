@@ -110,7 +110,8 @@ public enum CheckProgram {
             let connection = LinkConnectionOptions(
                 scheduler: scheduler, pairingToken: options.token, connectTimeout: options.effectiveConnectTimeout)
             let description = options.device.description
-            let source = BridgeSource.glasses(description, connect: BridgeCommandLine.dialler(address, options: connection, named: description))
+            let source = BridgeSource.glasses(description, connectBlocks: true,
+                                              connect: BridgeCommandLine.dialler(address, options: connection, named: description))
             return PreparedTarget(
                 target: CheckTarget(source: source, clock: .realTime(scheduler), control: CheckDeviceControl(ask: ask)), teardown: {})
         case .listening(let address):
