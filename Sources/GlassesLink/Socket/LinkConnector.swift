@@ -1,5 +1,6 @@
 import Glibc
 import Foundation
+import GlassesMedia
 import WearablesKit
 
 #if canImport(Glibc)
@@ -116,17 +117,13 @@ public enum LinkConnector {
             } catch {
                 guard error.code == .notListening, options.waitsForListener else { throw error }
                 guard deadline - ContinuousClock.now > listenerPollInterval else {
-                    let waited = ContinuousClock.now - start
-                    throw LinkError(.notListening, "\(error.message) (nothing listened there for \(seconds(waited)))")
+                    let waited = (ContinuousClock.now - start).inSeconds
+                    throw LinkError(.notListening, error.message + String(
+                        format: waited < 10 ? " (nothing listened there for %.1f s)" : " (nothing listened there for %.0f s)", waited))
                 }
-                Thread.sleep(forTimeInterval: Double(listenerPollInterval.components.attoseconds) / 1e18)
+                Thread.sleep(forTimeInterval: listenerPollInterval.inSeconds)
             }
         }
-    }
-
-    private static func seconds(_ duration: Duration) -> String {
-        let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        return String(format: value < 10 ? "%.1f s" : "%.0f s", value)
     }
 
     /// One attempt at ``openSocket(to:options:bluetooth:)`` within `timeout`.
