@@ -43,7 +43,9 @@ struct CameraMotionTests {
         #expect(SignalMath.standardDeviation(truth.x) > 1.5 && SignalMath.standardDeviation(truth.y) > 1.5)
         // Each axis follows its own: the camera's roll shifts each background row a little differently in x, and a
         // region can lose its match for a moment, so the check is a fit over the run, not frame by frame.
-        for (axis, m, t) in [("x", measured.x, truth.x), ("y", measured.y, truth.y)] {
+        // The head's height for breathing moves with the camera too (and a little with each breath).
+        let heads = samples.map { $0.headY ?? .nan }
+        for (axis, m, t) in [("x", measured.x, truth.x), ("y", measured.y, truth.y), ("head", heads, truth.y)] {
             let (slope, correlation) = Self.fit(m, on: t)
             #expect(correlation > 0.95 && abs(slope - 1) < 0.1, "\(axis): slope \(slope), correlation \(correlation)")
         }
@@ -91,6 +93,31 @@ struct CameraMotionTests {
         #expect(worstGroup < 0.1, "the group's largest error: \(worstGroup) px")
         // The plain region alone either finds no match or a wrong one: it is what the group must not be led by.
         #expect(aloneMeasured < 10 || worstAlone > 1, "the plain region alone: \(aloneMeasured) matches, largest error \(worstAlone) px")
+    }
+
+    @Test("breathing's head signal is the head's own height, not a tracker that lost part of the camera's sway")
+    func breathingHeadFollowsTheCamera() throws {
+        // 40 s at 30 fps: the camera sways at 6.6/min (1.5 px) and at 13.8/min; the head rises 0.3 px with each of
+        // 18 breaths a minute. No chest is tracked, so the head minus the background is the only candidate. A small
+        // face's box (faceY) followed only 0.65 of the sway; the head's height (headY) followed all of it.
+        func rate(withHeadHeight: Bool) throws -> Double {
+            let engine = try VitalsEngine()
+            engine.samples = (0 ..< 1200).map { i -> VitalsEngine.Sample in
+                let t = Double(i) / 30
+                let camera = 1.5 * sin(2 * .pi * 0.11 * t) + 0.9 * sin(2 * .pi * 0.23 * t + 1)
+                let head = camera + 0.3 * sin(2 * .pi * 0.3 * t)
+                var sample = VitalsEngine.Sample(t: t, rgb: RGB(r: 150, g: 110, b: 90), faceX: 0, faceY: (0.65 * camera).rounded(),
+                                                 motion: [0, 0, 0, 0], upper: nil, lower: nil, background: camera, backgroundRGB: nil)
+                if withHeadHeight { sample.headY = head }
+                return sample
+            }
+            var result = VitalsFrameResult(condition: .ok, face: nil)
+            engine.breathing(&result, at: engine.samples.last!.t, duration: 40)
+            return try #require(result.breathingRate.last).value
+        }
+        let withHead = try rate(withHeadHeight: true), withBox = try rate(withHeadHeight: false)
+        #expect(abs(withHead - 18) < 1, "breathing from the head's height: \(withHead)/min")
+        #expect(abs(withBox - 18) > 3, "breathing from the box that lost the sway: \(withBox)/min (the case the head's height is for)")
     }
 
     /// The least-squares slope of `y` on `x`, and their correlation.

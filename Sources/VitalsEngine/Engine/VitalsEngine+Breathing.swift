@@ -2,10 +2,15 @@ import Foundation
 
 // Breathing: the vertical motion of the chest and the background, and the rate and traces found in it.
 extension VitalsEngine {
-    /// The vertical motion this frame of the upper and lower chest rows and of the background, and the background's
-    /// horizontal motion: with the vertical, the camera's own motion.
-    func measureMotion(_ view: VitalsPixelView) -> (upper: Double?, lower: Double?, background: Double?, backgroundX: Double?) {
-        (chestUpper?.update(view), chestLower?.update(view), backgroundVertical?.update(view), backgroundHorizontal?.update(view))
+    /// The vertical motion this frame of the upper and lower chest rows.
+    func measureChest(_ view: VitalsPixelView) -> (upper: Double?, lower: Double?) {
+        (chestUpper?.update(view), chestLower?.update(view))
+    }
+
+    /// The background's motion this frame, horizontal and vertical: the camera's own motion (nil on an axis that
+    /// could not be matched).
+    func measureCamera(_ view: VitalsPixelView) -> (x: Double?, y: Double?) {
+        (backgroundHorizontal?.update(view), backgroundVertical?.update(view))
     }
 
     func breathing(_ result: inout VitalsFrameResult, at t: Double, duration: Double) {
@@ -27,7 +32,7 @@ extension VitalsEngine {
         var candidates: [(name: String, signal: [Double])] = []
         if let s = series({ s in s.upper.flatMap { u in reference(s).map { u - $0 } } }) { candidates.append(("upper", s)) }
         if let s = series({ s in s.lower.flatMap { u in reference(s).map { u - $0 } } }) { candidates.append(("lower", s)) }
-        if hasBackground, let s = series({ s in s.background.map { s.faceY - $0 } }) { candidates.append(("head", s)) }
+        if hasBackground, let s = series({ s in s.background.map { (s.headY ?? s.faceY) - $0 } }) { candidates.append(("head", s)) }
         guard !candidates.isEmpty else { return }
         let low = c.breathingRange.lowerBound / 60, high = c.breathingRange.upperBound / 60
         var best: (rate: Double, snr: Double, index: Int)?

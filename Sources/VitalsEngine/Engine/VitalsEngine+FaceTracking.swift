@@ -48,7 +48,13 @@ extension VitalsEngine {
             return
         }
         guard let box = trackedBox else { return }
-        // Between detections: follow the face with its row and column profiles.
+        // Between detections: follow the face with its row and column profiles (the skin regions move only where
+        // both match). The head's height for breathing also follows the camera's motion through the frames in which
+        // the rows find no match (a small face's short profiles often miss under a shake).
+        if let anchor = anchorBox, headMotion != nil {
+            if let dy = headMotion?.update(view) { lastFaceMatch = (dy, cameraMotion.y) }
+            headY = anchorOffset.y + Double(anchor.y) + lastFaceMatch.face + cameraMotion.y - lastFaceMatch.camera
+        }
         if let dx = faceMotionX?.update(view), let dy = faceMotionY?.update(view), let anchor = anchorBox {
             trackedBox = VitalsRect(x: anchor.x + Int(dx.rounded()), y: anchor.y + Int(dy.rounded()), width: anchor.width, height: anchor.height)
             subpixel = (Double(anchor.x) + dx, Double(anchor.y) + dy)
@@ -188,6 +194,9 @@ extension VitalsEngine {
         let maxShift = max(4, face.width / 12)
         faceMotionX = ProfileMotion(region: face, vertical: false, maxShift: maxShift)
         faceMotionY = ProfileMotion(region: face, vertical: true, maxShift: maxShift)
+        headMotion = ProfileMotion(region: face, vertical: true, maxShift: maxShift)
+        lastFaceMatch = (0, cameraMotion.y)
+        headY = anchorOffset.y + Double(face.y)
         // The chest below the face, and background beside the head, fixed in frame coordinates from now on.
         let cx = face.x + face.width / 2
         let chestTop = face.maxY + face.height / 5

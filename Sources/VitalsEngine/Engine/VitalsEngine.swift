@@ -53,6 +53,14 @@ public final class VitalsEngine {
     /// The background's displacement when last measured (x, y; px): the camera's own motion, held through a frame in
     /// which no background region could be measured.
     var cameraMotion = (x: 0.0, y: 0.0)
+    /// The face's rows measured every frame for the head's height (``faceMotionY`` moves the skin regions, and only
+    /// on frames where the columns match too).
+    var headMotion: ProfileMotion?
+    /// The face's vertical displacement from its row profiles when they last matched, with the camera's vertical
+    /// displacement then: where the rows find no match, the head is taken to have moved with the camera since.
+    var lastFaceMatch = (face: 0.0, camera: 0.0)
+    /// The head's height for breathing (px, continuous across box changes; see ``lastFaceMatch``).
+    var headY = 0.0
     var backgroundRegions: [VitalsRect] = []
 
     // Samples.
@@ -69,6 +77,8 @@ public final class VitalsEngine {
         var upper: Double?, lower: Double?, background: Double?
         /// Mean colour of the background beside the head: in a still scene, any variation is the video's own noise.
         var backgroundRGB: RGB?
+        /// The head's height for breathing, sub-pixel (see ``VitalsEngine/headY``); nil: use `faceY`.
+        var headY: Double? = nil
     }
 
     /// The skin's mean colour in its three regions (forehead, left cheek, right cheek), which share the pulse but
@@ -119,6 +129,10 @@ public final class VitalsEngine {
         frameTimes.append(t)
         while let first = frameTimes.first, t - first > 2 { frameTimes.removeFirst() }
 
+        // The camera's motion first: a frame in which the face's own profiles find no match moves the face with it.
+        let camera = trackedBox == nil ? (x: nil, y: nil) : measureCamera(view)
+        if let y = camera.y { cameraMotion.y = y }
+        if let x = camera.x { cameraMotion.x = x }
         trackFace(view, at: t)
         var result = VitalsFrameResult(condition: .ok, face: trackedBox)
         guard let box = trackedBox else {
@@ -136,9 +150,8 @@ public final class VitalsEngine {
         let (rgb, parts, position) = sampleSkin(view, box: box)
         let luma = rgb.luma
 
-        let (upper, lower, background, backgroundX) = measureMotion(view)
-        if let background { cameraMotion.y = background }
-        if let backgroundX { cameraMotion.x = backgroundX }
+        let (upper, lower) = measureChest(view)
+        let background = camera.y
         let colours = splice.applied(to: ColourSplice.Colours(skin: rgb, parts: parts?.colours,
                                                               background: Self.meanColour(of: backgroundRegions, in: view)))
         let skinParts = parts.map { SkinParts(colours: colours.parts ?? $0.colours, shares: $0.shares) }
@@ -146,7 +159,7 @@ public final class VitalsEngine {
                       cameraMotion.x, cameraMotion.y]
         samples.append(Sample(t: t, rgb: colours.skin, parts: skinParts, faceX: anchorOffset.x + Double(box.x),
                               faceY: anchorOffset.y + Double(box.y), motion: motion, upper: upper, lower: lower,
-                              background: background, backgroundRGB: colours.background))
+                              background: background, backgroundRGB: colours.background, headY: headY))
         result.measurement = VitalsFrameMeasurement(skinRed: colours.skin.r, skinGreen: colours.skin.g, skinBlue: colours.skin.b,
                                                     upperChest: upper, lowerChest: lower, background: background)
         if startTime == nil { startTime = t }
