@@ -30,10 +30,19 @@ struct ProfileMotion {
 
     /// Measures the frame; returns the displacement, or nil when the region is too small or flat.
     mutating func update(_ view: VitalsPixelView) -> Double? {
-        let r = region.clamped(width: view.width, height: view.height)
-        let length = vertical ? r.height : r.width
-        guard length > 4 * maxShift, (vertical ? r.width : r.height) >= 8 else { return nil }
-        let profile = Self.profile(view, r, vertical: vertical)
+        update(profile: profile(of: view))
+    }
+
+    /// This region's profile in `view` (see ``matchableProfile(_:_:vertical:maxShift:)``), for ``update(profile:)``:
+    /// two trackers of the same region can share one.
+    func profile(of view: VitalsPixelView) -> [Double]? {
+        Self.matchableProfile(view, region, vertical: vertical, maxShift: maxShift)
+    }
+
+    /// Measures a frame from its profile of this region (``profile(of:)``); nil when there is none (the region too
+    /// small), no reference yet, or the match is flat or poor.
+    mutating func update(profile: [Double]?) -> Double? {
+        guard let profile else { return nil }
         guard !reference.isEmpty, reference.count == profile.count else {
             reference = profile
             return nil
@@ -45,6 +54,15 @@ struct ProfileMotion {
             reference = profile
         }
         return displacement
+    }
+
+    /// The profile of `region` (clamped to the frame), or nil when it is too small to search ±`maxShift` along, or
+    /// too thin across, to match.
+    static func matchableProfile(_ view: VitalsPixelView, _ region: VitalsRect, vertical: Bool, maxShift: Int) -> [Double]? {
+        let r = region.clamped(width: view.width, height: view.height)
+        let length = vertical ? r.height : r.width
+        guard length > 4 * maxShift, (vertical ? r.width : r.height) >= 8 else { return nil }
+        return profile(view, r, vertical: vertical)
     }
 
     /// Row means (vertical) or column means (horizontal) of luma, sampling every 4th pixel across.
@@ -190,15 +208,9 @@ struct ProfileMotionGroup {
         var profiles: [[Double]?] = []
         var matched = false
         for (i, region) in regions.enumerated() {
-            let r = region.clamped(width: view.width, height: view.height)
-            let length = vertical ? r.height : r.width
-            guard length > 4 * maxShift, (vertical ? r.width : r.height) >= 8 else {
-                profiles.append(nil)
-                continue
-            }
-            let profile = ProfileMotion.profile(view, r, vertical: vertical)
+            let profile = ProfileMotion.matchableProfile(view, region, vertical: vertical, maxShift: maxShift)
             profiles.append(profile)
-            guard let reference = references[i], reference.count == profile.count,
+            guard let profile, let reference = references[i], reference.count == profile.count,
                   let match = ProfileMotion.costs(of: profile, against: reference, maxShift: maxShift) else { continue }
             for k in total.indices { total[k] += match.costs[k] }
             variance += match.variance

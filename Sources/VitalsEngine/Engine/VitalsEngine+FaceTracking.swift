@@ -51,11 +51,13 @@ extension VitalsEngine {
         // Between detections: follow the face with its row and column profiles (the skin regions move only where
         // both match). The head's height for breathing also follows the camera's motion through the frames in which
         // the rows find no match (a small face's short profiles often miss under a shake).
+        // Both row trackers share one profile of the face (``headMotion`` and ``faceMotionY`` track the same region).
+        let rows = faceMotionY?.profile(of: view)
         if let anchor = anchorBox, headMotion != nil {
-            if let dy = headMotion?.update(view) { lastFaceMatch = (dy, cameraMotion.y) }
+            if let dy = headMotion?.update(profile: rows) { lastFaceMatch = (dy, cameraMotion.y) }
             headY = anchorOffset.y + Double(anchor.y) + lastFaceMatch.face + cameraMotion.y - lastFaceMatch.camera
         }
-        if let dx = faceMotionX?.update(view), let dy = faceMotionY?.update(view), let anchor = anchorBox {
+        if let dx = faceMotionX?.update(view), let dy = faceMotionY?.update(profile: rows), let anchor = anchorBox {
             trackedBox = VitalsRect(x: anchor.x + Int(dx.rounded()), y: anchor.y + Int(dy.rounded()), width: anchor.width, height: anchor.height)
             subpixel = (Double(anchor.x) + dx, Double(anchor.y) + dy)
         }

@@ -129,7 +129,8 @@ public final class VitalsEngine {
         frameTimes.append(t)
         while let first = frameTimes.first, t - first > 2 { frameTimes.removeFirst() }
 
-        // The camera's motion first: a frame in which the face's own profiles find no match moves the face with it.
+        // The camera's motion first: through a frame in which the face's rows find no match, the head's height for
+        // breathing moves with it (see trackFace).
         let camera = trackedBox == nil ? (x: nil, y: nil) : measureCamera(view)
         if let y = camera.y { cameraMotion.y = y }
         if let x = camera.x { cameraMotion.x = x }
