@@ -48,6 +48,14 @@ final class ScriptedDevice: Sendable {
 
 @Suite("Socket transports", .serialized)
 struct SocketTransportTests {
+    /// A loopback TCP port nothing listens on: one that was just listened on and closed again.
+    static func closedTCPPort() throws -> UInt16 {
+        let probe = try LinkListener.listen(on: .tcp(host: "127.0.0.1", port: 0), onConnection: { _ in })
+        defer { probe.stop() }
+        guard case .tcp(_, let port) = probe.address else { throw LinkError(.unavailable, "the probe listener is not on TCP") }
+        return port
+    }
+
     static func temporarySocketPath() -> String {
         let name = "glink-\(UInt32.random(in: 0...UInt32.max)).sock"
         return (NSTemporaryDirectory() as NSString).appendingPathComponent(name)
@@ -240,12 +248,7 @@ struct SocketTransportTests {
     @Test("a dialler that waits for its listener connects once the listener starts, and says how long it waited if none does")
     func waitsForListener() throws {
         // A port nothing listens on (listened on and closed again), and a socket path with no file yet.
-        let probe = try LinkListener.listen(on: .tcp(host: "127.0.0.1", port: 0), onConnection: { _ in })
-        guard case .tcp(_, let port) = probe.address else {
-            Issue.record("not tcp")
-            return
-        }
-        probe.stop()
+        let port = try Self.closedTCPPort()
         let path = Self.temporarySocketPath()
         for address in [LinkAddress.tcp(host: "127.0.0.1", port: port), .unix(path: path)] {
             // Without waiting: refused at once, as not listening.
@@ -276,12 +279,7 @@ struct SocketTransportTests {
     @Test("TCP failures name the address and the reason: refused, port in use, unknown host")
     func tcpFailures() throws {
         // A port that was just listened on and is closed again: nothing accepts there.
-        let probe = try LinkListener.listen(on: .tcp(host: "127.0.0.1", port: 0), onConnection: { _ in })
-        guard case .tcp(_, let port) = probe.address else {
-            Issue.record("not tcp")
-            return
-        }
-        probe.stop()
+        let port = try Self.closedTCPPort()
         let refused = #expect(throws: LinkError.self) { try LinkConnector.connect(to: .tcp(host: "127.0.0.1", port: port)) }
         #expect(refused?.code == .notListening)
         #expect(refused?.message.hasPrefix("cannot connect to tcp:127.0.0.1:\(port): ") == true, "\(refused?.message ?? "")")
