@@ -70,7 +70,9 @@ let package = Package(
 
         // MARK: The pipeline, then the commands on top of it
         // What both commands share: the exit-code table, argument walking, usage errors, the signal trap.
-        .target(name: "CommandSupport", swiftSettings: strictSettings),
+        .target(name: "CommandSupport", dependencies: ["CSignalPipe"], swiftSettings: strictSettings),
+        // The signal trap's C handler (a handler may only write to a pipe; Swift never runs inside one).
+        .target(name: "CSignalPipe", path: "Sources/CSignalPipe"),
         .target(
             name: "GlassesBridge",
             dependencies: [

@@ -197,6 +197,11 @@ if let address = options.connect {
     fail("give --connect or --listen")
 }
 let done = DispatchSemaphore(value: 0)
+// Trapped before the relay says it listens or dials: a signal sent as soon as it does is heard.
+let trap = SignalTrap { name in
+    log("glasses-relay: \(name), stopping")
+    done.signal()
+}
 let refused = Atomic<Bool>(false)
 let service = RelayService(client: client, clock: clock, mode: mode, notify: { notice in
     switch notice {
@@ -219,10 +224,6 @@ if let address = service.listeningAddress {
 
 // MARK: Status, end
 
-let trap = SignalTrap { name in
-    log("glasses-relay: \(name), stopping")
-    done.signal()
-}
 let status = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "glasses-relay.status"))
 status.schedule(deadline: .now() + 5, repeating: 5)
 status.setEventHandler { @Sendable in

@@ -26,6 +26,28 @@ struct SimulatorBinaryTests {
         #expect(help.stdout.contains("64 usage"))
     }
 
+    @Test("subject options are checked in their own units; an output that cannot be written exits 73 before or as the first frame fails, not at the end")
+    func subjectRangesAndOutputs() throws {
+        let amplitude = try BinaryRunner.run(["--amplitude", "100", "--write", "a.y4m", "--duration", "1"], binary: "glasses-sim")
+        #expect(amplitude.status == 64)
+        #expect(amplitude.stderr.contains("--amplitude must be 0...5 %, got 100"), "stderr: \(amplitude.stderr)")
+        let pulse = try BinaryRunner.run(["--pulse", "0", "--write", "a.y4m", "--duration", "1"], binary: "glasses-sim")
+        #expect(pulse.stderr.contains("--pulse must be 25...240 bpm, got 0"), "stderr: \(pulse.stderr)")
+        let folder = try BinaryRunner.run(["--write", "/tmp", "--duration", "1"], binary: "glasses-sim")
+        #expect(folder.status == 64)
+        #expect(folder.stderr.contains("needs a file name that ends in its type"), "stderr: \(folder.stderr)")
+        let missing = try BinaryRunner.run(["--truth", "/nonexistent-\(getpid())/t.csv", "--duration", "1"], binary: "glasses-sim")
+        #expect(missing.status == 73)
+        #expect(missing.stderr.contains("cannot write --truth"), "stderr: \(missing.stderr)")
+        #expect(!missing.stdout.contains("streaming"), "nothing is rendered for a file that cannot be written")
+        // /proc passes the folder check but refuses the file: the first frame's failure ends an hour's run at once.
+        let refused = try BinaryRunner.run(["--write", "/proc/glasses-sim-\(getpid()).y4m", "--duration", "3600"],
+                                           binary: "glasses-sim", timeout: 120)
+        #expect(refused.status == 73, "stderr: \(refused.stderr)")
+        #expect(refused.stdout.contains("stopping: --write failed"))
+        #expect(refused.stderr.contains("cannot create /proc/glasses-sim-"))
+    }
+
     @Test("SIGINT and SIGTERM in real time end glasses-sim gracefully, with its truth file written", arguments: [SIGINT, SIGTERM])
     func signalsInRealTime(signal: Int32) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sim-signal-\(getpid())-\(signal)")

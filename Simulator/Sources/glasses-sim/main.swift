@@ -127,6 +127,14 @@ struct Options: Sendable {
             guard let v = Double(text), v.isFinite else { throw UsageError("\(flag) needs a number, got '\(text)'") }
             return v
         }
+        /// A number for a subject option, in the profile's range (said in the option's own units).
+        func number(_ flag: String, _ inline: String?, in range: ClosedRange<Double>, unit: String) throws(UsageError) -> Double {
+            let v = try number(flag, inline)
+            guard range.contains(v) else {
+                throw UsageError("\(flag) must be \(String(format: "%g", range.lowerBound))...\(String(format: "%g", range.upperBound))\(unit), got \(String(format: "%g", v))")
+            }
+            return v
+        }
         while let (flag, inline) = try cursor.nextOption() {
             func flagOnly() throws(UsageError) { try cursor.noValue(for: flag, inline: inline) }
             switch flag {
@@ -138,8 +146,9 @@ struct Options: Sendable {
                 let path = try cursor.path(for: flag, inline: inline)
                 let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
                 guard writableExtensions.contains(ext) else {
+                    let what = ext.isEmpty ? "needs a file name that ends in its type" : "cannot make a '.\(ext)' file"
                     throw UsageError(
-                        "--write cannot make a '.\(ext)' file: use .hevc/.h265 (Annex B), .mp4 or .mkv for HEVC, .y4m for raw (got '\(path)')")
+                        "--write \(what): use .hevc/.h265 (Annex B), .mp4 or .mkv for HEVC, .y4m for raw (got '\(path)')")
                 }
                 o.writePath = path
             case "--truth":
@@ -177,12 +186,15 @@ struct Options: Sendable {
                 let n = try number(flag, inline)
                 guard n >= 10_000, n <= 100_000_000 else { throw UsageError("--bitrate must be 10000...100000000") }
                 o.bitrate = Int(n)
-            case "--pulse": o.pulse = try number(flag, inline)
-            case "--breathing": o.breathing = try number(flag, inline)
-            case "--hrv": o.hrv = try number(flag, inline)
-            case "--amplitude": o.amplitude = try number(flag, inline) / 100
-            case "--noise": o.noise = try number(flag, inline)
-            case "--light": o.light = try number(flag, inline)
+            case "--pulse": o.pulse = try number(flag, inline, in: SubjectProfile.pulseRateRange, unit: " bpm")
+            case "--breathing": o.breathing = try number(flag, inline, in: SubjectProfile.breathingRateRange, unit: " breaths/min")
+            case "--hrv": o.hrv = try number(flag, inline, in: SubjectProfile.hrvRMSSDRange, unit: " ms")
+            case "--amplitude":
+                // A percentage on the command line, a fraction in the profile.
+                let range = SubjectProfile.pulseAmplitudeRange
+                o.amplitude = try number(flag, inline, in: range.lowerBound * 100 ... range.upperBound * 100, unit: " %") / 100
+            case "--noise": o.noise = try number(flag, inline, in: SubjectProfile.sensorNoiseRange, unit: " LSB")
+            case "--light": o.light = try number(flag, inline, in: SubjectProfile.lightingLevelRange, unit: "")
             case "--motion": try flagOnly(); o.motion = true
             case "--seed":
                 let text = try cursor.value(for: flag, inline: inline)
@@ -277,7 +289,29 @@ if let facePath = options.facePath {
         fail(error.message, .dataError)
     }
 }
-let recorder = options.writePath.map { StreamRecorder(path: $0, frameRate: Int(options.fps), overflow: .wait) }
+/// Why the run ends, set once by a signal, the duration timer, the virtual-time loop or a failed --write; the main thread then
+/// finishes the files and exits. Nothing is finished on the signal or scheduler queues.
+let finishRequest = Mutex<String?>(nil)
+let finishRequested = DispatchSemaphore(value: 0)
+@Sendable func requestFinish(_ reason: String) {
+    let first = finishRequest.withLock { current -> Bool in
+        guard current == nil else { return false }
+        current = reason
+        return true
+    }
+    if first { finishRequested.signal() }
+}
+
+// Trapped before the glasses say they listen: a signal sent as soon as they do is heard.
+let trap = SignalTrap { name in requestFinish(name) }
+// The files are checked before anything is rendered, and a --write that fails later ends the run at once: the
+// file is what was asked for, so streaming on into nothing would only waste the time to the end.
+for (flag, path) in [("--write", options.writePath), ("--truth", options.truthPath)] {
+    if let path, let problem = OutputPathCheck.problem(writing: path) { fail("cannot write \(flag) \(path): \(problem)", .cannotWriteOutput) }
+}
+let recorder = options.writePath.map {
+    StreamRecorder(path: $0, frameRate: Int(options.fps), overflow: .wait) { _ in requestFinish("--write failed") }
+}
 if let recorder { recorder.attach(to: glasses) }
 
 log("glasses-sim: \(glasses.info.name) (\(glasses.info.identifier)), pulse \(profile.pulseRate) bpm, breathing \(profile.breathingRate)/min, HRV \(profile.hrvRMSSD) ms, seed \(profile.seed), \(virtualTime ? "virtual" : "real") time")
@@ -349,19 +383,6 @@ if !scenario.events.isEmpty { log("scenario '\(scenario.name)': \(scenario.event
 
 // MARK: Finish
 
-/// Why the run ends, set once by a signal, the duration timer or the virtual-time loop; the main thread then
-/// finishes the files and exits. Nothing is finished on the signal or scheduler queues.
-let finishRequest = Mutex<String?>(nil)
-let finishRequested = DispatchSemaphore(value: 0)
-@Sendable func requestFinish(_ reason: String) {
-    let first = finishRequest.withLock { current -> Bool in
-        guard current == nil else { return false }
-        current = reason
-        return true
-    }
-    if first { finishRequested.signal() }
-}
-
 /// Stops serving, writes the recording and the truth, prints the statistics; returns the exit code.
 func finish() -> ExitCode {
     server?.stop()
@@ -394,7 +415,6 @@ func finish() -> ExitCode {
     return status
 }
 
-let trap = SignalTrap { name in requestFinish(name) }
 
 if virtualTime {
     // Virtual time: advance as fast as the CPU allows; with a socket host, let it breathe between steps.

@@ -110,20 +110,33 @@ public struct SubjectProfile: Sendable, Hashable, Codable {
         seed = try c.decodeIfPresent(UInt64.self, forKey: .seed) ?? d.seed
     }
 
+    /// The pulse rates a profile may ask for, bpm.
+    public static let pulseRateRange = 25.0...240
+    /// The breathing rates a profile may ask for, breaths per minute.
+    public static let breathingRateRange = 3.0...60
+    /// The RMSSD a profile may ask for, ms.
+    public static let hrvRMSSDRange = 0.0...250
+    /// The pulse amplitudes a profile may ask for, as a fraction of the skin's green.
+    public static let pulseAmplitudeRange = 0.0...0.05
+    /// The lighting levels a profile may ask for (1 = nominal).
+    public static let lightingLevelRange = 0.05...2.0
+    /// The sensor noise a profile may ask for, luma LSB.
+    public static let sensorNoiseRange = 0.0...40
+
     /// Checks that every value is physically sensible.
     /// - Throws: ``SimulatorError`` with code `invalidProfile` naming the first bad field.
     public func validate() throws(SimulatorError) {
         func check(_ ok: Bool, _ field: String, _ rule: String) throws(SimulatorError) {
             if !ok { throw SimulatorError(.invalidProfile, "\(field) \(rule)", context: ["field": field]) }
         }
-        try check(pulseRate.isFinite && (25...240).contains(pulseRate), "pulseRate", "must be 25...240 bpm")
-        try check(breathingRate.isFinite && (3...60).contains(breathingRate), "breathingRate", "must be 3...60 breaths/min")
-        try check(hrvRMSSD.isFinite && (0...250).contains(hrvRMSSD), "hrvRMSSD", "must be 0...250 ms")
+        try check(Self.pulseRateRange.contains(pulseRate), "pulseRate", "must be 25...240 bpm")
+        try check(Self.breathingRateRange.contains(breathingRate), "breathingRate", "must be 3...60 breaths/min")
+        try check(Self.hrvRMSSDRange.contains(hrvRMSSD), "hrvRMSSD", "must be 0...250 ms")
         try check((0...0.2).contains(respiratorySinusArrhythmia), "respiratorySinusArrhythmia", "must be 0...0.2")
-        try check(pulseAmplitude.isFinite && (0...0.05).contains(pulseAmplitude), "pulseAmplitude", "must be 0...0.05")
-        try check(lightingLevel.isFinite && (0.05...2).contains(lightingLevel), "lightingLevel", "must be 0.05...2")
+        try check(Self.pulseAmplitudeRange.contains(pulseAmplitude), "pulseAmplitude", "must be 0...0.05")
+        try check(Self.lightingLevelRange.contains(lightingLevel), "lightingLevel", "must be 0.05...2")
         try check((0...0.5).contains(lightingDrift), "lightingDrift", "must be 0...0.5")
-        try check(sensorNoise.isFinite && (0...40).contains(sensorNoise), "sensorNoise", "must be 0...40 LSB")
+        try check(Self.sensorNoiseRange.contains(sensorNoise), "sensorNoise", "must be 0...40 LSB")
         try check((0...0.2).contains(headMotionAmplitude), "headMotionAmplitude", "must be 0...0.2")
         try check((0...0.1).contains(breathingAmplitude), "breathingAmplitude", "must be 0...0.1")
         for (name, colour) in [("pulseSignature", pulseSignature), ("skinTone", skinTone)] {
