@@ -2,8 +2,10 @@
 public struct ArgumentCursor: Sendable {
     private let arguments: [String]
     private var index = 0
-    /// The first argument that was neither an option nor an option's value.
-    public private(set) var strayPositional: String?
+    /// Every argument that was neither an option nor an option's value, in order (all of them after `--`).
+    public private(set) var positionals: [String] = []
+    /// The first of ``positionals``.
+    public var strayPositional: String? { positionals.first }
 
     /// Starts before the first argument.
     public init(_ arguments: [String]) { self.arguments = arguments }
@@ -20,12 +22,12 @@ public struct ArgumentCursor: Sendable {
             let argument = arguments[index]
             index += 1
             if argument == "--" {
-                if index < arguments.count, strayPositional == nil { strayPositional = arguments[index] }
+                positionals += arguments[index...]
                 index = arguments.count
                 return nil
             }
             guard argument.hasPrefix("-"), argument.count > 1 else {
-                if strayPositional == nil { strayPositional = argument }
+                positionals.append(argument)
                 continue
             }
             if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {

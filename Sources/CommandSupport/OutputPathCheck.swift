@@ -18,12 +18,42 @@ public enum OutputPathCheck {
         }
         let directory = (path as NSString).deletingLastPathComponent
         let parent = directory.isEmpty ? "." : directory
-        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory) else {
             return "the folder '\(parent)' does not exist"
         }
+        guard isDirectory.boolValue else { return "'\(parent)' is a file, not a folder" }
         guard access(parent, W_OK) == 0 else {
             return "the folder '\(parent)' is not writable (\(String(cString: strerror(errno))))"
         }
         return nil
+    }
+
+    /// Whether two paths name one file, however they are spelled (`./a`, an absolute path, a symbolic link, a
+    /// hard link): the same device and inode when both exist, else the same path once the folder is resolved.
+    public static func sameFile(_ a: String, _ b: String) -> Bool {
+        var first = stat(), second = stat()
+        if stat(a, &first) == 0, stat(b, &second) == 0 {
+            return first.st_dev == second.st_dev && first.st_ino == second.st_ino
+        }
+        return canonical(a) == canonical(b)
+    }
+
+    /// The first pair of `paths` (each with the option that gave it) that names one file.
+    public static func firstClash(_ paths: [(option: String, path: String)]) -> (String, String)? {
+        for i in paths.indices {
+            for j in paths.indices where j > i && sameFile(paths[i].path, paths[j].path) {
+                return (paths[i].option, paths[j].option)
+            }
+        }
+        return nil
+    }
+
+    /// `path` absolute, with its folder's symbolic links and `.`/`..` resolved when the folder exists.
+    private static func canonical(_ path: String) -> String {
+        let url = URL(fileURLWithPath: path).standardizedFileURL
+        let folder = url.deletingLastPathComponent().path
+        guard let resolved = realpath(folder, nil) else { return url.path }
+        defer { free(resolved) }
+        return URL(fileURLWithPath: String(cString: resolved)).appendingPathComponent(url.lastPathComponent).path
     }
 }

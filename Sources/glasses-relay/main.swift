@@ -86,7 +86,7 @@ struct Options: Sendable {
         var o = Options()
         func number(_ flag: String, _ inline: String?) throws(UsageError) -> Double {
             let text = try cursor.value(for: flag, inline: inline)
-            guard let value = Double(text), value.isFinite else { throw UsageError("\(flag) needs a number, got '\(text)'") }
+            guard let value = DecimalArgument.parse(text) else { throw UsageError("\(flag) needs a number, got '\(text)'") }
             return value
         }
         func address(_ flag: String, _ inline: String?) throws(UsageError) -> LinkAddress {

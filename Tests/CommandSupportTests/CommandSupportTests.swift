@@ -1,4 +1,5 @@
 import CommandSupport
+import Foundation
 import Testing
 
 @Suite("What both commands share: exit codes, argument walking, suggestions")
@@ -33,5 +34,23 @@ struct CommandSupportTests {
             .contains("Did you mean '--listen'?"))
         #expect(OptionSuggestion.unknownOptionMessage("--zzzzzz", known: ["--listen"], tool: "glasses-sim", command: nil)
             .contains("See glasses-sim --help."))
+    }
+
+    @Test("one file however it is spelled: ./a, an absolute path, a link; a missing folder and a file as folder said plainly")
+    func sameFileAndFolderProblems() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("same-file-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let target = folder.appendingPathComponent("run.ndjson").path
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: target))
+        let link = folder.appendingPathComponent("link.ndjson").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        #expect(OutputPathCheck.sameFile(target, link))
+        #expect(OutputPathCheck.sameFile(target, folder.path + "/./run.ndjson"))
+        #expect(OutputPathCheck.sameFile(folder.path + "/new.csv", folder.path + "/sub/../new.csv"), "files not made yet")
+        #expect(!OutputPathCheck.sameFile(target, folder.path + "/other.ndjson"))
+        #expect(OutputPathCheck.firstClash([("-o", target), ("--report", "x.html"), ("--truth-out", link)])! == ("-o", "--truth-out"))
+        #expect(OutputPathCheck.problem(writing: target + "/x.csv") == "'\(target)' is a file, not a folder")
+        #expect(OutputPathCheck.problem(writing: folder.path + "/none/x.csv")?.contains("does not exist") == true)
     }
 }

@@ -88,6 +88,11 @@ struct RunInputTests {
             _ = try ReferenceReader.parse(try Fixture.text("replay-reference.csv"), name: "ref.csv", kind: .reference,
                                           runStart: ISO8601DateFormatter().date(from: "2026-12-01T11:00:00Z"), run: 0...40)
         } throws: { ($0 as? ReportError)?.code == .noOverlap && "\($0)".contains("do not overlap the run") }
+        // Times past any clock (1e200 s): the same error, with the numbers printed whole (Int would trap).
+        #expect {
+            _ = try ReferenceReader.parse("time,hr\n1e200,72\n2e200,73\n", name: "far.csv", kind: .reference,
+                                          runStart: ISO8601DateFormatter().date(from: "2026-12-01T10:00:00Z"), run: 0...40)
+        } throws: { ($0 as? ReportError)?.code == .noOverlap }
         // Wall-clock times with no start time.
         #expect {
             _ = try ReferenceReader.parse(try Fixture.text("replay-reference.csv"), name: "ref.csv", kind: .reference, runStart: nil, run: 0...40)

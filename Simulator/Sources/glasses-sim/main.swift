@@ -124,7 +124,7 @@ struct Options: Sendable {
         var o = Options()
         func number(_ flag: String, _ inline: String?) throws(UsageError) -> Double {
             let text = try cursor.value(for: flag, inline: inline)
-            guard let v = Double(text), v.isFinite else { throw UsageError("\(flag) needs a number, got '\(text)'") }
+            guard let v = DecimalArgument.parse(text) else { throw UsageError("\(flag) needs a number, got '\(text)'") }
             return v
         }
         /// A number for a subject option, in the profile's range (said in the option's own units).

@@ -66,6 +66,9 @@ public enum BridgeCommand: Sendable, Hashable {
                 throw BridgeUsageError(unknownOptionMessage(name, known: ["--format", "--help"], command: "devices"))
             }
         }
+        if let positional = parser.strayPositional {
+            throw BridgeUsageError("unexpected argument '\(positional)': devices takes only --format.")
+        }
         return .devices(format: format)
     }
 
@@ -111,8 +114,8 @@ public enum BridgeCommand: Sendable, Hashable {
                 options.token = value
             case "--connect-timeout":
                 let value = try parser.value(for: name, inline: inline)
-                guard let seconds = Double(value), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
-                    throw BridgeUsageError("invalid --connect-timeout '\(value)': give seconds from 0 to 86400, e.g. 30.")
+                guard let seconds = DecimalArgument.parse(value), seconds > 0, seconds <= 86_400 else {
+                    throw BridgeUsageError("invalid --connect-timeout '\(value)': give seconds above 0, up to 86400, e.g. 30.")
                 }
                 options.connectTimeout = seconds
             case "--fps":
@@ -157,8 +160,8 @@ public enum BridgeCommand: Sendable, Hashable {
                 options.metrics = try MetricSelection(parsing: try parser.value(for: name, inline: inline))
             case "--duration":
                 let value = try parser.value(for: name, inline: inline)
-                guard let seconds = Double(value), seconds.isFinite, seconds > 0 else {
-                    throw BridgeUsageError("invalid --duration '\(value)': give a positive number of seconds, e.g. 30.")
+                guard let seconds = DecimalArgument.parse(value), seconds > 0, seconds <= 1e9 else {
+                    throw BridgeUsageError("invalid --duration '\(value)': give a positive number of seconds up to 1e9, e.g. 30.")
                 }
                 options.duration = seconds
             case "--realtime":
@@ -169,14 +172,14 @@ public enum BridgeCommand: Sendable, Hashable {
                 options.realtime = false
             case "--sim-pulse":
                 let value = try parser.value(for: name, inline: inline)
-                guard let bpm = Double(value), bpm >= 30, bpm <= 220 else {
+                guard let bpm = DecimalArgument.parse(value), bpm >= 30, bpm <= 220 else {
                     throw BridgeUsageError("invalid --sim-pulse '\(value)': give beats per minute from 30 to 220.")
                 }
                 options.simulator.pulseRate = bpm
                 simulatorOptionsGiven.append(name)
             case "--sim-breathing":
                 let value = try parser.value(for: name, inline: inline)
-                guard let rate = Double(value), rate >= 4, rate <= 60 else {
+                guard let rate = DecimalArgument.parse(value), rate >= 4, rate <= 60 else {
                     throw BridgeUsageError(
                         "invalid --sim-breathing '\(value)': give breaths per minute from 4 to 60."
                     )
@@ -327,6 +330,9 @@ public enum BridgeCommand: Sendable, Hashable {
             throw refusal
         }
         if let path = options.recordPath {
+            if case .file = options.device {
+                throw BridgeUsageError("--record keeps what glasses send; with --device file:PATH the file is the record.")
+            }
             let lower = path.lowercased()
             switch options.codec {
             case .raw where !lower.hasSuffix(".y4m"):
@@ -340,17 +346,23 @@ public enum BridgeCommand: Sendable, Hashable {
             default:
                 break
             }
-            if case .file = options.device {
-                throw BridgeUsageError("--record keeps what glasses send; with --device file:PATH the file is the record.")
-            }
         }
         if options.truthOutPath != nil, !options.device.isSimulator {
             throw BridgeUsageError("--truth-out exports the simulator's truth: it needs --device sim, not --device \(options.device).")
         }
-        let outputs = [options.outputPath, options.recordPath, options.videoOutPath, options.reportPath, options.truthOutPath]
-            .compactMap { $0 }
-        if Set(outputs).count != outputs.count {
-            throw BridgeUsageError("--output, --record, --video-out, --report and --truth-out must name different files.")
+        // Compared as files, not strings: `-o ./a` and `--truth-out a` (or a link to it) would write one file twice.
+        let outputs = [("--output", options.outputPath), ("--record", options.recordPath), ("--video-out", options.videoOutPath),
+                       ("--report", options.reportPath), ("--truth-out", options.truthOutPath)]
+            .compactMap { option, path in path.map { (option: option, path: $0) } }
+        if let (first, second) = OutputPathCheck.firstClash(outputs) {
+            throw BridgeUsageError(
+                "\(first) and \(second) name the same file; --output, --record, --video-out, --report and --truth-out must name different files.")
+        }
+        for device in options.devices {
+            guard case .file(let input) = device else { continue }
+            if let output = outputs.first(where: { OutputPathCheck.sameFile($0.path, input) }) {
+                throw BridgeUsageError("\(output.option) \(output.path) is the file --device file: plays: name another file, or the recording is lost.")
+            }
         }
     }
 

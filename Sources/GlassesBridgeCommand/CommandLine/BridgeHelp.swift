@@ -67,8 +67,8 @@ public enum BridgeHelp {
       --pixel-format F      layout submitted to custom input: bgra or nv12 (default: nv12)
       --transform T         none, rotate90cw, rotate90ccw, rotate180, mirror-horizontal, mirror-vertical
                             (default: none; the glasses already send upright portrait frames)
-      --duration SECONDS    stop after this many seconds from the start (virtual seconds with
-                            --no-realtime; default: run until Ctrl-C or the end of the file)
+      --duration SECONDS    stop after this many seconds from the start, up to 1e9 (virtual seconds
+                            with --no-realtime; default: run until Ctrl-C or the end of the file)
 
     SIMULATOR (only with --device sim; with several, every simulator)
       --sim-pulse BPM       the simulated person's pulse, 30-220 (default: 72)

@@ -83,8 +83,8 @@ extension BridgeCommand {
                 options.token = value
             case "--connect-timeout":
                 let value = try parser.value(for: name, inline: inline)
-                guard let seconds = Double(value), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
-                    throw BridgeUsageError("invalid --connect-timeout '\(value)': give seconds from 0 to 86400, e.g. 30.")
+                guard let seconds = DecimalArgument.parse(value), seconds > 0, seconds <= 86_400 else {
+                    throw BridgeUsageError("invalid --connect-timeout '\(value)': give seconds above 0, up to 86400, e.g. 30.")
                 }
                 options.connectTimeout = seconds
             case "--realtime":

@@ -45,8 +45,8 @@ extension BridgeCommand {
                 options.runStart = date
             case "--traces-at":
                 let value = try parser.value(for: name, inline: inline)
-                guard let seconds = Double(value), seconds.isFinite, seconds > 0 else {
-                    throw BridgeUsageError("invalid --traces-at '\(value)': give the second of the run the trace windows end at, e.g. 45.")
+                guard let seconds = DecimalArgument.parse(value), seconds > 0, seconds <= 1e9 else {
+                    throw BridgeUsageError("invalid --traces-at '\(value)': give the second of the run the trace windows end at (up to 1e9), e.g. 45.")
                 }
                 options.tracesAt = seconds
             case "--output", "-o": output = try parser.path(for: name, inline: inline)
@@ -57,14 +57,22 @@ extension BridgeCommand {
         guard let input = parser.strayPositional else {
             throw BridgeUsageError("report needs the run's NDJSON file: glasses-bridge report run.ndjson -o run.html.")
         }
+        if parser.positionals.count > 1 {
+            throw BridgeUsageError("report reads one run, and got \(parser.positionals.count) files ('\(parser.positionals[0])', '\(parser.positionals[1])'): make one page per run.")
+        }
         guard let output else {
             throw BridgeUsageError("report needs -o PAGE.html: where to write the page.")
         }
         if options.truthPath != nil, options.referencePath != nil {
             throw BridgeUsageError("--truth and --reference are two kinds of comparison: give one.")
         }
-        if output == input {
+        if OutputPathCheck.sameFile(output, input) {
             throw BridgeUsageError("-o \(output) would overwrite the run it reads: name another file.")
+        }
+        for (option, path) in [("--truth", options.truthPath), ("--reference", options.referencePath)] {
+            if let path, OutputPathCheck.sameFile(output, path) {
+                throw BridgeUsageError("-o \(output) would overwrite the \(option) file it reads: name another file.")
+            }
         }
         options.inputPath = input
         options.outputPath = output

@@ -411,7 +411,8 @@ func stableHash(_ text: String) -> UInt64 {
 func f(_ value: Double) -> String {
     guard value.isFinite else { return "0" }
     let rounded = (value * 100).rounded() / 100
-    if rounded == rounded.rounded() { return String(Int(rounded)) }
+    // Whole numbers past 1e15 (a wall-clock time in a bad file, say) are printed as such: Int would trap past 2^63.
+    if rounded == rounded.rounded() { return abs(rounded) < 1e15 ? String(Int(rounded)) : String(format: "%.0f", rounded) }
     return String(format: "%.2f", rounded)
 }
 
