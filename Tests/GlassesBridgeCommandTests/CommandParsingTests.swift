@@ -101,6 +101,8 @@ struct CommandParsingTests {
         (["--device", "bt:12:34:56:78:9A:BC@99"], "channel"),
         (["--device", "unix:/s", "--sim-pulse", "80"], "only applies to the built-in simulator"),
         (["--device", "file:a.y4m", "--codec", "hvc1"], "file's own codec"),
+        (["--device", "file:a.y4m", "--fps", "15"], "--fps does not apply to --device file:PATH"),
+        (["--device", "file:a.y4m", "--resolution", "low"], "--resolution does not apply"),
         (["--sim-pulse", "500"], "30 to 220"),
         (["--video-out", "a.mp4"], ".y4m"),
         (["--record", "a.mp4"], "--codec raw"),

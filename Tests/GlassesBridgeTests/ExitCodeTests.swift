@@ -72,4 +72,23 @@ struct ExitCodeTests {
         #expect(text.contains("\n  no pulse, breathing or HRV: no frame reached the vitals engine, so nothing was measured\n"), "\(text)")
         #expect(!text.contains("face in view"), "\(text)")
     }
+
+    @Test("Ctrl-C before the first frame had time to come says so and does not blame the glasses; later it does")
+    func signalBeforeTheFirstFrame() async throws {
+        let early = try SimulatedRun(seconds: 20)
+        early.glasses.powerOff()  // no frame comes: the stop, 0.4 s in, is what the run sees first
+        early.at(0.4) { early.pipeline.requestStop(reason: "signal") }
+        let stopped = await early.run()
+        #expect(stopped.summary.stats.accounting.received == 0 && stopped.exitCode == .deviceUnavailable)
+        let message = stopped.summary.failure?.message ?? ""
+        #expect(message.hasPrefix("stopped by a signal 0.4 s in, before any frame arrived from"), "\(message)")
+        #expect(!message.contains("unfolded"), "\(message)")
+        // Six seconds of nothing (glasses off) and then Ctrl-C: the glasses are the likely reason again.
+        let waited = try SimulatedRun(seconds: 20)
+        waited.glasses.powerOff()
+        waited.at(6) { waited.pipeline.requestStop(reason: "signal") }
+        let late = await waited.run()
+        #expect(late.summary.failure?.message.contains("check that the glasses are on, unfolded and worn") == true,
+                "\(String(describing: late.summary.failure))")
+    }
 }

@@ -196,7 +196,7 @@ public final class BridgePipeline: Sendable {
 
     private func startRun() async throws -> RunResources {
         let scheduler = clock.scheduler
-        emit(.notice("source: \(source.description); \(describe(settings.streamConfiguration))"))
+        emit(.notice("source: \(source.description); \(describe(settings.streamConfiguration, file: source.isFile))"))
 
         // 1. The SDK: custom input selected while stopped, update streams subscribed before start.
         let config = SmartSpectraConfig()
@@ -290,10 +290,12 @@ public final class BridgePipeline: Sendable {
         }
     }
 
-    private func describe(_ configuration: StreamConfiguration) -> String {
+    /// What the run asks for: the stream (a file brings its own codec, size and rate), the layout, the metrics.
+    private func describe(_ configuration: StreamConfiguration, file: Bool) -> String {
         let size = configuration.resolution.videoFrameSize
-        return "\(configuration.videoCodec.rawValue) \(size) at \(configuration.frameRate) fps, submitted as "
-            + "\(settings.pixelFormat.rawValue), metrics \(settings.metrics)"
+        let stream = file ? "the file's own codec, size and frame rate"
+            : "\(configuration.videoCodec.rawValue) \(size) at \(configuration.frameRate) fps"
+        return "\(stream), submitted as \(settings.pixelFormat.rawValue), metrics \(settings.metrics)"
     }
 
     /// Metrics and status consumers, subscribed before `start()`; they end when the SDK is released.
@@ -503,6 +505,10 @@ public final class BridgePipeline: Sendable {
         guardTask.cancel()
     }
 
+    /// Seconds after which a run with no frame points at the glasses even when a person stopped it: a stream takes
+    /// about a second to start (session, stream, the first keyframe).
+    static let firstFrameAllowance = 5.0
+
     private func finishSummary() -> BridgeRunResult {
         var (reason, failure) = run.withLock { ($0.stopReason, $0.failure) }
         var stats = counters.snapshot
@@ -510,9 +516,17 @@ public final class BridgePipeline: Sendable {
             // A run in which nothing arrived did not do what was asked, however it ended.
             let seconds = (clock.scheduler.now - startedAt).inSeconds
             let what = source.isFile ? "the file held no frame" : "no frame arrived from \(source.description)"
-            let noFrames = BridgeFailure(
-                .noFrames, "\(what) in \(String(format: "%.1f", seconds)) s: check that the glasses are on, unfolded "
-                    + "and worn, that the address is right, and that the stream was not refused.")
+            let advice = "check that the glasses are on, unfolded and worn, that the address is right, and that the "
+                + "stream was not refused."
+            let message: String
+            if reason == "signal", !source.isFile {
+                // Stopped by a person: the glasses are blamed only when they had time to send something.
+                message = "stopped by a signal \(String(format: "%.1f", seconds)) s in, before any frame arrived from "
+                    + "\(source.description)" + (seconds >= Self.firstFrameAllowance ? ": \(advice)" : " (the first frame takes about a second).")
+            } else {
+                message = "\(what) in \(String(format: "%.1f", seconds)) s: \(advice)"
+            }
+            let noFrames = BridgeFailure(.noFrames, message)
             emit(.error(code: noFrames.kind.rawValue, message: noFrames.message))
             failure = noFrames
             run.withLock { $0.failure = noFrames }

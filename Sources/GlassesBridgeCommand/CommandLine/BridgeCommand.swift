@@ -86,7 +86,8 @@ public enum BridgeCommand: Sendable, Hashable {
         var devicesGiven: [DeviceAddress] = []
         var listenGiven: LinkAddress?
         var simulatorOptionsGiven: [String] = []
-        var codecGiven = false
+        // --codec, --fps and --resolution ask glasses for a stream; a file has its own.
+        var streamOptionsGiven: [String] = []
         var verbosityGiven: [String] = []
         while let (name, inline) = try parser.nextOption() {
             switch name {
@@ -124,6 +125,7 @@ public enum BridgeCommand: Sendable, Hashable {
                     throw BridgeUsageError("invalid --fps '\(value)': the glasses stream at 2, 7, 15, 24 or 30 fps.")
                 }
                 options.frameRate = rate
+                streamOptionsGiven.append(name)
             case "--resolution":
                 let value = try parser.value(for: name, inline: inline)
                 guard let resolution = StreamingResolution(rawValue: value) else {
@@ -132,6 +134,7 @@ public enum BridgeCommand: Sendable, Hashable {
                     )
                 }
                 options.resolution = resolution
+                streamOptionsGiven.append(name)
             case "--codec":
                 let value = try parser.value(for: name, inline: inline)
                 guard let codec = VideoCodec(rawValue: value) else {
@@ -140,7 +143,7 @@ public enum BridgeCommand: Sendable, Hashable {
                     )
                 }
                 options.codec = codec
-                codecGiven = true
+                streamOptionsGiven.append(name)
             case "--pixel-format":
                 let value = try parser.value(for: name, inline: inline)
                 guard let format = SubmitPixelFormat(rawValue: value) else {
@@ -249,7 +252,7 @@ public enum BridgeCommand: Sendable, Hashable {
         }
         try validateDevices(options)
         try validateLink(options)
-        try validate(options, simulatorOptionsGiven: simulatorOptionsGiven, codecGiven: codecGiven)
+        try validate(options, simulatorOptionsGiven: simulatorOptionsGiven, streamOptionsGiven: streamOptionsGiven)
         return .run(options)
     }
 
@@ -300,7 +303,7 @@ public enum BridgeCommand: Sendable, Hashable {
     }
 
     private static func validate(
-        _ options: BridgeOptions, simulatorOptionsGiven: [String], codecGiven: Bool
+        _ options: BridgeOptions, simulatorOptionsGiven: [String], streamOptionsGiven: [String]
     ) throws(BridgeUsageError) {
         if !options.devices.contains(where: \.isSimulator), let first = simulatorOptionsGiven.first {
             throw BridgeUsageError(
@@ -312,8 +315,8 @@ public enum BridgeCommand: Sendable, Hashable {
             throw BridgeUsageError("\(other) conflicts with --sim-scenario: the scenario file sets the simulated person.")
         }
         let allFiles = options.devices.allSatisfy { if case .file = $0 { true } else { false } }
-        if allFiles, codecGiven {
-            throw BridgeUsageError("--codec does not apply to --device file:PATH: the file's own codec is used.")
+        if allFiles, let first = streamOptionsGiven.first {
+            throw BridgeUsageError("\(first) does not apply to --device file:PATH: the file's own codec, size and frame rate are used.")
         }
         if let path = options.videoOutPath, !path.lowercased().hasSuffix(".y4m") {
             throw BridgeUsageError("--video-out writes YUV4MPEG2: give a path ending in .y4m (got '\(path)').")
