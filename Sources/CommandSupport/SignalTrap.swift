@@ -66,7 +66,7 @@ private final class SignalDispatcher: Sendable {
         if readFD < 0 {
             // No pipe (out of descriptors at start-up): the signals keep their default actions, which end the
             // process without a summary; nothing better is possible without a pipe.
-            FileHandle.standardError.write(Data("warning: cannot trap signals (\(String(cString: strerror(errno)))); Ctrl-C ends at once\n".utf8))
+            ConsoleText.standardError("warning: cannot trap signals (\(String(cString: strerror(errno)))); Ctrl-C ends at once\n")
             return id
         }
         if startReader {

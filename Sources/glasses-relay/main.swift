@@ -53,7 +53,7 @@ let usageLine = "usage: glasses-relay --connect ADDR | --listen ADDR [options]  
 /// Ends the process before anything ran: `message` on standard error, then the exit code.
 func fail(_ message: String, _ code: ExitCode = .usage) -> Never {
     let hint = code == .usage ? "\n\(usageLine)" : ""
-    FileHandle.standardError.write(Data("glasses-relay: error: \(message)\(hint)\n".utf8))
+    ConsoleText.standardError("glasses-relay: error: \(message)\(hint)\n")
     exit(code.rawValue)
 }
 
@@ -156,7 +156,7 @@ do {
 let quiet = options.quiet
 
 @Sendable func log(_ line: String) {
-    if !quiet { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+    if !quiet { ConsoleText.standardOutput((line + "\n")) }
 }
 
 // MARK: The DAT side: WearablesKit with simulated glasses paired in process
@@ -210,7 +210,7 @@ let service = RelayService(client: client, clock: clock, mode: mode, notify: { n
     case .dialFailed(let why): log("cannot reach the bridge: \(why); trying again in 1 s")
     case .hostRefused(let peer): log("turned away a second bridge (\(peer)): one is served already")
     case .refusedByHost(let why):
-        FileHandle.standardError.write(Data("glasses-relay: error: the bridge refused this relay: \(why)\n".utf8))
+        ConsoleText.standardError("glasses-relay: error: the bridge refused this relay: \(why)\n")
         refused.store(true, ordering: .releasing)
         done.signal()
     }

@@ -48,6 +48,30 @@ struct SimulatorBinaryTests {
         #expect(refused.stderr.contains("cannot create /proc/glasses-sim-"))
     }
 
+    @Test("an MP4 whose header cannot be written (a file-size limit of 0, as on a full disk) exits 73, never a crash",
+          arguments: ["0", "2000"])
+    func mp4OnAFullDisk(limit: String) throws {
+        let sim = try #require(BinaryRunner.binaryURL(named: "glasses-sim"))
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sim-full-\(getpid())-\(limit).mp4").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        // SIGXFSZ ignored (kept across exec) so the write fails with EFBIG, as ENOSPC would, instead of killing it.
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", "trap '' XFSZ; exec prlimit --fsize=\(limit) \"$0\" --write \"$1\" --duration 1", sim.path, path]
+        let output = Pipe()
+        shell.standardOutput = output
+        shell.standardError = output
+        try shell.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        shell.waitUntilExit()
+        #expect(shell.terminationReason == .exit && shell.terminationStatus == 73, "\(shell.terminationStatus): \(text)")
+        // No header: the first frame fails and ends the run. A header but no room for the packets: libavformat
+        // buffers them, and the failure, with FFmpeg's reason, comes when the file is finished.
+        #expect(text.contains("stopping: --write failed") || limit != "0", "\(text)")
+        #expect(text.contains("glasses-sim: error: cannot write"), "\(text)")
+        #expect(text.contains("(file too large)") || limit == "0", "FFmpeg's reason is given: \(text)")
+    }
+
     @Test("SIGINT and SIGTERM in real time end glasses-sim gracefully, with its truth file written", arguments: [SIGINT, SIGTERM])
     func signalsInRealTime(signal: Int32) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sim-signal-\(getpid())-\(signal)")

@@ -73,7 +73,7 @@ let usageLine = "usage: glasses-sim --listen ADDR [options] | --write FILE --dur
 /// Ends the process before anything ran: `message` on standard error, then the exit code.
 func fail(_ message: String, _ code: ExitCode = .usage) -> Never {
     let hint = code == .usage ? "\n\(usageLine)" : ""
-    FileHandle.standardError.write(Data("glasses-sim: error: \(message)\(hint)\n".utf8))
+    ConsoleText.standardError("glasses-sim: error: \(message)\(hint)\n")
     exit(code.rawValue)
 }
 
@@ -253,7 +253,7 @@ let quiet = options.quiet
 
 @Sendable func log(_ line: String) {
     if !quiet {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        ConsoleText.standardOutput((line + "\n"))
     }
 }
 
@@ -393,7 +393,7 @@ func finish() -> ExitCode {
             try recorder.finish()
             log("wrote \(recorder.written) samples to \(recorder.path)")
         } catch {
-            FileHandle.standardError.write(Data("glasses-sim: error: \(error.message)\n".utf8))
+            ConsoleText.standardError("glasses-sim: error: \(error.reason)\n")
             status = .cannotWriteOutput
         }
     }
@@ -406,7 +406,7 @@ func finish() -> ExitCode {
             try text.write(toFile: truthPath, atomically: true, encoding: .utf8)
             log("wrote ground truth to \(truthPath)")
         } catch {
-            FileHandle.standardError.write(Data("glasses-sim: error: cannot write \(truthPath): \(error.localizedDescription)\n".utf8))
+            ConsoleText.standardError("glasses-sim: error: cannot write \(truthPath): \(error.localizedDescription)\n")
             status = .cannotWriteOutput
         }
     }

@@ -273,7 +273,7 @@ public enum BridgeCommandLine {
     }
 
     static func printError(_ message: String) {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
+        ConsoleText.standardError((message + "\n"))
     }
 }
 

@@ -63,7 +63,7 @@ public enum CheckProgram {
 
     /// Asks the operator on the terminal and waits for Enter; `skip` (or end of input) declines.
     @Sendable static func askOperator(_ prompt: String) -> Bool {
-        FileHandle.standardError.write(Data("\nglasses-bridge check: \(prompt) (or type 'skip') ".utf8))
+        ConsoleText.standardError("\nglasses-bridge check: \(prompt) (or type 'skip') ")
         guard let line = readLine() else { return false }
         return line.trimmingCharacters(in: .whitespaces).lowercased() != "skip"
     }
@@ -146,7 +146,7 @@ final class CheckOutput: Sendable {
     var linesByCheck: [String: String] { lines.withLock { $0 } }
 
     private func out(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        ConsoleText.standardOutput((text + "\n"))
     }
 
     private var elapsed: Double { Date().timeIntervalSince(began) }

@@ -1,6 +1,7 @@
 import CommandSupport
 import Foundation
 import GlassesBridge
+import GlassesMedia
 import Synchronization
 
 /// Where formatted events are written: standard output or a file, one event at a time.
@@ -73,12 +74,7 @@ public final class OutputSink: Sendable {
 
     /// A write error in words (the POSIX reason, not Foundation's type and number).
     static func describe(_ error: any Error) -> String {
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code))).lowercased()
-        }
-        if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))).lowercased() }
-        return "the write failed"
+        FileErrorText.reason(error)
     }
 
     /// Formats and writes one event (of the device at index `device` in a run of several).

@@ -73,6 +73,6 @@ enum ReportCommand {
     }
 
     static func printError(_ message: String) {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
+        ConsoleText.standardError((message + "\n"))
     }
 }

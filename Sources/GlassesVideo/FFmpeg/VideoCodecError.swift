@@ -68,7 +68,13 @@ public struct VideoCodecError: Error, Sendable, Hashable, CustomStringConvertibl
     /// One line: code, message and FFmpeg's words for its error (never the raw error number, which stays in
     /// ``ffmpegCode`` for programs).
     public var description: String {
-        var text = "\(code): \(message)"
+        "\(code): \(reason)"
+    }
+
+    /// The message with FFmpeg's words for its error, for a person ("cannot write a packet to a.mp4 (no space
+    /// left on device)").
+    public var reason: String {
+        var text = message
         if ffmpegCode != nil, let ffmpegMessage, !ffmpegMessage.isEmpty, !message.contains(ffmpegMessage) {
             text += " (\(ffmpegMessage.prefix(1).lowercased() + ffmpegMessage.dropFirst()))"
         }

@@ -39,6 +39,9 @@ public final class HEVCFileWriter {
     private var output: FormatOutputHandle?
     private let packet: PacketHandle
     private var finished = false
+    /// Whether the container's header is written: only then may its trailer be (libavformat writes through a
+    /// null pointer when asked for the trailer of a header that failed, on a full disk for one).
+    private var headerWritten = false
     private var lastTimeUs: Int64?
     /// The packet waiting for the next one's time, which gives its duration (so the file's duration includes the
     /// last frame).
@@ -97,6 +100,7 @@ public final class HEVCFileWriter {
             guard written >= 0 else {
                 throw VideoCodecError.ffmpeg(.fileError, "cannot write the \(self.container) header of \(path)", written)
             }
+            headerWritten = true
         }
     }
 
@@ -173,6 +177,11 @@ public final class HEVCFileWriter {
             }
         }
         if let output {
+            guard headerWritten else {
+                // Nothing was muxed: close the file and leave it as it is.
+                avio_closep(&output.pointer.pointee.pb)
+                return
+            }
             if let held {
                 self.held = nil
                 try writePacket(held, durationUs: lastDurationUs ?? Self.defaultFrameDurationUs)

@@ -140,7 +140,7 @@ public final class StreamRecorder: Sendable {
             state.withLock { $0.written += 1 }
         } catch {
             state.withLock { $0.failure = error }
-            notice("recording \(path) stopped: \(error.message)")
+            notice("recording \(path) stopped: \(error.reason)")
         }
     }
 

@@ -394,7 +394,7 @@ public final class Y4MWriter {
 
     private func write(_ data: Data) throws(VideoCodecError) {
         do { try handle.write(contentsOf: data) } catch {
-            throw VideoCodecError(code: .fileError, message: "cannot write the Y4M file: \(error)")
+            throw VideoCodecError(code: .fileError, message: "cannot write the Y4M file: \(FileErrorText.reason(error))")
         }
     }
 }

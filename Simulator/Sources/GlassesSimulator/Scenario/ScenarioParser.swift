@@ -1,5 +1,6 @@
 import Foundation
 import GlassesJSON
+import GlassesMedia
 import WearablesKit
 
 extension Scenario {
@@ -24,7 +25,7 @@ extension Scenario {
     public init(contentsOf url: URL) throws(SimulatorError) {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
-            throw SimulatorError(.invalidScenario, "cannot read scenario \(url.path): \(error.localizedDescription)",
+            throw SimulatorError(.invalidScenario, "cannot read scenario \(url.path): \(FileErrorText.reason(error))",
                                  context: ["file": url.path])
         }
         do { self = try Scenario(json: data) } catch {
