@@ -131,6 +131,11 @@ struct CommandParsingTests {
         #expect(try BridgeCommand.parse(["-h"]) == .help(topic: nil))
         #expect(try BridgeCommand.parse(["--version"]) == .version)
         #expect(usageError(["devices", "--format", "csv"])?.contains("text or ndjson") == true)
+        // A subcommand's mistake is followed by that subcommand's usage line.
+        #expect(BridgeHelp.usageLine(for: ["report", "-o"]).hasPrefix("usage: glasses-bridge report RUN.ndjson"))
+        #expect(BridgeHelp.usageLine(for: ["devices", "x"]).hasPrefix("usage: glasses-bridge devices"))
+        #expect(BridgeHelp.usageLine(for: ["check"]).hasPrefix("usage: glasses-bridge check"))
+        #expect(BridgeHelp.usageLine(for: ["--fps", "9"]) == BridgeHelp.usageLine)
     }
 
     @Test func helpTeachesWithExamplesAndExitCodes() {

@@ -7,6 +7,17 @@ public enum BridgeHelp {
     /// The one-line usage, printed after a usage error.
     public static let usageLine = "usage: glasses-bridge [--device DEVICE]... [--fps N] [--resolution R] [options]   (see --help)"
 
+    /// The usage line of the command `arguments` name (`devices`, `report`, `check`, or the run).
+    public static func usageLine(for arguments: [String]) -> String {
+        switch arguments.first {
+        case "devices": "usage: glasses-bridge devices [--format text|ndjson]   (see glasses-bridge devices --help)"
+        case "report":
+            "usage: glasses-bridge report RUN.ndjson [--truth FILE | --reference FILE] [--traces-at S] -o PAGE.html   (see glasses-bridge report --help)"
+        case "check": "usage: glasses-bridge check [--device DEVICE | --listen ADDR] [options]   (see glasses-bridge check --help)"
+        default: usageLine
+        }
+    }
+
     /// The main help text.
     public static let main = """
     glasses-bridge: smart-glasses camera stream -> SmartSpectra custom input -> live vitals.

@@ -17,7 +17,7 @@ public enum BridgeCommandLine {
         do {
             command = try BridgeCommand.parse(arguments)
         } catch {
-            printError("glasses-bridge: error: \(error.message)\n\(BridgeHelp.usageLine)")
+            printError("glasses-bridge: error: \(error.message)\n\(BridgeHelp.usageLine(for: arguments))")
             return BridgeExitCode.usage.rawValue
         }
         switch command {

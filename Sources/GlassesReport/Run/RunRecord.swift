@@ -346,7 +346,7 @@ struct Fields {
     /// `t`: seconds since the run began, finite and not negative.
     func time() throws(ReportError) -> Double {
         guard let t = try optionalNumber("t") else { throw fail("missing 't'") }
-        guard t >= 0, t < 1e9 else { throw fail("'t' must be seconds from 0 (got \(t))") }
+        guard t >= 0, t < 1e9 else { throw fail("'t' must be seconds from 0 to 1e9 (got \(t))") }
         return t
     }
 

@@ -356,6 +356,6 @@ public final class SmartSpectraSDK: Observable, Sendable {
 
     private func log(_ level: SmartSpectraLogLevel, _ message: String) {
         guard level != .none, level >= config.untrackedLogLevel else { return }
-        FileHandle.standardError.write(Data("[SmartSpectra] \(level): \(message)\n".utf8))
+        try? FileHandle.standardError.write(contentsOf: Data("[SmartSpectra] \(level): \(message)\n".utf8))  // never traps on a full disk
     }
 }
