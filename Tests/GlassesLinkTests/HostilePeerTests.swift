@@ -262,6 +262,33 @@ struct HostilePeerTests {
         harness.expectBounded(corrupt.count)
     }
 
+    @Test("lost video samples (a bad CRC, an unreadable body) give their credit back, so bit errors never stall the stream",
+          arguments: HostileTransport.allCases)
+    func lostSamplesReturnCredit(transport: HostileTransport) throws {
+        let harness = try HostileHarness(transport, initialCredit: 3)
+        defer { harness.tearDown() }
+        harness.open()
+        var corrupt = HostilePeer.encode(.videoSample(Fixtures.sample(1, size: 2000)))
+        corrupt[corrupt.count - 10] ^= 0x20
+        let unreadable = HostilePeer.encode(.videoSample(VideoSample(
+            presentationTimeUs: 0, isKeyframe: true,
+            format: .nv12(width: 360, height: 640, lumaBytesPerRow: 360, chromaBytesPerRow: 360), payload: Data(count: 100))))
+        // The device spends all three credits on samples the host cannot use.
+        harness.peer.send(HostilePeer.encode(Self.hello) + corrupt + corrupt + unreadable)
+        func granted() -> UInt32 {
+            harness.peer.received.all.reduce(0) { sum, frame in
+                if case .host(.frameCredit(let n)) = frame { sum + n } else { sum }
+            }
+        }
+        #expect(HostileHarness.eventually { granted() == 6 }, "granted \(granted()): 3 at the start and 3 given back")
+        let good = DeviceMessage.videoSample(Fixtures.sample(2, size: 1000))
+        harness.peer.send(good, Self.marker)
+        #expect(harness.sawMessage(Self.marker))
+        #expect(harness.events.all.compactMap(\.message) == [Self.hello, good, Self.marker])
+        #expect(harness.diagnostics?.uncreditedVideoSamples == 0)
+        #expect(!harness.isClosed)
+    }
+
     @Test("absurd NV12 strides: the sample is skipped at the link and counted; the stream goes on", arguments: HostileTransport.allCases)
     func absurdStrides(transport: HostileTransport) throws {
         let harness = try HostileHarness(transport)

@@ -158,6 +158,15 @@ final class LinkEndpoint: Sendable {
         perform(actions)
     }
 
+    /// The wire lost a frame of `type` (a bad body CRC, an unreadable body). A lost video sample was sent on credit
+    /// the device has spent: the host end grants it again, or the device would run out after a few bit errors.
+    func wireLost(_ type: LinkMessageType) {
+        guard type == .videoSample else { return }
+        let room = currentCreditRoom()
+        let actions = state.withLock { $0.videoSampleLost(room: room) }
+        perform(actions)
+    }
+
     /// The wire broke (end of stream, I/O error, protocol violation found by the decoder).
     func wireFailed(_ error: LinkError) {
         fail(error, notifyPeer: error.code == .protocolViolation || error.code == .incompatible)
@@ -272,6 +281,8 @@ struct EndpointStateMachine {
     /// Device end: an HEVC sample was dropped for lack of credit, so samples up to the next keyframe are dropped too.
     private var awaitingKeyframeAfterDrop = false
     private(set) var uncreditedVideoSamples: UInt64 = 0
+    /// Host end: credited video samples lost on the wire (their credit granted again).
+    private(set) var lostVideoSamples: UInt64 = 0
     /// Host end: the device's own count of samples dropped for lack of credit, from its latest heartbeat.
     private(set) var deviceReportedDrops: UInt64 = 0
     private(set) var misdirectedFrames: UInt64 = 0
@@ -527,6 +538,19 @@ struct EndpointStateMachine {
         }
         owedCredit += 1
         return payOwedCredit(room: room)
+    }
+
+    /// Host end: a video sample was lost on the wire. Sent on credit, it is paid back as a delivered one is; sent
+    /// without (the device had none), it is counted like any uncredited sample.
+    mutating func videoSampleLost(room: Int? = nil) -> [EndpointAction] {
+        guard phase == .open, configuration.role == .host else { return [] }
+        guard credit > 0 else {
+            uncreditedVideoSamples += 1
+            return []
+        }
+        credit -= 1
+        lostVideoSamples += 1
+        return videoSampleDelivered(room: room)
     }
 
     /// Gated host end: grants as much owed credit as the consumer's free `room` leaves after the credit the device

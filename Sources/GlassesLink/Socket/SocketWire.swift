@@ -84,6 +84,7 @@ final class SocketWire: LinkWire {
                 for output in outputs {
                     switch output {
                     case .frame(let frame): currentEndpoint?.wireReceived(frame)
+                    case .lost(let type): currentEndpoint?.wireLost(type)
                     case .failure(let error): currentEndpoint?.wireFailed(error)
                     }
                 }

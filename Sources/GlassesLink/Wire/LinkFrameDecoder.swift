@@ -25,6 +25,9 @@ public struct LinkFrameDecoder: Sendable {
     public enum Output: Sendable, Hashable {
         /// A complete, valid frame.
         case frame(LinkFrame)
+        /// A frame of a known type whose header was valid but whose body was lost: it failed its CRC or could not
+        /// be read. Its type is known (the header's CRC held), so a lost video sample still returns its credit.
+        case lost(LinkMessageType)
         /// The stream is beyond repair; the decoder ignores all further input.
         case failure(LinkError)
     }
@@ -244,6 +247,8 @@ public struct LinkFrameDecoder: Sendable {
                         "\(consecutiveCorruptFrames) frames in a row failed their checksum (limit \(maxConsecutiveCorruptFrames))"
                     ),
                     outputs: &outputs)
+            } else if let type = LinkMessageType(rawValue: frame.type) {
+                outputs.append(.lost(type))
             }
             return
         }
@@ -265,6 +270,7 @@ public struct LinkFrameDecoder: Sendable {
         case .failure(let error):
             statistics.malformedFramesSkipped += 1
             lastMalformedReason = "\(type): \(error.reason)"
+            outputs.append(.lost(type))
         }
     }
 
