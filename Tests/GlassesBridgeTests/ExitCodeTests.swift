@@ -45,7 +45,7 @@ struct ExitCodeTests {
             if case .warning(let text) = event.event { return text }
             return nil
         }
-        #expect(warnings.contains("Link lost: the connection closed; reconnecting in 2 s."), "\(warnings)")
+        #expect(warnings.contains("Link lost: the device closed the link; reconnecting in 2 s."), "\(warnings)")
         // The same loss with the glasses back before the end is a normal run.
         let back = try SimulatedRun(seconds: 12)
         back.at(4) { back.glasses.powerOff() }

@@ -72,6 +72,25 @@ struct SimulatorBinaryTests {
         #expect(text.contains("(file too large)") || limit == "0", "FFmpeg's reason is given: \(text)")
     }
 
+    @Test("a bridge with the wrong token hears the glasses' refusal at once and exits 69 naming it, not a hello timeout")
+    func wrongTokenIsNamedAtOnce() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sim-token-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let socket = directory.appendingPathComponent("g.sock").path
+        let sim = try BinaryRunner(["--listen", "unix:\(socket)", "--token", "right"], binary: "glasses-sim", signalWhen: "listening on")
+        defer { sim.send(SIGTERM); _ = sim.finish(timeout: 60) }
+        #expect(sim.waitForWatchedLine(timeout: 60), "glasses-sim never said it was listening")
+        for (token, what) in [("wrong", "a wrong pairing token"), (nil, "no pairing token")] {
+            let arguments = ["--device", "unix:\(socket)", "--duration", "30", "--quiet"] + (token.map { ["--token", $0] } ?? [])
+            let bridge = try BinaryRunner.run(arguments, timeout: 120)
+            #expect(bridge.status == 69, "stderr: \(bridge.stderr)")
+            #expect(bridge.stderr.contains("pairing failed: the host presented \(what)"), "stderr: \(bridge.stderr)")
+            #expect(!bridge.stderr.contains("did not introduce themselves"), "stderr: \(bridge.stderr)")
+            #expect(bridge.stdout.contains("summary after 0."), "ended within the first second: \(bridge.stdout)")
+        }
+    }
+
     @Test("SIGINT and SIGTERM in real time end glasses-sim gracefully, with its truth file written", arguments: [SIGINT, SIGTERM])
     func signalsInRealTime(signal: Int32) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sim-signal-\(getpid())-\(signal)")

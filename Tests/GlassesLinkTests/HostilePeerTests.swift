@@ -289,6 +289,23 @@ struct HostilePeerTests {
         #expect(!harness.isClosed)
     }
 
+    @Test("a flood of control messages while the handler is busy closes the link at the inbox's limit, with a goodbye",
+          arguments: HostileTransport.allCases)
+    func controlFloodIsBounded(transport: HostileTransport) throws {
+        let harness = try HostileHarness(transport)
+        defer { harness.tearDown() }
+        let gate = DispatchSemaphore(value: 0)
+        harness.open(holdingFirstSampleUntil: gate)
+        // The handler holds the first sample; the messages behind it wait in the inbox, which must not grow forever.
+        let flood = (0..<(EndpointStateMachine.inboxLimit + 10)).flatMap { _ in HostilePeer.encode(Self.marker) }
+        harness.peer.send(HostilePeer.encode(Self.hello) + HostilePeer.encode(.videoSample(Fixtures.sample(1, size: 1000))) + flood)
+        #expect(harness.peer.sawGoodbye(.protocolViolation))
+        gate.signal()
+        #expect(harness.closeCode() == .protocolViolation)
+        let delivered = harness.events.all.compactMap(\.message).filter { $0 == Self.marker }.count
+        #expect(delivered <= EndpointStateMachine.inboxLimit, "\(delivered) markers delivered")
+    }
+
     @Test("absurd NV12 strides: the sample is skipped at the link and counted; the stream goes on", arguments: HostileTransport.allCases)
     func absurdStrides(transport: HostileTransport) throws {
         let harness = try HostileHarness(transport)

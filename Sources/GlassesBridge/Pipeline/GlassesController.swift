@@ -57,6 +57,8 @@ final class GlassesController: Sendable {
         /// A ``Dependencies/connectWaitsForDevice`` wait is under way on its own thread.
         var awaitingDevice = false
         var linkUp = false
+        /// Why the current attempt's link closed, in words (nil while open, or closed by this side).
+        var closeReason: String?
         var tornDown = false
         /// The current link, for the device's count of frames it dropped for lack of credit.
         var dropReporter: (any DeviceDropReporting)?
@@ -270,7 +272,8 @@ final class GlassesController: Sendable {
             state.dropsOnEarlierLinks &+= previousDrops
             state.dropReporter = link as? any DeviceDropReporting
         }
-        deps.wearables.attach(link: link)
+        state.withLock { $0.closeReason = nil }
+        deps.wearables.attach(link: ObservedDeviceLink(link) { [weak self] error in self?.linkClosed(attempt: attempt, error) })
         watchForDevice()
         deps.scheduler.schedule(after: deps.helloTimeout) { [weak self] in
             guard let self else { return }
@@ -280,6 +283,25 @@ final class GlassesController: Sendable {
             }
         }
         // Glasses already known reconnect the same Device; its link-state listener reports `.connected`.
+    }
+
+    /// The link of connect attempt `attempt` closed with `error`: kept for the loss's message, and a link that
+    /// closed before the glasses said hello fails the attempt at once, with the reason (a refused pairing token,
+    /// another protocol version) instead of a hello timeout ten seconds later.
+    private func linkClosed(attempt: UInt64, _ error: LinkError) {
+        guard error.code != .closedLocally else { return }
+        let reason = Self.reason(error)
+        let beforeHello = state.withLock { state -> Bool in
+            guard state.connectAttempt == attempt else { return false }
+            state.closeReason = reason
+            return !state.linkUp
+        }
+        if beforeHello { event { $0.connectFailed(reason, now: $1) } }
+    }
+
+    /// A link's close in a person's words: what the link said, without the error code's name.
+    static func reason(_ error: LinkError) -> String {
+        error.message.isEmpty ? "the connection closed (\(error.code))" : error.message
     }
 
     /// Subscribes to the device list once, then to the first device's link state.
@@ -317,7 +339,8 @@ final class GlassesController: Sendable {
                 defer { state.linkUp = false }
                 return state.linkUp
             }
-            if wasUp { event { $0.linkLost("the connection closed", now: $1) } }
+            let reason = state.withLock { $0.closeReason } ?? "the connection closed"
+            if wasUp { event { $0.linkLost(reason, now: $1) } }
         case .connecting:
             break
         }

@@ -1,3 +1,5 @@
+import Foundation
+import GlassesMedia
 import Synchronization
 import WearablesKit
 
@@ -291,6 +293,10 @@ struct EndpointStateMachine {
     private var clockSync: LinkClockSync
     private var hostBeatToEcho: (hostClockUs: Int64, receivedUs: Int64)?
 
+    /// The most events waiting for the handler: far above any credit granted and any burst of control messages
+    /// a real peer sends, far below what a flood would fill memory with.
+    static let inboxLimit = 4096
+
     /// The most credit a device end accepts; more is a peer bug and is capped.
     private static let creditLimit = 1 << 20
 
@@ -484,7 +490,7 @@ struct EndpointStateMachine {
         let timeout = configuration.liveness.timeout
         if silence >= timeout {
             return fail(
-                LinkError(.heartbeatTimeout, "nothing arrived from the \(configuration.role.peerName) for \(silence)"),
+                LinkError(.heartbeatTimeout, "nothing arrived from the \(configuration.role.peerName) for \(String(format: "%.1f", silence.inSeconds)) s"),
                 notifyPeer: true
             )
         }
@@ -573,6 +579,14 @@ struct EndpointStateMachine {
 
     private mutating func enqueue(_ event: EndpointEvent) -> [EndpointAction] {
         guard !closeQueued else { return [] }
+        if case .message = event, pendingCount >= Self.inboxLimit {
+            // Video is bounded by credit; nothing else is. A peer that sends messages faster than they are handled
+            // would otherwise grow this queue without end.
+            return fail(
+                LinkError(.protocolViolation,
+                          "the \(configuration.role.peerName) sent messages faster than they could be handled (\(Self.inboxLimit) waiting)"),
+                notifyPeer: true)
+        }
         inbox.append(event)
         return handler == nil ? [] : requestDrain()
     }
@@ -588,8 +602,11 @@ struct EndpointStateMachine {
         switch reason.code {
         case .incompatible, .protocolViolation:
             return LinkError(reason.code, "the \(peer) closed the link: \(reason.message)")
+        case .closedLocally:
+            // The peer simply closed (powered off, stopped): its own words would only repeat this.
+            return LinkError(.connectionLost, "the \(peer) closed the link")
         default:
-            return LinkError(.connectionLost, "the \(peer) closed the link (\(reason.code): \(reason.message))")
+            return LinkError(.connectionLost, "the \(peer) closed the link: \(reason.message)")
         }
     }
 
