@@ -5,6 +5,12 @@ import Testing
 /// Messages in the user's terms: retry lines as sentences, no type names or raw numbers.
 @Suite("Message wording")
 struct MessageWordingTests {
+    @Test("a file's message names the file once, whether or not the reader's own message did")
+    func aFileIsNamedOnce() {
+        #expect(FilePlaybackSource.naming("t.y4m", "t.y4m is truncated: frame 2") == "t.y4m is truncated: frame 2")
+        #expect(FilePlaybackSource.naming("t.y4m", "not a video file") == "t.y4m: not a video file")
+    }
+
     @Test func theRetryLinesOfTheLifecyclePolicyReadAsSentences() {
         // A link that was up, lost, then refused on the first reconnect attempt: the policy's own schedule.
         var policy = LifecyclePolicy(configuration: LifecyclePolicy.Configuration())

@@ -76,12 +76,17 @@ final class FilePlaybackSource: FrameSource {
 
     private var isStopped: Bool { stopped.load(ordering: .acquiring) }
 
+    /// The reader's message, led by the file's path once: the readers' own messages mostly name it already.
+    static func naming(_ path: String, _ message: String) -> String {
+        message.hasPrefix(path) ? message : "\(path): \(message)"
+    }
+
     private func play() {
         let reader: VideoFileReader
         do {
             reader = try VideoFileReader(path: deps.path)
         } catch {
-            fail(BridgeFailure(.badInputData, "Cannot play \(deps.path): \(error.message)."))
+            fail(BridgeFailure(.badInputData, "Cannot play \(Self.naming(deps.path, error.message))."))
             return
         }
         deps.emit(.state(.streaming, detail: "\(reader.width)x\(reader.height) from \(deps.path)"))
@@ -94,7 +99,7 @@ final class FilePlaybackSource: FrameSource {
                 frame = try reader.nextFrame()
             } catch {
                 // A damaged or truncated file is not a complete run: say so and end with its own exit code.
-                fail(BridgeFailure(.badInputData, "\(deps.path): \(error.message)"))
+                fail(BridgeFailure(.badInputData, Self.naming(deps.path, error.message)))
                 return
             }
             guard let frame else {

@@ -214,7 +214,8 @@ public enum BridgeCommandLine {
             let listening = try ListeningSource.open(
                 on: address, token: options.token, scheduler: scheduler, connectTimeout: options.effectiveConnectTimeout
             ) { refusal in
-                emit(.warning("\(refusal)"), 0)
+                // Stamped on the run's clock (it starts with the scheduler), not at 0: a refusal comes any time.
+                emit(.warning("\(refusal)"), scheduler.now.inSeconds)
             }
             let listener = listening.listener
             source = listening.source
