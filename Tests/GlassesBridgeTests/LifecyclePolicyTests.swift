@@ -209,6 +209,25 @@ struct LifecyclePolicyTests {
         #expect(actions == [.finish(BridgeFailure(.deviceUnavailable, "no such socket"))])
     }
 
+    @Test("a link that ends before hello fails a dial, but a listener waits for the relay's next dial")
+    func aLinkEndingBeforeHello() {
+        var dialling = PolicyHarness()
+        _ = dialling.take(dialling.policy.start(now: .zero))
+        #expect(dialling.take(dialling.policy.linkFailedBeforeHello("pairing failed", now: .zero))
+                    == [.finish(BridgeFailure(.deviceUnavailable, "pairing failed"))])
+        var configuration = LifecyclePolicy.Configuration()
+        configuration.reconnectWaitsForDevice = true
+        var listening = PolicyHarness(policy: LifecyclePolicy(configuration: configuration))
+        _ = listening.take(listening.policy.start(now: .zero))
+        let actions = listening.take(listening.policy.linkFailedBeforeHello("the glasses did not introduce themselves within 10 s", now: .zero))
+        #expect(actions.first == .warning("a relay dialled in but its link ended before the glasses said hello: the glasses did not introduce themselves within 10 s"),
+                "\(actions)")
+        #expect(!actions.contains { if case .finish = $0 { true } else { false } }, "\(actions)")
+        #expect(listening.advance(by: .zero) == [.connect])
+        // The next relay is served as the first would have been.
+        #expect(listening.take(listening.policy.linkConnected(now: listening.now)) == [.startSession])
+    }
+
     @Test func aSessionEndedByTheDeviceIsReplacedNoSoonerThanTwoSeconds() {
         var harness = PolicyHarness()
         harness.startStreaming()

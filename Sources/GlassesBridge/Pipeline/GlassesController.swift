@@ -279,7 +279,8 @@ final class GlassesController: Sendable {
             guard let self else { return }
             let stillWaiting = self.state.withLock { $0.connectAttempt == attempt && !$0.linkUp }
             if stillWaiting {
-                self.event { $0.connectFailed("the glasses did not introduce themselves within 10 s", now: $1) }
+                link.close()  // a link that never said hello is not kept open beside the next attempt's
+                self.event { $0.linkFailedBeforeHello("the glasses did not introduce themselves within 10 s", now: $1) }
             }
         }
         // Glasses already known reconnect the same Device; its link-state listener reports `.connected`.
@@ -296,7 +297,7 @@ final class GlassesController: Sendable {
             state.closeReason = reason
             return !state.linkUp
         }
-        if beforeHello { event { $0.connectFailed(reason, now: $1) } }
+        if beforeHello { event { $0.linkFailedBeforeHello(reason, now: $1) } }
     }
 
     /// A link's close in a person's words: what the link said, without the error code's name.

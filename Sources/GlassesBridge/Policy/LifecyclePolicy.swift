@@ -247,6 +247,17 @@ public struct LifecyclePolicy: Sendable {
         return retry(.reconnect, notice: "reconnect failed: \(message)")
     }
 
+    /// A link opened but closed (or never introduced the glasses) before their hello: a refused pairing token,
+    /// another protocol, a relay that went quiet. Dialling, it is the connect that failed. Listening, it was one
+    /// relay's attempt, and the host waits for the next dial (each wait has the connect timeout of its own) rather
+    /// than end a run no relay has yet served.
+    public mutating func linkFailedBeforeHello(_ message: String, now: Duration) -> [Action] {
+        guard phase == .connecting else { return [] }
+        guard configuration.reconnectWaitsForDevice else { return connectFailed(message, now: now) }
+        return [.warning("a relay dialled in but its link ended before the glasses said hello: \(message)")]
+            + retry(.reconnect, notice: "the relay's link ended")
+    }
+
     /// The device accepted a session.
     public mutating func sessionStarted(now: Duration) -> [Action] {
         guard phase == .startingSession else { return [] }
