@@ -17,9 +17,12 @@ public final class SignalTrap: Sendable {
     private let id: Int
     private let signals: [Int32]
 
-    /// Installs the trap; `handler` runs on the trap's reader thread with the signal's name (`SIGINT` or
-    /// `SIGTERM`). It must return soon: the next signal waits for it.
-    public init(signals: [Int32] = [SIGINT, SIGTERM], handler: @escaping @Sendable (String) -> Void) {
+    /// Installs the trap; `handler` runs on the trap's reader thread with the signal's name (`SIGINT`, `SIGTERM`
+    /// or `SIGHUP`). It must return soon: the next signal waits for it.
+    ///
+    /// SIGHUP (the terminal or SSH session closed) stops a run like SIGTERM: a recording that was never finished
+    /// would be an MP4 without its index, which no player opens.
+    public init(signals: [Int32] = [SIGINT, SIGTERM, SIGHUP], handler: @escaping @Sendable (String) -> Void) {
         self.signals = signals
         id = SignalDispatcher.shared.add(signals: signals, handler: handler)
     }
@@ -31,7 +34,12 @@ public final class SignalTrap: Sendable {
 
     /// The name a trap's handler is given for `signal`.
     static func name(of signal: Int32) -> String {
-        signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)"
+        switch signal {
+        case SIGINT: "SIGINT"
+        case SIGTERM: "SIGTERM"
+        case SIGHUP: "SIGHUP"
+        default: "signal \(signal)"
+        }
     }
 }
 

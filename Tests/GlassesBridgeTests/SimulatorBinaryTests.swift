@@ -91,7 +91,8 @@ struct SimulatorBinaryTests {
         }
     }
 
-    @Test("SIGINT and SIGTERM in real time end glasses-sim gracefully, with its truth file written", arguments: [SIGINT, SIGTERM])
+    @Test("SIGINT, SIGTERM and SIGHUP in real time end glasses-sim gracefully, with its truth file written",
+          arguments: [SIGINT, SIGTERM, SIGHUP])
     func signalsInRealTime(signal: Int32) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sim-signal-\(getpid())-\(signal)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
