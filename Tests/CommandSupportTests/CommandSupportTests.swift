@@ -1,5 +1,6 @@
 import CommandSupport
 import Foundation
+import Synchronization
 import Testing
 
 @Suite("What both commands share: exit codes, argument walking, suggestions")
@@ -52,5 +53,37 @@ struct CommandSupportTests {
         #expect(OutputPathCheck.firstClash([("-o", target), ("--report", "x.html"), ("--truth-out", link)])! == ("-o", "--truth-out"))
         #expect(OutputPathCheck.problem(writing: target + "/x.csv") == "'\(target)' is a file, not a folder")
         #expect(OutputPathCheck.problem(writing: folder.path + "/none/x.csv")?.contains("does not exist") == true)
+    }
+
+    @Test("an output through a link replaces the link's target and keeps the link; a FIFO is written into, not replaced")
+    func outputFileWriter() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("output-writer-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let target = folder.appendingPathComponent("target.xml").path
+        try Data("old".utf8).write(to: URL(fileURLWithPath: target))
+        let link = folder.appendingPathComponent("link.xml").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        try OutputFileWriter.write(Data("<new/>".utf8), to: link)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target, "the link is still a link")
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "<new/>")
+        // A FIFO: a reader on another thread gets the bytes, and the path is still a FIFO afterwards.
+        let fifo = folder.appendingPathComponent("pipe.xml").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let received = Mutex<String?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            let data = FileHandle(forReadingAtPath: fifo)?.readDataToEndOfFile() ?? Data()
+            received.withLock { $0 = String(decoding: data, as: UTF8.self) }
+            done.signal()
+        }.start()
+        try OutputFileWriter.write(Data("<through/>".utf8), to: fifo)
+        #expect(done.wait(timeout: .now() + 20) == .success)
+        #expect(received.withLock { $0 } == "<through/>")
+        var status = stat()
+        #expect(stat(fifo, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO, "still a FIFO")
+        // A new file, and a folder.
+        try OutputFileWriter.write(Data("x".utf8), to: folder.appendingPathComponent("new.xml").path)
+        #expect(throws: (any Error).self) { try OutputFileWriter.write(Data("x".utf8), to: folder.path) }
     }
 }

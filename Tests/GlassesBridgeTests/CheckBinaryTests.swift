@@ -154,11 +154,26 @@ struct CheckBinaryTests {
         #expect(output.stdout.contains("SKIPPED lifecycle: link loss and reconnect: the operator declined the link-loss step"), "\(output.stdout)")
     }
 
-    @Test("nobody listening: exit 69 and a line saying the device could not be reached")
+    @Test("nobody listening: exit 69, a line saying the device could not be reached, and a JUnit error testcase (not an empty, green file)")
     func unreachableDevice() throws {
-        let output = try BinaryRunner.run(["check", "--device", "tcp:127.0.0.1:1", "--connect-timeout", "2"], timeout: 60)
+        let junit = NSTemporaryDirectory() + "check-unreachable-\(getpid()).xml"
+        defer { try? FileManager.default.removeItem(atPath: junit) }
+        let output = try BinaryRunner.run(["check", "--device", "tcp:127.0.0.1:1", "--connect-timeout", "2", "--junit", junit], timeout: 60)
         #expect(output.status == 69, "\(output.stderr)")
         #expect(output.stderr.contains("could not be reached"), "\(output.stderr)")
+        let xml = try String(contentsOfFile: junit, encoding: .utf8)
+        #expect(xml.contains("tests=\"1\" failures=\"0\" errors=\"1\""), "\(xml)")
+        #expect(xml.contains("<testcase classname=\"link\" name=\"reachable\"") && xml.contains("type=\"unreachable\""), "\(xml)")
+    }
+
+    @Test("--junit naming a file check reads, however spelled, is refused and the file kept")
+    func junitPaths() throws {
+        let plan = try Self.temporaryFile("own-plan.json", "{\"checks\": [\"link\"]}")
+        defer { try? FileManager.default.removeItem(atPath: plan) }
+        let spelledOtherwise = (plan as NSString).deletingLastPathComponent + "/./" + (plan as NSString).lastPathComponent
+        let same = try BinaryRunner.run(["check", "--plan", plan, "--junit", spelledOtherwise])
+        #expect(same.status == 64 && same.stderr.contains("is the --plan file check reads"), "\(same.stderr)")
+        #expect(try String(contentsOfFile: plan, encoding: .utf8) == "{\"checks\": [\"link\"]}")
     }
 
     @Test("usage errors exit 64 and name the problem; --help teaches the checks and the exit codes")

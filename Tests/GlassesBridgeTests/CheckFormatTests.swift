@@ -37,6 +37,9 @@ struct CheckFormatTests {
             ("{\"checks\": [\"link\", \"vibes\"]}", "line 1, column 21: unknown check group 'vibes'"),
             ("{\"name\": 3}", "line 1, column 10: 'name' must be a string, not a number"),
             ("{\"name\": \"x\",,}", "plan: line 1, column 14: not valid JSON"),
+            ("{\"checks\": []}", "line 1, column 12: 'checks' is empty"),
+            ("{\"checks\": [\"streams\"], \"streams\": []}", "'streams' is empty"),
+            ("{\"durations\": {\"measure\": 1e999}}", "'measure' is too large a number"),
           ])
     func planErrors(text: String, expected: String) {
         #expect {

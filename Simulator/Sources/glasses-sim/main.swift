@@ -403,10 +403,10 @@ func finish() -> ExitCode {
         let text = truthPath.lowercased().hasSuffix(".csv")
             ? truth.csv(in: 0...max(end, 0), step: 0.1) : truth.ndjson(in: 0...max(end, 0), step: 0.1)
         do {
-            try text.write(toFile: truthPath, atomically: true, encoding: .utf8)
+            try OutputFileWriter.write(Data(text.utf8), to: truthPath)
             log("wrote ground truth to \(truthPath)")
         } catch {
-            ConsoleText.standardError("glasses-sim: error: cannot write \(truthPath): \(error.localizedDescription)\n")
+            ConsoleText.standardError("glasses-sim: error: cannot write \(truthPath): \(FileErrorText.reason(error))\n")
             status = .cannotWriteOutput
         }
     }

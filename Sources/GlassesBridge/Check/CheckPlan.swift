@@ -125,7 +125,7 @@ public struct CheckPlan: Sendable, Hashable {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw CheckPlanError(code: .unreadable, message: "\(path): cannot be read: \(error.localizedDescription)")
+            throw CheckPlanError(code: .unreadable, message: "\(path): cannot be read: \(FileErrorText.reason(error))")
         }
         guard data.count <= 1 << 20 else {
             throw CheckPlanError(code: .invalid, message: "\(path): \(data.count) bytes; a plan is at most 1 MiB")
@@ -194,7 +194,8 @@ private struct PlanReader {
     }
 
     func number(_ node: JSONNode, _ key: String, in range: ClosedRange<Double>) throws(CheckPlanError) -> Double {
-        guard let value = node.numberValue, value.isFinite else { throw fail(node, "'\(key)' must be a number, not \(node.typeName)") }
+        guard let value = node.numberValue else { throw fail(node, "'\(key)' must be a number, not \(node.typeName)") }
+        guard value.isFinite else { throw fail(node, "'\(key)' is too large a number") }
         guard range.contains(value) else {
             throw fail(node, "'\(key)' is \(value); allowed \(range.lowerBound)...\(range.upperBound)")
         }
@@ -223,10 +224,13 @@ private struct PlanReader {
                     }
                     if !groups.contains(group) { groups.append(group) }
                 }
+                // A plan that runs nothing would pass, and a rack's CI would go green having tested nothing.
+                guard !groups.isEmpty else { throw fail(node, "'checks' is empty: a plan runs at least one group (leave it out for all)") }
                 plan.groups = groups
             case "streams":
                 guard case .array(let items) = node.value else { throw fail(node, "'streams' must be an array of stream objects") }
                 guard items.count <= 64 else { throw fail(node, "'streams' has \(items.count) entries; at most 64") }
+                guard !items.isEmpty else { throw fail(node, "'streams' is empty: give at least one stream (leave it out for the default set)") }
                 var streams: [StreamConfiguration] = []
                 for item in items { streams.append(try stream(item, "a stream")) }
                 plan.streams = streams

@@ -89,6 +89,10 @@ public final class CheckRunner: Sendable {
                 await vitals()
             }
         }
+        if let unreachable {
+            // A JUnit reader shows a file without a testcase as green: the unreachable device is an error testcase.
+            record(.error("link", "reachable", unreachable, type: "unreachable"))
+        }
         report.results = results.withLock { $0 }
         report.seconds = waiter.now - start
         report.unreachable = unreachable
@@ -382,17 +386,22 @@ public final class CheckRunner: Sendable {
         let token = wearables.addDevicesListener { ids in
             if let id = ids.first { found.withLock { if $0 == nil { $0 = id } } }
         }
-        let observed = ClosingReasonLink(link)
-        wearables.attach(link: observed)
+        let closing = Mutex<LinkError?>(nil)
+        wearables.attach(link: ObservedDeviceLink(link) { error in closing.withLock { $0 = error } })
         let linkGroup = plan.groups.contains(.link)
         let greeted = waiter.wait(seconds: t.helloWithinSeconds) {
-            found.withLock { $0 } != nil || observed.closingReason?.code == .incompatible
+            found.withLock { $0 } != nil || closing.withLock { $0 }?.code == .incompatible
         }
         let helloSeconds = waiter.now - start
         guard greeted, let id = found.withLock({ $0 }), let device = wearables.deviceForIdentifier(id) else {
             link.close()
             _ = token
-            if let reason = observed.closingReason, reason.code == .incompatible {
+            if let reason = closing.withLock({ $0 }), reason.code == .incompatible, reason.message.contains("pairing failed") {
+                // The device refused this host's token: the device is there but will not talk to this rack (exit 69,
+                // like a device that cannot be reached), not a failed protocol check.
+                return .unreachable("\(reason.message). Give the token the device was started with (--token, or GLASSES_TOKEN).")
+            }
+            if let reason = closing.withLock({ $0 }), reason.code == .incompatible {
                 // The device answered with a hello this host cannot speak to: a failed check, not an absent device.
                 record(CheckResult(group: "link", name: "protocol version", verdict: .fail, measured: "refused by the host",
                                    bound: "link protocol \(linkProtocolVersion)",
@@ -549,27 +558,4 @@ public final class CheckRunner: Sendable {
                          measured: gap.map { "a frame \(format($0, digits: 2)) s after the photo" } ?? "no frame after the photo",
                          bound: "a frame within \(format(t.videoResumesWithinSeconds)) s", value: gap, seconds: gap ?? t.videoResumesWithinSeconds))
     }
-}
-
-/// Passes a link's events on unchanged and keeps why it closed, so the probe can tell a device the host refused
-/// (another protocol version) from one that never answered.
-private final class ClosingReasonLink: DeviceLink {
-    private let inner: any DeviceLink
-    private let reason = Mutex<LinkError?>(nil)
-
-    init(_ inner: any DeviceLink) { self.inner = inner }
-
-    /// Why the link closed; nil while it is open.
-    var closingReason: LinkError? { reason.withLock { $0 } }
-
-    func open(eventHandler: @escaping @Sendable (DeviceLinkEvent) -> Void) {
-        // Weakly: the inner link keeps its handler, and the wrapper keeps the inner link.
-        inner.open { [weak self] event in
-            if case .closed(let error) = event { self?.reason.withLock { $0 = error } }
-            eventHandler(event)
-        }
-    }
-
-    func send(_ message: HostMessage) { inner.send(message) }
-    func close() { inner.close() }
 }

@@ -1,3 +1,4 @@
+import CommandSupport
 import Foundation
 
 /// Writes a ``CheckReport`` as JUnit XML, the way Jenkins, GitLab and GitHub test reporters read it: one
@@ -46,7 +47,7 @@ public enum JUnitReport {
     /// Writes the document to `path`.
     /// - Throws: the file system's error.
     public static func write(_ report: CheckReport, to path: String, systemOut: [String: String] = [:]) throws {
-        try Data(xml(report, systemOut: systemOut).utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        try OutputFileWriter.write(Data(xml(report, systemOut: systemOut).utf8), to: path)
     }
 
     static func detail(_ result: CheckResult) -> String {

@@ -100,6 +100,13 @@ extension BridgeCommand {
         if let positional = parser.strayPositional {
             throw BridgeUsageError("unexpected argument '\(positional)' for check. Options start with --; see glasses-bridge check --help.")
         }
+        if let junit = options.junitPath {
+            for (option, path) in [("--plan", options.planPath), ("--reference", options.referencePath), ("--sim-scenario", options.simScenarioPath)] {
+                if let path, OutputPathCheck.sameFile(junit, path) {
+                    throw BridgeUsageError("--junit \(junit) is the \(option) file check reads: name another file, or it is lost.")
+                }
+            }
+        }
         if let listen {
             if deviceGiven {
                 throw BridgeUsageError("--listen and --device are two sources: give --listen ADDR to wait for a relay, or --device to dial one.")

@@ -51,7 +51,7 @@ public enum CheckProgram {
             do {
                 try JUnitReport.write(report, to: path, systemOut: output.linesByCheck)
             } catch {
-                BridgeCommandLine.printError("glasses-bridge check: error: --junit \(path) was not written: \(error.localizedDescription)")
+                BridgeCommandLine.printError("glasses-bridge check: error: --junit \(path) was not written: \(FileErrorText.reason(error))")
                 return ExitCode.cannotWriteOutput.rawValue
             }
         }

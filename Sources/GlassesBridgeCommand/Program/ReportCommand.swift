@@ -63,7 +63,7 @@ enum ReportCommand {
     /// Writes the page (atomically, so a reader never sees half of it); 73 when it cannot.
     static func write(_ html: String, to path: String, flag: String) -> BridgeExitCode {
         do {
-            try Data(html.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+            try OutputFileWriter.write(Data(html.utf8), to: path)
             return .success
         } catch {
             let reason = OutputPathCheck.problem(writing: path) ?? OutputSink.describe(error)
