@@ -41,6 +41,7 @@ struct ScenarioTests {
         ("[]", "top level"), ("{\"events\": [{\"at\": 1, \"do\": \"explode\"}]}", "unknown action"),
         ("{\"events\": [{\"do\": \"tap\"}]}", "'at'"), ("{\"events\": [{\"at\": 1, \"do\": \"thermal\", \"level\": \"warm\"}]}", "level"),
         ("{\"subject\": {\"pulseRate\": 999}}", "pulseRate"), ("{\"bogus\": 1}", "unknown top-level"), ("{", "JSON"),
+        ("{\"subject\": {\"pulserate\": 200}}", "unknown field 'pulserate' in 'subject'; known: pulseRate"),
     ])
     func badScenario(json: String, mentions: String) {
         do {

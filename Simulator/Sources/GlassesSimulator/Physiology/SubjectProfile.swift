@@ -84,7 +84,10 @@ public struct SubjectProfile: Sendable, Hashable, Codable {
         self.seed = seed
     }
 
-    private enum CodingKeys: String, CodingKey {
+    /// The fields a scenario's `subject` may set (the JSON keys).
+    public static var fieldNames: [String] { CodingKeys.allCases.map(\.rawValue) }
+
+    private enum CodingKeys: String, CodingKey, CaseIterable {
         case pulseRate, breathingRate, hrvRMSSD, respiratorySinusArrhythmia, pulseAmplitude, pulseSignature, skinTone,
              lightingLevel, lightingDrift, sensorNoise, headMotion, headMotionAmplitude, breathingAmplitude, seed
     }

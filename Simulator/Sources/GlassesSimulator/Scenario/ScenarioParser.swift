@@ -102,9 +102,15 @@ private struct ScenarioParser {
         }
         var subject = SubjectProfile()
         if let node = root["subject"] {
-            guard case .object = node.value else {
+            guard case .object(let members) = node.value else {
                 throw self.error("'subject' must be an object of profile fields, found \(node.typeName)", at: node.offset,
                                  field: "subject")
+            }
+            // A misspelt field would otherwise be ignored, and the run would simulate someone else.
+            let fields = SubjectProfile.fieldNames
+            if let unknown = members.first(where: { !fields.contains($0.key) }) {
+                throw self.error("unknown field '\(unknown.key)' in 'subject'; known: \(fields.joined(separator: ", "))",
+                                 at: unknown.keyOffset, field: "subject")
             }
             let slice = Data(UnsafeRawBufferPointer(rebasing: bytes[node.offset..<node.end]))
             do { subject = try JSONDecoder().decode(SubjectProfile.self, from: slice) } catch {
