@@ -166,6 +166,22 @@ struct CheckBinaryTests {
         #expect(xml.contains("<testcase classname=\"link\" name=\"reachable\"") && xml.contains("type=\"unreachable\""), "\(xml)")
     }
 
+    @Test("Ctrl-C mid-plan keeps the results so far: the JUnit file is written with an 'interrupted' error, exit 1")
+    func interruptedPlan() throws {
+        let junit = NSTemporaryDirectory() + "check-interrupted-\(getpid()).xml"
+        defer { try? FileManager.default.removeItem(atPath: junit) }
+        let runner = try BinaryRunner(["check", "--realtime", "--junit", junit], signalWhen: "-- stream")
+        #expect(runner.waitForWatchedLine(timeout: 120), "the plan never reached its streams")
+        runner.send(SIGINT)
+        let result = runner.finish(timeout: 120)
+        #expect(result.status == 1, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("PASS    link: hello"), "the results before the signal are kept: \(result.stdout)")
+        let xml = try String(contentsOfFile: junit, encoding: .utf8)
+        #expect(xml.contains("name=\"interrupted\"") && xml.contains("type=\"interrupted\""), "\(xml)")
+        #expect(xml.contains("name=\"hello\""), "\(xml)")
+        #expect(!xml.contains("<failure"), "a check cut short has no verdict: \(xml)")
+    }
+
     @Test("--junit naming a file check reads, however spelled, is refused and the file kept")
     func junitPaths() throws {
         let plan = try Self.temporaryFile("own-plan.json", "{\"checks\": [\"link\"]}")

@@ -27,6 +27,8 @@ public final class CheckRunner: Sendable {
     private let makeBackend: @Sendable () -> any ProcessingBackend
     private let emit: @Sendable (CheckEvent) -> Void
     private let results = Mutex<[CheckResult]>([])
+    /// Whether ``interrupt()`` was called, and the pipeline running now (to stop it).
+    private let interruption = Mutex<(interrupted: Bool, current: BridgePipeline?)>((false, nil))
 
     /// Creates a runner; nothing happens until ``run()``.
     /// - Parameter backend: makes the engine for each pipeline run (the embedded vitals engine by default).
@@ -45,8 +47,22 @@ public final class CheckRunner: Sendable {
     private var waiter: CheckWaiter { CheckWaiter(clock: target.clock) }
 
     private func record(_ result: CheckResult) {
+        // After an interruption a check's run was cut short: what it would say is not a verdict.
+        guard !isInterrupted else { return }
         results.withLock { $0.append(result) }
         emit(.result(result))
+    }
+
+    private var isInterrupted: Bool { interruption.withLock { $0.interrupted } }
+
+    /// Stops the plan (SIGINT, SIGTERM): the check running now ends without a verdict, none after it starts, and
+    /// the report ends with an `interrupted` error, so the results so far are kept and the run does not pass.
+    public func interrupt() {
+        let current = interruption.withLock { state -> BridgePipeline? in
+            state.interrupted = true
+            return state.current
+        }
+        current?.requestStop(reason: "signal")
     }
 
     /// Runs every group of the plan in order and returns the report.
@@ -70,7 +86,7 @@ public final class CheckRunner: Sendable {
         }
         if unreachable == nil, !refused {
             if groups.contains(.streams) {
-                for configuration in plan.streams {
+                for configuration in plan.streams where !isInterrupted {
                     emit(.begin("stream \(configuration.checkName)"))
                     let observation = await drive(configuration, seconds: streamLimit)
                     if observation.frames.isEmpty, observation.summary.failure?.kind == .deviceUnavailable, results.withLock(\.isEmpty) {
@@ -80,18 +96,25 @@ public final class CheckRunner: Sendable {
                     for result in StreamEvaluator.evaluate(configuration, observation, plan: plan) { record(result) }
                 }
             }
-            if unreachable == nil, groups.contains(.pauseResume) || groups.contains(.linkLoss) {
+            if unreachable == nil, !isInterrupted, groups.contains(.pauseResume) || groups.contains(.linkLoss) {
                 emit(.begin("lifecycle"))
                 await lifecycle()
             }
-            if unreachable == nil, groups.contains(.vitals) {
+            if unreachable == nil, !isInterrupted, groups.contains(.vitals) {
                 emit(.begin("vitals"))
                 await vitals()
             }
         }
-        if let unreachable {
+        if let unreachable, !isInterrupted {
             // A JUnit reader shows a file without a testcase as green: the unreachable device is an error testcase.
             record(.error("link", "reachable", unreachable, type: "unreachable"))
+        }
+        if isInterrupted {
+            let stop = CheckResult.error("run", "interrupted", "stopped by a signal before the plan finished: the check running then "
+                                         + "has no verdict and those after it did not run", type: "interrupted")
+            results.withLock { $0.append(stop) }
+            emit(.result(stop))
+            unreachable = nil
         }
         report.results = results.withLock { $0 }
         report.seconds = waiter.now - start
@@ -168,8 +191,14 @@ public final class CheckRunner: Sendable {
             }
         }
         pipelineBox.withLock { $0 = pipeline }
+        let interruptedAlready = interruption.withLock { state -> Bool in
+            state.current = pipeline
+            return state.interrupted
+        }
+        if interruptedAlready { pipeline.requestStop(reason: "signal") }
         let result = await pipeline.run()
         pipelineBox.withLock { $0 = nil }
+        interruption.withLock { $0.current = nil }
         var final = observation.withLock { $0 }
         final.summary = result.summary
         for link in links.withLock({ $0 }) {

@@ -45,10 +45,10 @@ public enum CheckHelp {
 
     EXIT CODES
       0   every check passed (skipped checks do not fail a run)
-      1   a check failed or could not run
+      1   a check failed or could not run, or Ctrl-C stopped the plan (results so far kept)
       64  usage: a bad option or plan file
       65  a reference file that cannot be read as a recording
-      69  the device cannot be reached (nothing connected, no hello)
+      69  the device cannot be reached (nothing connected, no hello, pairing token refused)
       73  the --junit file cannot be written
     """
 }

@@ -45,7 +45,10 @@ public enum CheckProgram {
         let output = CheckOutput(format: options.format, verbose: options.verbose)
         output.start(plan: plan, device: prepared.target.source.description)
         let runner = CheckRunner(plan: plan, target: prepared.target, reference: reference, emit: { event in output.write(event) })
+        // Ctrl-C or SIGTERM ends the plan with what it has: the results so far, the JUnit file, exit 1.
+        let trap = SignalTrap { _ in runner.interrupt() }
         let report = await runner.run()
+        trap.cancel()
         output.finish(report)
         if let path = options.junitPath {
             do {
