@@ -43,7 +43,7 @@ Examples:
   glasses-bridge --listen tcp:127.0.0.1:7100 &   glasses-relay --connect tcp:127.0.0.1:7100
   glasses-relay --listen tcp:127.0.0.1:7200 &    glasses-bridge --device tcp:127.0.0.1:7200
 
-Exit codes: 0 done (duration reached, SIGINT or SIGTERM)   64 usage   65 malformed scenario
+Exit codes: 0 done (duration reached, SIGINT or SIGTERM)   64 usage or a bad scenario
             69 the address cannot be served, or the bridge refused the pairing
 """
 
@@ -164,7 +164,7 @@ let quiet = options.quiet
 var profile = SubjectProfile()
 let scenario: Scenario
 if let path = options.scenarioPath {
-    do { scenario = try Scenario(contentsOf: URL(fileURLWithPath: path)) } catch { fail(error.message, .dataError) }
+    do { scenario = try Scenario(contentsOf: URL(fileURLWithPath: path)) } catch { fail(error.message, .usage) }
     profile = scenario.subject
 } else {
     scenario = Scenario()
@@ -183,7 +183,7 @@ do {
 let kit = SimulatorKit(scheduler: scheduler)
 let glasses: SimulatedGlasses
 do { glasses = try kit.pairGlasses(with: wearables, profile: profile) } catch { fail(error.message) }
-do { _ = try glasses.start(scenario) } catch { fail(error.message, .dataError) }
+do { _ = try glasses.start(scenario) } catch { fail(error.message, .usage) }
 
 let clock = SchedulerRelayClock(scheduler)
 let client = RelayDATClient(wearables: wearables, clock: clock, frameAdapter: RelayFrameAdapter.read)

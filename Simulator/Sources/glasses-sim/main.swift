@@ -63,8 +63,9 @@ Time and output:
   --help                 this text
 
 Exit codes (the same table as glasses-bridge, see docs/CLI.md):
-  0 done (duration reached, or SIGINT/SIGTERM after a clean finish)   64 usage   65 malformed scenario or feed file
-  69 the address cannot be served   70 internal error   73 --write or --truth cannot be written
+  0 done (duration reached, or SIGINT/SIGTERM after a clean finish)   64 usage or a bad scenario
+  65 malformed feed or face file   69 the address cannot be served   70 internal error
+  73 --write or --truth cannot be written
 """
 
 let version = "glasses-sim 0.1.0"
@@ -236,7 +237,8 @@ do {
 let scenario: Scenario
 var profile = SubjectProfile()
 if let scenarioPath = options.scenarioPath {
-    do { scenario = try Scenario(contentsOf: URL(fileURLWithPath: scenarioPath)) } catch { fail("\(error.message)", .dataError) }
+    // A scenario is written by a person, like an option: 64, as glasses-bridge --sim-scenario and check --plan say.
+    do { scenario = try Scenario(contentsOf: URL(fileURLWithPath: scenarioPath)) } catch { fail("\(error.message)", .usage) }
     profile = scenario.subject
 } else {
     scenario = Scenario()
@@ -377,7 +379,7 @@ if let listen = options.listen {
 do {
     _ = try glasses.start(scenario)
 } catch {
-    fail(error.message, .dataError)
+    fail(error.message, .usage)
 }
 if !scenario.events.isEmpty { log("scenario '\(scenario.name)': \(scenario.events.count) events") }
 

@@ -275,11 +275,12 @@ final class GlassesController: Sendable {
         state.withLock { $0.closeReason = nil }
         deps.wearables.attach(link: ObservedDeviceLink(link) { [weak self] error in self?.linkClosed(attempt: attempt, error) })
         watchForDevice()
-        deps.scheduler.schedule(after: deps.helloTimeout) { [weak self] in
+        // Weakly: a pending timer must not keep the link (and through it the scheduler that holds the timer) alive.
+        deps.scheduler.schedule(after: deps.helloTimeout) { [weak self, weak link] in
             guard let self else { return }
             let stillWaiting = self.state.withLock { $0.connectAttempt == attempt && !$0.linkUp }
             if stillWaiting {
-                link.close()  // a link that never said hello is not kept open beside the next attempt's
+                link?.close()  // a link that never said hello is not kept open beside the next attempt's
                 self.event { $0.linkFailedBeforeHello("the glasses did not introduce themselves within 10 s", now: $1) }
             }
         }
