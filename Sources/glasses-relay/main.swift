@@ -100,7 +100,10 @@ struct Options: Sendable {
             case "--version": return .print(version)
             case "--connect": o.connect = try address(flag, inline)
             case "--listen": o.listen = try address(flag, inline)
-            case "--token": o.token = try cursor.value(for: flag, inline: inline)
+            case "--token":
+                let token = try cursor.value(for: flag, inline: inline)
+                guard !token.isEmpty else { throw UsageError("--token needs a non-empty token (the bridge refuses an empty one)") }
+                o.token = token
             case "--allow-remote": try flagOnly(); o.allowRemote = true
             case "--pulse": o.pulse = try number(flag, inline)
             case "--breathing": o.breathing = try number(flag, inline)

@@ -40,6 +40,7 @@ struct CheckFormatTests {
             ("{\"checks\": []}", "line 1, column 12: 'checks' is empty"),
             ("{\"checks\": [\"streams\"], \"streams\": []}", "'streams' is empty"),
             ("{\"durations\": {\"measure\": 1e999}}", "'measure' is too large a number"),
+            ("{\"tolerances\": {\"helloWithinSeconds\": 0}}", "'helloWithinSeconds' is 0.0; allowed 0.1...600.0"),
           ])
     func planErrors(text: String, expected: String) {
         #expect {

@@ -69,6 +69,7 @@ struct RelayBinaryTests {
             (["--listen", "tcp:127.0.0.1:7000", "--connect", "tcp:127.0.0.1:7001"], "cannot be combined"),
             (["--conect", "tcp:127.0.0.1:7000"], "Did you mean '--connect'?"),
             (["--connect", "bt:AA:BB:CC:DD:EE:FF"], "tcp: or unix:"),
+            (["--connect", "tcp:127.0.0.1:7000", "--token", ""], "non-empty token"),
         ]
         for (arguments, fragment) in cases {
             let result = try BinaryRunner.run(arguments, binary: "glasses-relay", timeout: 60)

@@ -64,7 +64,8 @@ public struct CheckTolerances: Sendable, Hashable {
         ("videoResumesWithinSeconds", \.videoResumesWithinSeconds, 0...600),
         ("resumeWithinSeconds", \.resumeWithinSeconds, 0...600),
         ("reconnectWithinSeconds", \.reconnectWithinSeconds, 0...600),
-        ("helloWithinSeconds", \.helloWithinSeconds, 0...600),
+        // Above 0: a device gets some time to say hello, or every device is "unreachable" (exit 69).
+        ("helloWithinSeconds", \.helloWithinSeconds, 0.1...600),
         ("heartbeatRoundTripMs", \.heartbeatRoundTripMs, 0...600_000),
         ("pulseStableWithinSeconds", \.pulseStableWithinSeconds, 0...3600),
         ("breathingStableWithinSeconds", \.breathingStableWithinSeconds, 0...3600),
