@@ -85,6 +85,16 @@ struct LiveLineTests {
         #expect(narrow.contains("time=0:07/10:00"))
     }
 
+    @Test("a device's words reach the terminal without their control characters (no escape sequence of its own)")
+    func deviceTextIsMadePrintable() {
+        var plain = TextEventFormatter(context: Self.context(width: 80, verbosity: .normal))
+        let line = plain.format(.error(code: "deviceLost", message: "the device closed the link: \u{1B}[2Jgone\nfor good"), at: 1)
+        // The formatter's own escapes (it redraws the live line) come before the stamp; the message has none.
+        let message = line.components(separatedBy: "error: ").dropFirst().joined(separator: "error: ")
+        #expect(!message.contains("\u{1B}"), "\(line.debugDescription)")
+        #expect(message.hasPrefix("the device closed the link: \u{FFFD}[2Jgone for good\n"), "\(line.debugDescription)")
+    }
+
     @Test func quietPrintsOnlyErrorsAndTheSummary() {
         var quiet = TextEventFormatter(context: Self.context(width: 80, verbosity: .quiet))
         #expect(quiet.format(.state(.streaming, detail: nil), at: 0).isEmpty)

@@ -351,11 +351,28 @@ public struct TextEventFormatter: BridgeEventFormatter {
     }
 
     private mutating func message(_ text: String, at seconds: Double) -> String {
+        let text = Self.printable(text)
         if live {
             // Print the message above the live line, then redraw the line.
             return "\r\u{1B}[2K" + Self.stamp(seconds) + labelled(text) + "\n" + lastLine
         }
         return Self.stamp(seconds) + labelled(text) + "\n"
+    }
+
+    /// `text` without control characters: messages carry what devices and files say (a device's name, a goodbye's
+    /// reason), and an escape sequence from a hostile device must not reach the terminal. Line breaks and tabs
+    /// become spaces, every other control character U+FFFD.
+    public static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if scalar.properties.generalCategory != .control {
+                out.append(scalar)
+            } else {
+                out.append(scalar == "\n" || scalar == "\t" || scalar == "\r" ? " " : "\u{FFFD}")
+            }
+        }
+        return String(out)
     }
 
     /// `text`, after the device's label in a run of several devices (`sim#2: streaming`).

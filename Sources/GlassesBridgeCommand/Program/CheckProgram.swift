@@ -163,7 +163,7 @@ final class CheckOutput: Sendable {
                 ("groups", .array(plan.groups.map { .string($0.rawValue) })),
             ]).serialized)
         default:
-            out("glasses-bridge check: plan \(plan.name) against \(device)")
+            out(TextEventFormatter.printable("glasses-bridge check: plan \(plan.name) against \(device)"))
         }
     }
 
@@ -195,14 +195,14 @@ final class CheckOutput: Sendable {
                 out(line)
             } else {
                 let label = result.verdict.rawValue.uppercased().padding(toLength: 7, withPad: " ", startingAt: 0)
-                out("\(label) \(result.fullName): \(result.message)")
+                out(TextEventFormatter.printable("\(label) \(result.fullName): \(result.message)"))
             }
         case .bridge(let event, let time):
             guard verbose, format == .text else { return }
             switch event {
             case .state(let phase, _): out(String(format: "        [%7.1fs] state %@", time, "\(phase)"))
-            case .notice(let text), .warning(let text): out(String(format: "        [%7.1fs] ", time) + text)
-            case .error(let code, let message): out(String(format: "        [%7.1fs] error ", time) + "\(code): \(message)")
+            case .notice(let text), .warning(let text): out(String(format: "        [%7.1fs] ", time) + TextEventFormatter.printable(text))
+            case .error(let code, let message): out(String(format: "        [%7.1fs] error ", time) + TextEventFormatter.printable("\(code): \(message)"))
             default: break
             }
         }
@@ -220,9 +220,9 @@ final class CheckOutput: Sendable {
             ]).serialized)
         default:
             let problems = report.problems.map { "  \($0.verdict.rawValue.uppercased()) \($0.fullName): \($0.message)" }
-            if !problems.isEmpty { out("problems:\n" + problems.joined(separator: "\n")) }
-            out("\(report.results.count) checks: \(counts.0) passed, \(counts.1) failed, \(counts.2) errors, \(counts.3) skipped"
-                + " in \(String(format: "%.1f", report.seconds)) s" + (report.unreachable.map { "; device unreachable: \($0)" } ?? ""))
+            if !problems.isEmpty { out("problems:\n" + problems.map(TextEventFormatter.printable).joined(separator: "\n")) }
+            out(TextEventFormatter.printable("\(report.results.count) checks: \(counts.0) passed, \(counts.1) failed, \(counts.2) errors, \(counts.3) skipped"
+                + " in \(String(format: "%.1f", report.seconds)) s" + (report.unreachable.map { "; device unreachable: \($0)" } ?? "")))
         }
     }
 }
