@@ -283,8 +283,6 @@ struct EndpointStateMachine {
     /// Device end: an HEVC sample was dropped for lack of credit, so samples up to the next keyframe are dropped too.
     private var awaitingKeyframeAfterDrop = false
     private(set) var uncreditedVideoSamples: UInt64 = 0
-    /// Host end: credited video samples lost on the wire (their credit granted again).
-    private(set) var lostVideoSamples: UInt64 = 0
     /// Host end: the device's own count of samples dropped for lack of credit, from its latest heartbeat.
     private(set) var deviceReportedDrops: UInt64 = 0
     private(set) var misdirectedFrames: UInt64 = 0
@@ -555,7 +553,6 @@ struct EndpointStateMachine {
             return []
         }
         credit -= 1
-        lostVideoSamples += 1
         return videoSampleDelivered(room: room)
     }
 
