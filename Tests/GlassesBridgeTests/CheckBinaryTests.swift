@@ -166,6 +166,16 @@ struct CheckBinaryTests {
         #expect(xml.contains("<testcase classname=\"link\" name=\"reachable\"") && xml.contains("type=\"unreachable\""), "\(xml)")
     }
 
+    @Test("a device that refuses the rack's token is unreachable (69, naming --token), not a failed protocol check")
+    func refusedToken() throws {
+        let simulator = try Simulator(token: "right")
+        defer { _ = simulator.stop() }
+        let output = try BinaryRunner.run(["check", "--device", simulator.address, "--token", "wrong"], timeout: 120)
+        #expect(output.status == 69, "\(output.stdout)\n\(output.stderr)")
+        #expect(output.stderr.contains("pairing failed") && output.stderr.contains("--token"), "\(output.stderr)")
+        #expect(!output.stdout.contains("FAIL    link: protocol version"), "\(output.stdout)")
+    }
+
     @Test("Ctrl-C mid-plan keeps the results so far: the JUnit file is written with an 'interrupted' error, exit 1")
     func interruptedPlan() throws {
         let junit = NSTemporaryDirectory() + "check-interrupted-\(getpid()).xml"
