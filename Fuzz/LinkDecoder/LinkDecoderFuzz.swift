@@ -68,7 +68,7 @@ enum LinkDecoderFuzz {
         let pattern = Int(control >> 1)
         var offset = 0
         var step = 0
-        var failures = 0
+        var failures = 0, lost = 0
         var outputsAfterFailure = 0
         var frames: [LinkFrame] = []
         while offset < bytes.count {
@@ -87,6 +87,7 @@ enum LinkDecoderFuzz {
             for output in outputs {
                 switch output {
                 case .frame(let frame): frames.append(frame)
+                case .lost: lost += 1
                 case .failure: failures += 1
                 }
             }
@@ -95,6 +96,9 @@ enum LinkDecoderFuzz {
                 "buffered \(decoder.bufferedByteCount) > \(decoder.maximumBufferSize)")
         }
         check(failures <= 1, "\(failures) failures")
+        // Every lost frame was skipped and counted: a bad body CRC or an unreadable body.
+        let skipped = decoder.statistics.corruptFramesSkipped + decoder.statistics.malformedFramesSkipped
+        check(UInt64(lost) <= skipped, "\(lost) lost frames reported, \(skipped) skipped")
         check(outputsAfterFailure == 0, "output after failure")
         check(decoder.statistics.peakBufferedBytes <= decoder.maximumBufferSize, "peak beyond the limit")
         // Linear work: each byte is checksummed at most a few times (12 header bytes per magic candidate at most
