@@ -16,17 +16,23 @@ public enum ConsoleText {
 
     /// Writes all of `text` to `descriptor`, retrying after signals and short writes; gives up on an error.
     public static func write(_ text: String, to descriptor: Int32) {
-        var bytes = Array(text.utf8)
+        _ = writeAll(Array(text.utf8), to: descriptor)
+    }
+
+    /// Writes all of `bytes` to `descriptor`, retrying after signals and short writes: 0, or the `errno` of the
+    /// write that failed. The one write loop of the commands (messages here, `OutputFileWriter` for devices).
+    static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Int32 {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
             if written > 0 {
                 offset += written
             } else if written < 0 && errno == EINTR {
                 continue
             } else {
-                return
+                return written < 0 ? errno : EIO
             }
         }
+        return 0
     }
 }

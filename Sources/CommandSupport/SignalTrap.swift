@@ -15,7 +15,6 @@ import Glibc
 /// and a signal in between was dropped: `glasses-sim` then ignored a SIGINT sent as it said it was listening.)
 public final class SignalTrap: Sendable {
     private let id: Int
-    private let signals: [Int32]
 
     /// Installs the trap; `handler` runs on the trap's reader thread with the signal's name (`SIGINT`, `SIGTERM`
     /// or `SIGHUP`). It must return soon: the next signal waits for it.
@@ -23,7 +22,6 @@ public final class SignalTrap: Sendable {
     /// SIGHUP (the terminal or SSH session closed) stops a run like SIGTERM: a recording that was never finished
     /// would be an MP4 without its index, which no player opens.
     public init(signals: [Int32] = [SIGINT, SIGTERM, SIGHUP], handler: @escaping @Sendable (String) -> Void) {
-        self.signals = signals
         id = SignalDispatcher.shared.add(signals: signals, handler: handler)
     }
 

@@ -59,7 +59,7 @@ public final class OutputSink: Sendable {
         do {
             try handle.write(contentsOf: Data(text.utf8))
         } catch {
-            state.writeFailure = Self.describe(error)
+            state.writeFailure = FileErrorText.reason(error)
         }
     }
 
@@ -72,10 +72,6 @@ public final class OutputSink: Sendable {
         return 80
     }
 
-    /// A write error in words (the POSIX reason, not Foundation's type and number).
-    static func describe(_ error: any Error) -> String {
-        FileErrorText.reason(error)
-    }
 
     /// Formats and writes one event (of the device at index `device` in a run of several).
     public func write(_ event: BridgeEvent, device: Int = 0, at seconds: Double) {

@@ -1,5 +1,6 @@
 import CommandSupport
 import Foundation
+import GlassesMedia
 import GlassesBridge
 import GlassesReport
 
@@ -66,7 +67,7 @@ enum ReportCommand {
             try OutputFileWriter.write(Data(html.utf8), to: path)
             return .success
         } catch {
-            let reason = OutputPathCheck.problem(writing: path) ?? OutputSink.describe(error)
+            let reason = OutputPathCheck.problem(writing: path) ?? FileErrorText.reason(error)
             printError("glasses-bridge: error: cannot write \(flag) \(path): \(reason).")
             return .cannotWriteOutput
         }
