@@ -291,6 +291,24 @@ struct CheckRunnerTests {
         }
     }
 
+    @Test("no stable RMSSD: skipped in a vitals run too short to hold one, failed in one long enough")
+    func rmssdMissing() async throws {
+        for (seconds, verdict) in [(6.0, CheckVerdict.skipped), (ReferenceComparison.rmssdEarliestSeconds, .fail)] {
+            let rig = try CheckRig()
+            var plan = CheckRig.plan([.vitals])
+            plan.vitalsSeconds = seconds
+            let reference = Self.reference(bpm: 70, rr: 850)
+            let report = await rig.run(plan, reference: reference)  // the engine reports no RMSSD
+            let result = try #require(report.result("vitals: RMSSD against the reference"), "\(report.listing)")
+            #expect(result.verdict == verdict, "\(result.message)")
+            if verdict == .skipped {
+                #expect(result.message.contains("set durations.vitals to 70.0 s or more"), "\(result.message)")
+            } else {
+                #expect(result.message.contains("the run produced no stable RMSSD"), "\(result.message)")
+            }
+        }
+    }
+
     @Test("a reference that does not overlap the run is an error that names both spans")
     func referenceWithoutOverlap() async throws {
         let rig = try CheckRig()

@@ -364,7 +364,8 @@ public final class CheckRunner: Sendable {
         }
         guard let reference else { return }
         for result in ReferenceComparison.compare(
-            reference, observation: observation, wallStart: wallStart, firstFrame: firstFrame, tolerances: t, group: group)
+            reference, observation: observation, wallStart: wallStart, firstFrame: firstFrame, vitalsSeconds: plan.vitalsSeconds,
+            tolerances: t, group: group)
         {
             record(result)
         }
