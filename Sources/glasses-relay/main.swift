@@ -131,6 +131,7 @@ struct Options: Sendable {
         case (.some, .some): throw UsageError("--connect and --listen cannot be combined")
         case (let address?, nil):
             if case .bluetooth = address { throw UsageError("--connect dials tcp: or unix: addresses only") }
+            if o.allowRemote { throw UsageError("--allow-remote applies to --listen only: --connect dials any address given --token") }
             if !address.isLoopback, o.token?.isEmpty ?? true {
                 throw UsageError("--connect \(address) is not loopback: give --token (or GLASSES_TOKEN)")
             }

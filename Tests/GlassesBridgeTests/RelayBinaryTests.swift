@@ -70,6 +70,7 @@ struct RelayBinaryTests {
             (["--conect", "tcp:127.0.0.1:7000"], "Did you mean '--connect'?"),
             (["--connect", "bt:AA:BB:CC:DD:EE:FF"], "tcp: or unix:"),
             (["--connect", "tcp:127.0.0.1:7000", "--token", ""], "non-empty token"),
+            (["--connect", "tcp:127.0.0.1:7000", "--allow-remote"], "--allow-remote applies to --listen only"),
         ]
         for (arguments, fragment) in cases {
             let result = try BinaryRunner.run(arguments, binary: "glasses-relay", timeout: 60)

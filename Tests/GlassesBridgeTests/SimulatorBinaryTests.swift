@@ -16,6 +16,18 @@ struct SimulatorBinaryTests {
         #expect(avi.status == 64)
         #expect(avi.stderr.contains(".avi"))
         #expect(!FileManager.default.fileExists(atPath: "a.avi"))
+        // Options of the other mode are refused, not silently ignored (nothing written, nothing listening).
+        let clip = FileManager.default.temporaryDirectory.appendingPathComponent("other-mode-\(UUID().uuidString).hevc").path
+        for (arguments, fragment) in [
+            (["--write", clip, "--duration", "1", "--allow-remote"], "--allow-remote applies to --listen only"),
+            (["--write", clip, "--duration", "1", "--token", "T"], "--token applies to --listen only"),
+            (["--listen", "tcp:127.0.0.1:0", "--codec", "raw"], "with --listen the host chooses the stream"),
+            (["--listen", "tcp:127.0.0.1:0", "--resolution", "high"], "with --listen the host chooses the stream"),
+        ] {
+            let other = try BinaryRunner.run(arguments, binary: "glasses-sim", timeout: 30)
+            #expect(other.status == 64 && other.stderr.contains(fragment), "\(arguments): \(other.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: clip))
+        }
         let version = try BinaryRunner.run(["--version"], binary: "glasses-sim")
         #expect(version.status == 0)
         #expect(version.stdout.hasPrefix("glasses-sim "))

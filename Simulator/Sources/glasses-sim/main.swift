@@ -250,6 +250,16 @@ if options.listen == nil && options.writePath == nil && options.truthPath == nil
     fail("nothing to do: give --listen ADDR to serve a host, or --write/--truth to stream by itself (see --help)")
 }
 if options.listen == nil && stopAfter == nil { fail("without --listen, give --duration (or a scenario with a duration)") }
+if options.listen == nil {
+    if options.allowRemote { fail("--allow-remote applies to --listen only", .usage) }
+    if options.token != nil { fail("--token applies to --listen only: the built-in host needs none", .usage) }
+} else {
+    // The host that dials in chooses the stream; these would be silently ignored.
+    if options.codecName != nil { fail("--codec applies without --listen only: with --listen the host chooses the stream", .usage) }
+    if options.resolutionName != nil {
+        fail("--resolution applies without --listen only: with --listen the host chooses the stream", .usage)
+    }
+}
 let virtualTime = !(options.realtime ?? (options.listen != nil))
 let quiet = options.quiet
 
