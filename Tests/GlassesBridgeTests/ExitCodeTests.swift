@@ -10,11 +10,53 @@ struct ExitCodeTests {
     func unproducedMetricsAreRefused() throws {
         let result = try BinaryRunner.run(["--metrics", "face,eda", "--no-realtime", "--duration", "2"])
         #expect(result.status == 64, "stderr: \(result.stderr)")
-        #expect(result.stderr.contains("does not produce 'face', 'eda'"))
-        #expect(result.stderr.contains("pulse-rate"))
+        #expect(result.stderr.contains("glasses-bridge: error: --metrics: the embedded engine does not produce 'face', 'eda'"))
+        #expect(result.stderr.contains("pulse-rate") && result.stderr.contains("usage: glasses-bridge"))
+        // A usage error starts nothing: the output file is not created.
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("refused-\(UUID().uuidString).ndjson").path
+        let refused = try BinaryRunner.run(["--metrics", "face", "--format", "ndjson", "-o", output, "--no-realtime", "--duration", "2"])
+        #expect(refused.status == 64 && !FileManager.default.fileExists(atPath: output), "stderr: \(refused.stderr)")
         // A bundle the engine produces part of is accepted.
         let cardio = try BinaryRunner.run(["--metrics", "cardio", "--no-realtime", "--duration", "1", "--format", "ndjson"])
         #expect(cardio.status == 0, "stderr: \(cardio.stderr)")
+    }
+
+    @Test("a source that cannot be opened is the run's failure like any other: the error, the summary, the report")
+    func sourceThatCannotBeOpened() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("unopened-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // A port another socket holds, for --listen.
+        let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(holder) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(holder, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(bound == 0 && listen(holder, 1) == 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(holder, $0, &length) }
+        }
+        let port = UInt16(bigEndian: address.sin_port)
+        for (device, message) in [
+            (["--device", "file:" + folder.appendingPathComponent("missing.mp4").path], "no such file"),
+            (["--listen", "tcp:127.0.0.1:\(port)"], "Cannot listen on tcp:127.0.0.1:\(port): Address already in use"),
+        ] {
+            let page = folder.appendingPathComponent("report-\(port).html").path
+            try? FileManager.default.removeItem(atPath: page)
+            let result = try BinaryRunner.run(device + ["--format", "ndjson", "--report", page], timeout: 60)
+            #expect(result.status == 69, "\(device): \(result.stderr)")
+            let types = result.stdout.split(separator: "\n").compactMap { line in
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["type"] as? String
+            }
+            #expect(types == ["start", "error", "summary"], "\(device): \(result.stdout)")
+            #expect(result.stdout.contains(message) && result.stderr.contains(message), "\(device): \(result.stderr)")
+            #expect(!result.stderr.contains("listen on tcp:127.0.0.1:\(port): cannot"), "said twice: \(result.stderr)")
+            #expect(FileManager.default.fileExists(atPath: page), "\(device): no report")
+        }
     }
 
     @Test("outputs that cannot be written exit 73 with the reason, before anything runs", arguments: [

@@ -53,6 +53,20 @@ public struct BridgeSummary: Sendable, Hashable {
 
     /// Creates an empty summary.
     public init() {}
+
+    /// The summary of a run that failed before it could start (a recording that cannot be read, a socket that
+    /// cannot be opened): nothing measured, each requested vital absent because no frame reached the engine.
+    public static func notStarted(_ failure: BridgeFailure, metrics: MetricSelection) -> BridgeSummary {
+        let tracker = VitalsTracker()
+        let requested = metrics.metrics
+        var summary = BridgeSummary()
+        summary.pulseAbsence = tracker.pulseAbsence(requested: requested.contains(.pulseRate))?.noFrameMeasured()
+        summary.breathingAbsence = tracker.breathingAbsence(requested: requested.contains(.breathingRate))?.noFrameMeasured()
+        summary.hrvAbsence = tracker.hrvAbsence(requested: requested.contains(.hrv))?.noFrameMeasured()
+        summary.failure = failure
+        summary.reason = failure.kind.rawValue
+        return summary
+    }
 }
 
 /// Something the bridge reports while it runs; formatters turn these into text, NDJSON or CSV.

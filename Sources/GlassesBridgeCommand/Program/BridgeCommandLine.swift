@@ -66,6 +66,23 @@ public enum BridgeCommandLine {
         } else {
             context.frameRate = options.frameRate
         }
+        let report = RunReportRecorder(options: options, startedAt: context.startedAt)
+        // The pipeline first: a command line it refuses (a metric the engine cannot produce, a bad scenario) is a
+        // usage error that leaves no output behind. A source that cannot be opened (a recording that cannot be read,
+        // a listening address in use) is the run's failure, told like any other: an error, the summary, the report.
+        let held = HeldEvents()
+        let prepared: PreparedRun?
+        var setupFailure: BridgeFailure?
+        do {
+            prepared = try makePipeline(options, emit: { held.emit($0, at: $1) }, simulator: { report?.watch($0) })
+        } catch where error.exitCode == .usage {
+            printError("glasses-bridge: error: \(error.message)\n\(BridgeHelp.usageLine)")
+            return .usage
+        } catch {
+            prepared = nil
+            setupFailure = error
+        }
+        defer { prepared?.teardown() }
         let sink: OutputSink
         do {
             sink = try OutputSink(format: options.format, path: options.outputPath, context: context)
@@ -78,21 +95,21 @@ public enum BridgeCommandLine {
         let filter = RunEventFilter(options: options) {
             stopper.withLock { $0 }?.requestStop(reason: BridgeFailure.Kind.outputFailed.rawValue)
         }
-        let report = RunReportRecorder(options: options, startedAt: context.startedAt)
-        let prepared: PreparedRun
-        do {
-            prepared = try makePipeline(options, emit: { event, seconds in
-                for shown in filter.process(event, at: seconds) {
-                    sink.write(shown, at: seconds)
-                    report?.record(shown, at: seconds)
-                }
-            }, simulator: { report?.watch($0) })
-        } catch {
-            printError("glasses-bridge: \(error.message)")
-            return error.exitCode
+        held.open { event, seconds in
+            for shown in filter.process(event, at: seconds) {
+                sink.write(shown, at: seconds)
+                report?.record(shown, at: seconds)
+            }
+        }
+        guard let prepared else {
+            let failure = setupFailure ?? BridgeFailure(.internalError, "the run could not be set up")
+            held.emit(.error(code: failure.kind.rawValue, message: failure.message), at: 0)
+            held.emit(.summary(.notStarted(failure, metrics: options.metrics)), at: 0)
+            printError("glasses-bridge: \(failure.message)")
+            if let report { _ = report.finish() }
+            return failure.exitCode
         }
         let pipeline = prepared.pipeline
-        defer { prepared.teardown() }
         stopper.withLock { $0 = pipeline }
         if case .file = options.device {} else if let warning = FrameRateTable.warning(frameRate: options.frameRate, metrics: options.metrics) {
             sink.write(.warning(warning), at: 0)

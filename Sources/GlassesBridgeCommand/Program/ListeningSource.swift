@@ -25,7 +25,10 @@ struct ListeningSource {
                 options: LinkListenerOptions(scheduler: scheduler, allowRemote: !address.isLoopback, pairingToken: token),
                 onRefusal: onRefusal)
         } catch {
-            throw BridgeFailure(.deviceUnavailable, "Cannot listen on \(address): \(error.message)")
+            // The listener's messages name the address already ("cannot listen on tcp:…: Address already in use").
+            let message = error.message.hasPrefix("cannot listen on ")
+                ? "C" + error.message.dropFirst() : "Cannot listen on \(address): \(error.message)"
+            throw BridgeFailure(.deviceUnavailable, message)
         }
         let source = BridgeSource.dialledGlasses("listening on \(listener.address)") {
             do throws(LinkError) {

@@ -46,9 +46,7 @@ public enum MultiDeviceRun {
                 pipelines.append((index, prepared.pipeline, prepared.teardown))
             } catch {
                 // This device cannot start; the others still run.
-                var summary = BridgeSummary()
-                summary.failure = error
-                summary.reason = error.kind.rawValue
+                let summary = BridgeSummary.notStarted(error, metrics: one.metrics)
                 sink.write(.error(code: error.kind.rawValue, message: error.message), device: index, at: 0)
                 sink.write(.summary(summary), device: index, at: 0)
                 setupOutcomes[index] = DeviceOutcome(device: labels[index], summary: summary, exitCode: error.exitCode)
