@@ -148,6 +148,25 @@ struct CommandParsingTests {
         }
     }
 
+    @Test("--help lists as measured exactly the metrics the embedded engine produces, and the others as refused")
+    func helpListsTheProducedMetrics() throws {
+        let lines = BridgeHelp.main.split(separator: "\n").map(String.init)
+        let start = try #require(lines.firstIndex { $0.contains("bundles: breathing, cardio") })
+        let others = try #require(lines.firstIndex { $0.contains("SmartSpectra's other names") })
+        let words = { (range: Range<Int>) in
+            Set(lines[range].joined(separator: " ").split(whereSeparator: { " ,:()".contains($0) }).map(String.init))
+        }
+        let listed = words(start..<others), refusedList = words(others..<others + 4)
+        let produced = EmbeddedVitalsBackend().producedMetrics
+        for single in MetricSelection.singles {
+            #expect(listed.contains(single.name) == produced.contains(single.metric), "\(single.name) is listed wrongly")
+            #expect(listed.contains(single.name) != refusedList.contains(single.name), "\(single.name) in both or neither")
+        }
+        for bundle in MetricSelection.bundles {
+            #expect(listed.contains(bundle.name) == !produced.isDisjoint(with: bundle.metrics), "\(bundle.name) is listed wrongly")
+        }
+    }
+
     @Test func exitCodesHaveTheSysexitsValues() {
         #expect(BridgeExitCode.success.rawValue == 0)
         #expect(BridgeExitCode.usage.rawValue == 64)

@@ -36,6 +36,15 @@ struct LinkOptionParsingTests {
     func tokens() throws {
         #expect(usageError(["--listen", "tcp:0.0.0.0:7100"])?.contains("give --token TOKEN (or set GLASSES_TOKEN)") == true)
         #expect(usageError(["--device", "tcp:10.1.2.3:7000"])?.contains("give --token TOKEN") == true)
+        // A Bluetooth device is not "another machine" running glasses-sim: the message says what it is.
+        let bluetooth = try #require(usageError(["--device", "bt:AA:BB:CC:DD:EE:FF@1"]))
+        #expect(bluetooth.contains("needs --token TOKEN") && bluetooth.contains("over Bluetooth") && !bluetooth.contains("glasses-sim"),
+                "\(bluetooth)")
+        // Every example the help gives parses (the Bluetooth one lacked its token).
+        for line in BridgeHelp.main.split(separator: "\n") where line.trimmingCharacters(in: .whitespaces).hasPrefix("glasses-bridge --") {
+            let words = line.split(separator: " ").dropFirst().map(String.init)
+            #expect(usageError(words) == nil, "\(line): \(usageError(words) ?? "")")
+        }
         #expect(try options(["--listen", "tcp:0.0.0.0:7100", "--token", "t1"]).token == "t1")
         let fromEnvironment = try options(["--device", "tcp:10.1.2.3:7000"], environment: ["GLASSES_TOKEN": "t2"])
         #expect(fromEnvironment.token == "t2")

@@ -289,8 +289,7 @@ public enum BridgeCommand: Sendable, Hashable {
         }
         let addresses = options.devices.compactMap(\.linkAddress)
         for address in addresses where !address.isLoopback && options.token == nil {
-            throw BridgeUsageError(
-                "--device \(address) is another machine: give --token TOKEN (or set GLASSES_TOKEN), the token the relay or glasses-sim was started with.")
+            throw address.missingTokenError
         }
         if !addresses.isEmpty { return }
         let named = options.devices.map { "--device \($0)" }.joined(separator: ", ")

@@ -70,11 +70,13 @@ public enum BridgeHelp {
 
     MEASUREMENT
       --metrics LIST        comma-separated bundles and single metrics (default: breathing,cardio)
-                              bundles: breathing, cardio, face, eda
+                              bundles: breathing, cardio
                               single:  pulse-rate, hrv, breathing-rate, arterial-pressure-trace,
-                                       chest-breathing, abdomen-breathing, breathing-amplitude, apnea,
-                                       respiratory-line-length, baseline, inhale-exhale-ratio,
-                                       eda-trace, face-landmarks, blinking, talking, expressions
+                                       chest-breathing, abdomen-breathing
+                            SmartSpectra's other names (bundles face, eda; breathing-amplitude,
+                            apnea, respiratory-line-length, baseline, inhale-exhale-ratio, eda-trace,
+                            face-landmarks, blinking, talking, expressions) are refused (64): the
+                            embedded engine does not produce them
       --pixel-format F      layout submitted to custom input: bgra or nv12 (default: nv12)
       --transform T         none, rotate90cw, rotate90ccw, rotate180, mirror-horizontal, mirror-vertical
                             (default: none; the glasses already send upright portrait frames)
@@ -123,7 +125,7 @@ public enum BridgeHelp {
           wait for the phone relay (real glasses through DAT) to dial this machine
       glasses-bridge --device tcp:127.0.0.1:7200
           dial a glasses-relay (or glasses-sim) on this machine
-      glasses-bridge --device bt:12:34:56:78:9A:BC@5 --metrics cardio
+      glasses-bridge --device bt:12:34:56:78:9A:BC@5 --token T --metrics cardio
           a relay or board over Bluetooth RFCOMM (not Meta's glasses: they speak only to DAT on a phone)
       glasses-bridge --no-realtime --duration 90 --format ndjson -o run.ndjson --report run.html
           a simulated run saved as JSON lines, and its report with the truth on the same axes

@@ -122,7 +122,7 @@ extension BridgeCommand {
         case .listening(let address) where !address.isLoopback && options.token == nil:
             throw BridgeUsageError("--listen \(address) accepts connections from other machines: give --token TOKEN (or set GLASSES_TOKEN) so only your relay can connect.")
         case .link(let address) where !address.isLoopback && options.token == nil:
-            throw BridgeUsageError("--device \(address) is another machine: give --token TOKEN (or set GLASSES_TOKEN), the token the relay or glasses-sim was started with.")
+            throw address.missingTokenError
         case .simulator:
             if options.token != nil { throw BridgeUsageError("--token applies to --device tcp:/unix:/bt: and --listen, not the built-in simulator.") }
             if options.connectTimeout != nil {

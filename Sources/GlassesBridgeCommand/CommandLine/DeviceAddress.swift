@@ -77,3 +77,13 @@ public enum DeviceAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+extension LinkAddress {
+    /// The usage error for dialling this address, which is not on loopback, without a pairing token.
+    var missingTokenError: BridgeUsageError {
+        if case .bluetooth = self {
+            return BridgeUsageError("--device \(self) needs --token TOKEN (or set GLASSES_TOKEN): the pairing token the relay or board over Bluetooth was set up with.")
+        }
+        return BridgeUsageError("--device \(self) is another machine: give --token TOKEN (or set GLASSES_TOKEN), the token the relay or glasses-sim was started with.")
+    }
+}
