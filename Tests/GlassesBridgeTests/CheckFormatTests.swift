@@ -91,53 +91,6 @@ struct CheckFormatTests {
         }
     }
 
-    // MARK: Reference recordings
-
-    @Test("CSV with ISO 8601 times, a heart-rate and an RR column (several per cell)")
-    func referenceCSV() throws {
-        let recording = try ReferenceRecording.parse("""
-        Timestamp,Heart Rate,RR (ms)
-        2026-12-01T12:00:00Z,70,850 860
-        2026-12-01T12:00:01.500Z,72,840
-        """, source: "polar.csv")
-        #expect(recording.samples.count == 2)
-        #expect(recording.samples[0].rrIntervalsMs == [850, 860])
-        #expect(recording.columnsUsed == "time=timestamp, hr=heart rate, rr=rr (ms)")
-        let start = Date(timeIntervalSince1970: 1_796_126_400)
-        #expect(recording.samples[0].time == start)
-        #expect(recording.heartRate(at: start.addingTimeInterval(0.75)) == 71)
-        #expect(recording.heartRate(at: start.addingTimeInterval(60)) == nil)
-        #expect(recording.rmssd(in: start...start.addingTimeInterval(2)).map { ($0 * 100).rounded() / 100 } == 15.81)
-    }
-
-    @Test("CSV with Unix milliseconds, and NDJSON with an RR array")
-    func referenceUnixAndNDJSON() throws {
-        let csv = try ReferenceRecording.parse("time,hr\n1796126400000,65\n1796126401000,66\n")
-        #expect(csv.samples.map(\.heartRate) == [65, 66] && csv.samples[0].time == Date(timeIntervalSince1970: 1_796_126_400))
-        let ndjson = try ReferenceRecording.parse("""
-        {"time": "2026-12-01T12:00:00Z", "heartRate": 70, "rrIntervals": [850, 857]}
-        {"time": 1796126401, "heartRate": 71}
-        """)
-        #expect(ndjson.samples.count == 2 && ndjson.hasRRIntervals && ndjson.columnsUsed == "time=time, hr=heartRate, rr=rrIntervals")
-    }
-
-    @Test("a reference without the columns, or with implausible numbers, is refused with its line", arguments: [
-        ("when,hr\n1,70\n", "line 1: no time column; accepted: timestamp"),
-        ("time,pulse\n1,70\n", "line 1: no heart-rate column"),
-        ("time,hr\n1796126400,700\n", "line 2: heart rate '700' is not a number in 20...300 bpm"),
-        ("time,hr\nyesterday,70\n", "line 2: time 'yesterday' is neither ISO 8601"),
-        ("time,hr,rr\n1796126400,70,9000\n", "line 2: RR interval 9000.0 ms is outside 200...3000 ms"),
-        ("{\"time\": 1, \"hr\": 70}\n{\"time\": 2,", "line 2: column"),
-        ("time,hr\n", "no readings"),
-    ])
-    func referenceErrors(text: String, fragment: String) {
-        #expect {
-            _ = try ReferenceRecording.parse(text)
-        } throws: { error in
-            (error as? ReferenceError)?.message.contains(fragment) == true
-        }
-    }
-
     // MARK: JUnit
 
     static func sampleReport() -> CheckReport {

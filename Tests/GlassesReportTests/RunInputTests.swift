@@ -109,7 +109,13 @@ struct RunInputTests {
         #expect(b.samples.map(\.pulseRate) == [60, 120])
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         let c = try ReferenceReader.parse("timestamp,bpm\n1800000002500,65\n", name: "c", kind: .reference, runStart: start, run: 0...10)
-        #expect(c.samples.first?.t == 2.5)
+        #expect(c.samples.first?.t == 2.5 && c.wallClock && c.columnsUsed == "time=timestamp, hr=bpm")
+        #expect(!a.wallClock)
+        // Chest-strap loggers' own names (which check --reference reads with this reader too).
+        for header in ["unix_ms,heart rate (bpm)", "date,bpm", "timestamp_ms,HR (bpm)"] {
+            let d = try ReferenceReader.parse("\(header)\n1800000002500,65\n", name: "d", kind: .reference, runStart: start, run: 0...10)
+            #expect(d.samples.first?.t == 2.5 && d.samples.first?.pulseRate == 65, "\(header)")
+        }
         #expect { _ = try ReferenceReader.parse("t,hr\n1,70\n2,seventy\n", name: "d", kind: .reference, runStart: nil, run: 0...10) }
             throws: { ($0 as? ReportError)?.line == 3 && "\($0)".contains("'seventy' is not a number") }
         #expect { _ = try ReferenceReader.parse("t,hr\n1,900\n", name: "e", kind: .reference, runStart: nil, run: 0...10) }

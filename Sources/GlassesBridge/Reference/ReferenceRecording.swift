@@ -1,8 +1,8 @@
 import Foundation
-import GlassesJSON
 
-/// A reference heart-rate recording (a chest strap's logger export): wall-clock times, heart rate, optional RR
-/// intervals. CSV or NDJSON; the accepted column names are in ``ReferenceRecording/timeColumns`` and its neighbours.
+/// A reference heart-rate recording (a chest strap's logger export) on the wall clock: heart rate and optional RR
+/// intervals. The command reads the file with the report's reader (`ReferenceReader` in GlassesReport: one reader
+/// and one set of column names for `report` and `check`) and builds this from it.
 public struct ReferenceRecording: Sendable, Hashable {
     /// One reading.
     public struct Sample: Sendable, Hashable {
@@ -23,23 +23,17 @@ public struct ReferenceRecording: Sendable, Hashable {
 
     /// Readings in time order.
     public var samples: [Sample]
-    /// Which columns (or keys) were read, for messages: `time=timestamp, hr=heart_rate, rr=rr_ms`.
+    /// Which columns (or keys) were read, for messages: `time=timestamp, hr=heartrate, rr=rrms`.
     public var columnsUsed: String
     /// Where it came from.
     public var source: String
 
-    /// Column names accepted for the time (case-insensitive): ISO 8601, or Unix seconds or milliseconds.
-    public static let timeColumns = ["timestamp", "time", "date", "datetime", "unix_ms", "timestamp_ms", "unix", "t"]
-    /// Column names accepted for the heart rate, bpm.
-    public static let heartRateColumns = ["heart_rate", "heartrate", "hr", "bpm", "heart rate", "hr (bpm)", "heart rate (bpm)", "heartRate"]
-    /// Column names accepted for RR intervals, ms (several in one cell separated by spaces or `;`; in NDJSON an array).
-    public static let rrColumns = ["rr", "rr_ms", "rr_intervals", "rr intervals", "rr (ms)", "rr interval (ms)", "rrintervals", "rrIntervals", "rrs"]
-    /// Plausible heart rates, bpm; anything else is an error naming its line.
-    public static let heartRateRange = 20.0...300.0
-    /// Plausible RR intervals, ms.
-    public static let rrRange = 200.0...3000.0
-    /// The largest file read.
-    public static let maximumBytes = 64 << 20
+    /// Creates a recording (samples are sorted by time).
+    public init(samples: [Sample], columnsUsed: String, source: String) {
+        self.samples = samples.sorted { $0.time < $1.time }
+        self.columnsUsed = columnsUsed
+        self.source = source
+    }
 
     /// `FILE (N readings from A to B; columns …)`.
     public var description: String {
@@ -51,157 +45,6 @@ public struct ReferenceRecording: Sendable, Hashable {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter.string(from: date)
-    }
-
-    /// Reads a file: NDJSON when its first non-blank character is `{`, CSV otherwise.
-    /// - Throws: ``ReferenceError``.
-    public static func load(contentsOf path: String) throws(ReferenceError) -> ReferenceRecording {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw ReferenceError(code: .unreadable, message: "\(path): cannot be read: \(error.localizedDescription)")
-        }
-        guard data.count <= maximumBytes else {
-            throw ReferenceError(code: .invalid, message: "\(path): \(data.count) bytes; a reference is at most \(maximumBytes >> 20) MiB")
-        }
-        return try parse(String(decoding: data, as: UTF8.self), source: path)
-    }
-
-    /// Reads CSV or NDJSON text.
-    /// - Throws: ``ReferenceError``.
-    public static func parse(_ text: String, source: String = "reference") throws(ReferenceError) -> ReferenceRecording {
-        let trimmed = text.drop { $0.isWhitespace || $0 == "\u{FEFF}" }
-        let recording = trimmed.first == "{" ? try parseNDJSON(text, source: source) : try parseCSV(text, source: source)
-        guard !recording.samples.isEmpty else { throw ReferenceError(code: .invalid, message: "\(source): no readings") }
-        return recording
-    }
-
-    static func fail(_ source: String, _ line: Int, _ what: String) -> ReferenceError {
-        ReferenceError(code: .invalid, message: "\(source): line \(line): \(what)")
-    }
-
-    static func time(_ text: String, source: String, line: Int) throws(ReferenceError) -> Date {
-        let value = text.trimmingCharacters(in: .whitespaces)
-        if let number = Double(value) {
-            guard number.isFinite, number >= 0, number < 1e14 else { throw fail(source, line, "time '\(value)' is not a Unix time") }
-            return Date(timeIntervalSince1970: number >= 1e11 ? number / 1000 : number)
-        }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: value) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        if let date = formatter.date(from: value) { return date }
-        throw fail(source, line, "time '\(value)' is neither ISO 8601 (2026-12-01T12:00:00Z) nor Unix seconds or milliseconds")
-    }
-
-    static func rate(_ value: Double?, _ raw: String, source: String, line: Int) throws(ReferenceError) -> Double {
-        guard let value, value.isFinite, heartRateRange.contains(value) else {
-            throw fail(source, line, "heart rate '\(raw)' is not a number in \(Int(heartRateRange.lowerBound))...\(Int(heartRateRange.upperBound)) bpm")
-        }
-        return value
-    }
-
-    static func rr(_ values: [Double], source: String, line: Int) throws(ReferenceError) -> [Double] {
-        for value in values where !(value.isFinite && rrRange.contains(value)) {
-            throw fail(source, line, "RR interval \(value) ms is outside \(Int(rrRange.lowerBound))...\(Int(rrRange.upperBound)) ms")
-        }
-        return values
-    }
-
-    static func parseCSV(_ text: String, source: String) throws(ReferenceError) -> ReferenceRecording {
-        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map(String.init)
-        guard let headerIndex = lines.firstIndex(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty }) else {
-            throw ReferenceError(code: .invalid, message: "\(source): empty")
-        }
-        let separator: Character = lines[headerIndex].contains(";") && !lines[headerIndex].contains(",") ? ";" : ","
-        let header = lines[headerIndex].split(separator: separator, omittingEmptySubsequences: false)
-            .map { $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"\u{FEFF}")).lowercased() }
-        func column(_ names: [String]) -> Int? {
-            for name in names { if let index = header.firstIndex(of: name.lowercased()) { return index } }
-            return nil
-        }
-        guard let timeIndex = column(timeColumns) else {
-            throw fail(source, headerIndex + 1, "no time column; accepted: \(timeColumns.joined(separator: ", "))")
-        }
-        guard let rateIndex = column(heartRateColumns) else {
-            throw fail(source, headerIndex + 1, "no heart-rate column; accepted: \(heartRateColumns.joined(separator: ", "))")
-        }
-        let rrIndex = column(rrColumns)
-        var samples: [Sample] = []
-        for (offset, line) in lines.enumerated().dropFirst(headerIndex + 1) where !line.trimmingCharacters(in: .whitespaces).isEmpty {
-            let number = offset + 1
-            let cells = line.split(separator: separator, omittingEmptySubsequences: false)
-                .map { $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
-            guard cells.count > max(timeIndex, rateIndex) else { throw fail(source, number, "\(cells.count) cells; the header has \(header.count)") }
-            let when = try time(cells[timeIndex], source: source, line: number)
-            let hr = try rate(Double(cells[rateIndex]), cells[rateIndex], source: source, line: number)
-            var intervals: [Double] = []
-            if let rrIndex, rrIndex < cells.count, !cells[rrIndex].isEmpty {
-                let parts = cells[rrIndex].split { $0 == " " || $0 == ";" || $0 == "|" }
-                var values: [Double] = []
-                for part in parts {
-                    guard let value = Double(part) else { throw fail(source, number, "RR interval '\(part)' is not a number") }
-                    values.append(value)
-                }
-                intervals = try rr(values, source: source, line: number)
-            }
-            samples.append(Sample(time: when, heartRate: hr, rrIntervalsMs: intervals))
-        }
-        samples.sort { $0.time < $1.time }
-        let used = "time=\(header[timeIndex]), hr=\(header[rateIndex])" + (rrIndex.map { ", rr=\(header[$0])" } ?? "")
-        return ReferenceRecording(samples: samples, columnsUsed: used, source: source)
-    }
-
-    static func parseNDJSON(_ text: String, source: String) throws(ReferenceError) -> ReferenceRecording {
-        var samples: [Sample] = []
-        var used: (String, String, String?)?
-        for (offset, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
-            let number = offset + 1
-            guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
-            let node: JSONNode
-            do {
-                node = try JSONNode.parse(Array(line.utf8), skipsByteOrderMark: true)
-            } catch {
-                throw fail(source, number, "column \(error.offset + 1): not valid JSON: \(error.message)")
-            }
-            func key(_ names: [String]) -> (String, JSONNode)? {
-                for name in names { if let value = node[name] { return (name, value) } }
-                return nil
-            }
-            guard let (timeKey, timeNode) = key(timeColumns) else { throw fail(source, number, "no time key; accepted: \(timeColumns.joined(separator: ", "))") }
-            guard let (rateKey, rateNode) = key(heartRateColumns) else { throw fail(source, number, "no heart-rate key; accepted: \(heartRateColumns.joined(separator: ", "))") }
-            let timeText: String
-            switch timeNode.value {
-            case .string(let text): timeText = text
-            case .number(let text): timeText = text
-            default: throw fail(source, number, "'\(timeKey)' must be a string or a number")
-            }
-            let when = try time(timeText, source: source, line: number)
-            let hr = try rate(rateNode.numberValue, "\(rateNode.typeName)", source: source, line: number)
-            var intervals: [Double] = []
-            let rrKey = key(rrColumns)
-            if let (_, rrNode) = rrKey {
-                switch rrNode.value {
-                case .array(let items):
-                    var values: [Double] = []
-                    for item in items {
-                        guard let value = item.numberValue else { throw fail(source, number, "an RR interval is \(item.typeName), not a number") }
-                        values.append(value)
-                    }
-                    intervals = try rr(values, source: source, line: number)
-                case .null: break
-                default:
-                    guard let value = rrNode.numberValue else { throw fail(source, number, "RR intervals must be an array of numbers") }
-                    intervals = try rr([value], source: source, line: number)
-                }
-            }
-            if used == nil { used = (timeKey, rateKey, rrKey?.0) }
-            samples.append(Sample(time: when, heartRate: hr, rrIntervalsMs: intervals))
-        }
-        samples.sort { $0.time < $1.time }
-        let names = used.map { "time=\($0.0), hr=\($0.1)" + ($0.2.map { ", rr=\($0)" } ?? "") } ?? ""
-        return ReferenceRecording(samples: samples, columnsUsed: names, source: source)
     }
 
     /// The heart rate at `time`: interpolated between readings at most 5 s apart, or the nearest within 3 s.
@@ -247,6 +90,12 @@ public struct ReferenceError: Error, Sendable, Hashable, CustomStringConvertible
     public var code: Code
     /// `FILE: line N: what is wrong`.
     public var message: String
+
+    /// Creates an error.
+    public init(code: Code, message: String) {
+        self.code = code
+        self.message = message
+    }
 
     /// The message.
     public var description: String { message }

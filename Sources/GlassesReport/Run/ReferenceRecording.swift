@@ -41,6 +41,12 @@ public struct ReferenceSeries: Sendable, Hashable {
     public var source: String
     /// The samples, in time order.
     public var samples: [ReferenceSample]
+    /// Whether the file's times were wall-clock times (ISO 8601, Unix seconds or milliseconds), not seconds from
+    /// the run's start.
+    public var wallClock = false
+    /// Which columns (or keys) were read, as matched (lower case, letters and digits): `time=timestamp, hr=heartrate,
+    /// rr=rrms`; empty for a series not read from a file.
+    public var columnsUsed = ""
 
     /// Creates a series (samples are sorted by time).
     public init(kind: Kind, source: String, samples: [ReferenceSample]) {
@@ -151,19 +157,22 @@ public enum VitalMetric: String, Sendable, Hashable, CaseIterable {
 }
 
 /// Reads truth and reference recordings: CSV or NDJSON, run-relative or wall-clock time, heart rate and RR intervals.
+/// The one reader of such files: `report --truth/--reference` and `check --reference` both read with it.
 ///
-/// Accepted columns (names are matched without case, `_`, `-` or spaces; documented in `docs/REPORT.md`):
-/// time `t`, `time_s`, `time`, `seconds`, `elapsed`, `elapsed_s`, `timestamp`, `datetime`, `date_time`
-/// (seconds since the run began; or wall-clock time as ISO 8601, Unix seconds or Unix milliseconds);
-/// heart rate `pulseRate`, `hr`, `heartRate`, `bpm`, `hr_bpm`; breathing `breathingRate`, `respirationRate`,
-/// `breathing_brpm`; HRV `hrvRmssd`, `rmssd`, `rmssd_ms`; RR intervals `rrIntervals`, `rr`, `rr_ms`, `rri`
-/// (milliseconds; several in one cell separated by spaces, `;` or `|`, or a JSON array).
+/// Accepted columns (names are matched without case, `_`, `-`, spaces or brackets; documented in `docs/REPORT.md`):
+/// time `t`, `time_s`, `time`, `seconds`, `elapsed`, `elapsed_s`, `timestamp`, `datetime`, `date_time`, `date`,
+/// `unix`, `unix_ms`, `timestamp_ms` (seconds since the run began; or wall-clock time as ISO 8601, Unix seconds or
+/// Unix milliseconds); heart rate `pulseRate`, `hr`, `heartRate`, `heart rate (bpm)`, `bpm`, `hr_bpm`, `pulse`;
+/// breathing `breathingRate`, `respirationRate`, `breathing_brpm`; HRV `hrvRmssd`, `rmssd`, `rmssd_ms`; RR intervals
+/// `rrIntervals`, `rr`, `rr_ms`, `rr (ms)`, `rri`, `rrs` (milliseconds; several in one cell separated by spaces, `;`
+/// or `|`, or a JSON array).
 public enum ReferenceReader {
-    static let timeKeys = ["t", "times", "time", "seconds", "elapsed", "elapseds", "timestamp", "datetime", "timeseconds"]
-    static let pulseKeys = ["pulserate", "hr", "heartrate", "bpm", "hrbpm", "pulse", "pulsebpm"]
+    static let timeKeys = ["t", "times", "time", "seconds", "elapsed", "elapseds", "timestamp", "datetime", "timeseconds",
+                           "date", "unix", "unixms", "timestampms"]
+    static let pulseKeys = ["pulserate", "hr", "heartrate", "bpm", "hrbpm", "pulse", "pulsebpm", "heartratebpm"]
     static let breathingKeys = ["breathingrate", "respirationrate", "respiratoryrate", "breathingbrpm", "br"]
     static let hrvKeys = ["hrvrmssd", "rmssd", "rmssdms"]
-    static let rrKeys = ["rrintervals", "rr", "rrms", "rri", "rrinterval", "rrintervalms"]
+    static let rrKeys = ["rrintervals", "rr", "rrms", "rri", "rrinterval", "rrintervalms", "rrs"]
 
     /// Column names reduced for matching.
     static func normalize(_ name: String) -> String {
@@ -186,7 +195,7 @@ public enum ReferenceReader {
         var keys = Set<String>()
         for (_, row) in rows { keys.formUnion(row.keys) }
         guard let timeKey = timeKeys.first(where: keys.contains) else {
-            throw ReportError(.missingColumn, "\(name):\(firstLine): no time column (one of t, time_s, time, seconds, elapsed, timestamp, datetime).",
+            throw ReportError(.missingColumn, "\(name):\(firstLine): no time column (one of t, time_s, time, seconds, elapsed, timestamp, datetime, date, unix, unix_ms).",
                               line: firstLine)
         }
         let pulseKey = pulseKeys.first(where: keys.contains)
@@ -249,6 +258,9 @@ public enum ReferenceReader {
                                            hrvRmssd: try number(hrvKey, "HRV", 0...1000), rrIntervals: rr))
         }
         var series = ReferenceSeries(kind: kind, source: name, samples: samples)
+        series.wallClock = wallClockOrigin != nil
+        series.columnsUsed = [("time", timeKey), ("hr", pulseKey), ("breathing", breathingKey), ("hrv", hrvKey), ("rr", rrKey)]
+            .compactMap { label, key in key.map { "\(label)=\($0)" } }.joined(separator: ", ")
         if hrvKey == nil, rrKey != nil { series.samples = withRMSSD(series.samples, window: 30) }
         if let run, let range = series.timeRange, range.upperBound < run.lowerBound || range.lowerBound > run.upperBound {
             throw ReportError(.noOverlap, "\(name): its times (\(f(range.lowerBound)) to \(f(range.upperBound)) s on the run's "
