@@ -71,6 +71,13 @@ struct RunInputTests {
                 (error as? ReportError).map { $0.code == .malformedInput && $0.message.contains("run.ndjson holds no run: it is empty") } ?? false
             }
         }
+        // NDJSON that is not a run (check's results) has no start line: refused, naming what it holds.
+        let check = #"{"type":"checkStart","t":0,"schemaVersion":1,"plan":"p"}"# + "\n" + #"{"type":"checkBegin","t":0,"what":"vitals"}"#
+        #expect {
+            _ = try RunRecord.parse(ndjson: check, name: "chk.ndjson")
+        } throws: { error in
+            (error as? ReportError).map { $0.message.contains("chk.ndjson is not a glasses-bridge run: it has no start line (its lines are glasses-bridge check results)") } ?? false
+        }
         let future = try RunRecord.parse(ndjson: good + "\n{\"type\":\"somethingNew\",\"t\":3,\"x\":[1]}\n", name: "x")
         #expect(future.lineCount == 2 && future.endTime == 0)
     }

@@ -136,7 +136,8 @@ public enum BridgeHelp {
           what can be reached from here
 
     EXIT CODES
-      0   the run ended normally: --duration reached, end of file, Ctrl-C (SIGINT) or SIGTERM
+      0   the run ended normally: --duration reached, end of file, Ctrl-C (SIGINT), SIGTERM or SIGHUP
+          once frames flowed (stopped before any frame arrived: 69)
       64  usage error: a bad option or value; nothing was started
       65  bad input data: a recording that is malformed or truncated
       69  device unavailable: cannot connect, no device connected within --connect-timeout, no Bluetooth,

@@ -112,7 +112,7 @@ extension BridgeHelp {
     EXAMPLES
       glasses-bridge --no-realtime --duration 90 --format ndjson -o run.ndjson --truth-out truth.csv
       glasses-bridge report run.ndjson --truth truth.csv -o run.html
-      glasses-bridge report rack.ndjson --reference polar.csv -o rack.html
+      glasses-bridge report worn.ndjson --reference polar.csv -o worn.html
       glasses-bridge --duration 120 --report run.html      (the page is written when the run ends, also
                                                             after Ctrl-C)
 

@@ -181,6 +181,10 @@ public struct RunRecord: Sendable, Hashable {
     public var summary: RunSummary?
     /// How many lines were read.
     public var lineCount = 0
+    /// The first `type` that was read, to name what a file that is not a run holds.
+    private var firstType: String?
+    /// Whether the run's `start` line was read.
+    private var sawStart = false
 
     /// An empty run.
     public init() {}
@@ -227,12 +231,21 @@ public struct RunRecord: Sendable, Hashable {
         guard record.lineCount > 0 else {
             throw ReportError(.malformedInput, "\(name) holds no run: it is empty (glasses-bridge --format ndjson writes one).")
         }
+        // Every run's output begins with its start line; NDJSON without one is something else (check's results, a
+        // truth file), and a page drawn from it would show an empty run.
+        guard record.sawStart else {
+            let what = record.firstType.map { $0.hasPrefix("check") ? " (its lines are glasses-bridge check results)" : " (its first line is a '\($0)')" } ?? ""
+            throw ReportError(.malformedInput, "\(name) is not a glasses-bridge run: it has no start line\(what); "
+                + "report reads the output of glasses-bridge --format ndjson.")
+        }
         return record
     }
 
     private mutating func take(_ f: inout Fields) throws(ReportError) {
         guard case .object = f.node.value else { throw f.fail("a line must be a JSON object, not \(f.node.typeName)") }
         let type = try f.string("type")
+        if firstType == nil { firstType = type }
+        if type == "start" { sawStart = true }
         let t = try f.time()
         switch type {
         case "start":
