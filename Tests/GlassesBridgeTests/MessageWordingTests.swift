@@ -9,6 +9,10 @@ struct MessageWordingTests {
     func aFileIsNamedOnce() {
         #expect(FilePlaybackSource.naming("t.y4m", "t.y4m is truncated: frame 2") == "t.y4m is truncated: frame 2")
         #expect(FilePlaybackSource.naming("t.y4m", "not a video file") == "t.y4m: not a video file")
+        // Opening: led by "Cannot play" only where the reader's message does not name the file.
+        #expect(FilePlaybackSource.naming("t.mp4", "t.mp4 is truncated: no index", lead: "Cannot play") == "t.mp4 is truncated: no index")
+        #expect(FilePlaybackSource.naming("t.mp4", "cannot open t.mp4: no such file", lead: "Cannot play") == "Cannot open t.mp4: no such file")
+        #expect(FilePlaybackSource.naming("t.mp4", "no video stream", lead: "Cannot play") == "Cannot play t.mp4: no video stream")
     }
 
     @Test func theRetryLinesOfTheLifecyclePolicyReadAsSentences() {

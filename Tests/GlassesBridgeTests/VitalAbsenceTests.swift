@@ -110,10 +110,15 @@ struct VitalAbsenceTests {
         Self.feed(&slow, seconds: 40)
         Self.feedBreathing(&slow, seconds: 40, stableFrom: 30)
         let pulse = slow.pulseAbsence(requested: true), breathing = slow.breathingAbsence(requested: true)
-        #expect(pulse?.code == .frameRate && pulse?.message.hasPrefix("the pulse is not measured at 2 fps") == true,
+        // Each vital gets its own reason: the pulse cannot be carried at 2 fps, breathing is only unmeasured there.
+        #expect(pulse?.code == .frameRate && pulse?.message.hasPrefix("the pulse cannot be measured at 2 fps: 2 fps samples the pulse too slowly") == true,
                 "\(String(describing: pulse))")
-        #expect(breathing?.code == .frameRate && breathing?.message.hasPrefix("breathing is not measured at 2 fps") == true,
+        #expect(breathing?.message == "breathing is not measured at 2 fps, so its values are never marked stable (stream at 15 fps or more)",
                 "\(String(describing: breathing))")
+        var seven = VitalsTracker(frameRate: 7)
+        Self.feed(&seven, seconds: 40)
+        #expect(seven.pulseAbsence(requested: true)?.message == "the pulse is not measured at 7 fps, so its values are never marked stable (stream at 15 fps or more)")
+        #expect(seven.hrvAbsence(requested: true)?.message == "HRV is not measured at 7 fps: beats timed to 143 ms are too coarse for it (stream at 15 fps or more)")
     }
 
     @Test("no value at all, and stretches of face shorter than a stable value needs")

@@ -267,12 +267,15 @@ struct SocketTransportTests {
             host.close()
             started.withLock { $0?.stop() }
             // Waiting for a listener that never comes: notListening after the timeout, saying so.
+            let began = ContinuousClock.now
             let never = #expect(throws: LinkError.self) {
                 try LinkConnector.connect(to: address, options: LinkConnectionOptions(connectTimeout: .milliseconds(600),
                                                                                       waitsForListener: true))
             }
-            #expect(never?.code == .notListening && never?.message.contains("(nothing listened there for 0.") == true,
+            #expect(never?.code == .notListening && never?.message.contains("(nothing listened there within the 0.6 s connect timeout)") == true,
                     "\(String(describing: never))")
+            // It tried until the timeout, not one poll interval short of it.
+            #expect(ContinuousClock.now - began >= .milliseconds(600))
         }
     }
 

@@ -138,9 +138,20 @@ public struct VitalAbsence: Sendable, Hashable {
         return VitalAbsence(code: code, message: "no frame reached the vitals engine, so nothing was measured")
     }
 
-    /// A vital (`name`, as a sentence starts: "HRV", "the pulse") at a frame rate the table does not measure it at.
-    static func frameRate(_ capability: FrameRateCapability, vital name: String) -> VitalAbsence {
-        VitalAbsence(code: .frameRate, message: "\(name) is not measured at \(capability.frameRate) fps: \(capability.reason)")
+    /// A vital (`name`, as a sentence starts: "HRV", "the pulse") at a frame rate the table does not measure it
+    /// at (`trust` is its row's trust for that vital): why, for that vital alone.
+    static func frameRate(_ capability: FrameRateCapability, vital name: String, trust: VitalTrust) -> VitalAbsence {
+        let fps = capability.frameRate
+        let why: String
+        switch trust {
+        case .impossible:
+            why = "\(name) cannot be measured at \(fps) fps: \(capability.reason)"
+        case .unverified where name == "HRV":
+            why = "HRV is not measured at \(fps) fps: beats timed to \(Int((1000 / Double(max(fps, 1))).rounded())) ms are too coarse for it"
+        case .unverified, .measured:
+            why = "\(name) is not measured at \(fps) fps, so its values are never marked stable"
+        }
+        return VitalAbsence(code: .frameRate, message: why + " (stream at \(FrameRateTable.lowestMeasuredRate) fps or more)")
     }
 }
 
@@ -265,7 +276,7 @@ public struct VitalsTracker: Sendable, Hashable {
             return VitalAbsence(code: .notRequested, message: "\(subject) was not requested (add it with --metrics \(metrics))")
         }
         if let (capability, trust) = trust, trust != .measured {
-            return .frameRate(capability, vital: subject)
+            return .frameRate(capability, vital: subject, trust: trust)
         }
         guard e.samples > 0 else {
             return VitalAbsence(code: .notMeasured, message: "no \(vital) value was measured: the first comes after about "
@@ -293,7 +304,7 @@ public struct VitalsTracker: Sendable, Hashable {
             return VitalAbsence(code: .notRequested, message: "HRV was not requested (add it with --metrics cardio or hrv)")
         }
         if let capability, capability.hrv != .measured {
-            return .frameRate(capability, vital: "HRV")
+            return .frameRate(capability, vital: "HRV", trust: capability.hrv)
         }
         let e = pulseEvidence
         guard e.stableSamples > 0 else {

@@ -76,9 +76,13 @@ final class FilePlaybackSource: FrameSource {
 
     private var isStopped: Bool { stopped.load(ordering: .acquiring) }
 
-    /// The reader's message, led by the file's path once: the readers' own messages mostly name it already.
-    static func naming(_ path: String, _ message: String) -> String {
-        message.hasPrefix(path) ? message : "\(path): \(message)"
+    /// The reader's message, naming the file once: the readers' own messages mostly name it already ("x.mp4 is
+    /// truncated: …", "cannot open x.mp4: …"), and are then told as they are, as a sentence; others are led by
+    /// `lead` and the path ("Cannot play x.mp4: …").
+    static func naming(_ path: String, _ message: String, lead: String = "") -> String {
+        if message.hasPrefix(path) { return message }  // a file's name is never re-cased
+        if message.contains(path) { return message.prefix(1).uppercased() + message.dropFirst() }
+        return lead.isEmpty ? "\(path): \(message)" : "\(lead) \(path): \(message)"
     }
 
     private func play() {
@@ -86,7 +90,7 @@ final class FilePlaybackSource: FrameSource {
         do {
             reader = try VideoFileReader(path: deps.path)
         } catch {
-            fail(BridgeFailure(.badInputData, "Cannot play \(Self.naming(deps.path, error.message))."))
+            fail(BridgeFailure(.badInputData, Self.naming(deps.path, error.message, lead: "Cannot play") + "."))
             return
         }
         deps.emit(.state(.streaming, detail: "\(reader.width)x\(reader.height) from \(deps.path)"))

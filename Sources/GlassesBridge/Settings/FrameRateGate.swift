@@ -48,18 +48,18 @@ public struct FrameRateGate: Sendable {
             if capability.pulse != .measured {
                 summary.vitals.pulseRate = nil
                 summary.basis.pulseRate = nil
-                if summary.pulseAbsence?.code != .notRequested { summary.pulseAbsence = .frameRate(capability, vital: "the pulse") }
+                if summary.pulseAbsence?.code != .notRequested { summary.pulseAbsence = .frameRate(capability, vital: "the pulse", trust: capability.pulse) }
             }
             if capability.hrv != .measured {
                 summary.vitals.hrvRmssd = nil
                 summary.basis.hrvRmssd = nil
-                if summary.hrvAbsence?.code != .notRequested { summary.hrvAbsence = .frameRate(capability, vital: "HRV") }
+                if summary.hrvAbsence?.code != .notRequested { summary.hrvAbsence = .frameRate(capability, vital: "HRV", trust: capability.hrv) }
             }
             if capability.breathing != .measured {
                 summary.vitals.breathingRate = nil
                 summary.basis.breathingRate = nil
                 if summary.breathingAbsence?.code != .notRequested {
-                    summary.breathingAbsence = .frameRate(capability, vital: "breathing")
+                    summary.breathingAbsence = .frameRate(capability, vital: "breathing", trust: capability.breathing)
                 }
             }
             return .summary(summary)

@@ -109,19 +109,21 @@ public enum LinkConnector {
     private static func openSocket(
         to address: LinkAddress, options: LinkConnectionOptions, bluetooth: Bool
     ) throws(LinkError) -> SocketHandle {
-        let start = ContinuousClock.now, deadline = start + options.connectTimeout
+        let deadline = ContinuousClock.now + options.connectTimeout
         while true {
             do throws(LinkError) {
                 return try openSocketOnce(to: address, timeout: max(deadline - ContinuousClock.now, .milliseconds(1)),
                                           options: options, bluetooth: bluetooth)
             } catch {
                 guard error.code == .notListening, options.waitsForListener else { throw error }
-                guard deadline - ContinuousClock.now > listenerPollInterval else {
-                    let waited = (ContinuousClock.now - start).inSeconds
-                    throw LinkError(.notListening, error.message + String(
-                        format: waited < 10 ? " (nothing listened there for %.1f s)" : " (nothing listened there for %.0f s)", waited))
+                // The last attempt is at the deadline, so the whole timeout was waited, as the message says.
+                let remaining = deadline - ContinuousClock.now
+                guard remaining > .zero else {
+                    let timeout = options.connectTimeout.inSeconds
+                    let seconds = timeout == timeout.rounded() ? String(format: "%.0f", timeout) : String(format: "%.1f", timeout)
+                    throw LinkError(.notListening, error.message + " (nothing listened there within the \(seconds) s connect timeout)")
                 }
-                Thread.sleep(forTimeInterval: listenerPollInterval.inSeconds)
+                Thread.sleep(forTimeInterval: min(listenerPollInterval, remaining).inSeconds)
             }
         }
     }
