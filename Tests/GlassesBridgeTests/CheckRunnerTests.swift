@@ -16,8 +16,13 @@ struct CheckRunnerTests {
     @Test("a healthy simulator passes every group of a short plan, nothing skipped")
     func healthyPlanPasses() async throws {
         let rig = try CheckRig()
-        let report = await rig.run(CheckRig.plan(CheckGroup.allCases, streams: [Self.hvc1Low, Self.rawLow]))
+        let begun = Mutex<[String]>([])
+        let report = await rig.run(CheckRig.plan(CheckGroup.allCases, streams: [Self.hvc1Low, Self.rawLow]), emit: { event in
+            if case .begin(let what) = event { begun.withLock { $0.append(what) } }
+        })
         #expect(report.passed, "\(report.listing)")
+        // Each group under its own heading, in the order it runs (the photo on the link checks' connection).
+        #expect(begun.withLock { $0 } == ["link", "photo", "stream hvc1.low.24", "stream raw.low.24", "lifecycle", "vitals"])
         #expect(report.count(.skipped) == 0, "\(report.listing)")
         #expect(report.exitCode == 0)
         let names = Set(report.results.map(\.fullName))

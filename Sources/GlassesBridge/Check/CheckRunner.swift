@@ -486,7 +486,11 @@ public final class CheckRunner: Sendable {
                                    message: "in-process link: heartbeats share the host's clock, no round trip to measure"))
             }
         }
-        if plan.groups.contains(.photo) { photo(wearables: wearables, device: id) }
+        if plan.groups.contains(.photo) {
+            // Taken on the link probe's connection, so before the streams; under its own heading.
+            emit(.begin("photo"))
+            photo(wearables: wearables, device: id)
+        }
         _ = token
         link.close()
         // The glasses want a pause between one session's end and the next one's start.

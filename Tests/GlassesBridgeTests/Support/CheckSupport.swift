@@ -33,13 +33,14 @@ struct CheckRig {
 
     /// Runs the plan; `control` replaces the simulator's tap and link loss (a device that misbehaves).
     func run(_ plan: CheckPlan, reference: ReferenceRecording? = nil, control: CheckDeviceControl? = nil,
-             backend: @escaping @Sendable () -> RecordingBackend = { RecordingBackend() }) async -> CheckReport {
+             backend: @escaping @Sendable () -> RecordingBackend = { RecordingBackend() },
+             emit: @escaping @Sendable (CheckEvent) -> Void = { _ in }) async -> CheckReport {
         let glasses = self.glasses
         let target = CheckTarget(
             source: .simulator(glasses), clock: .virtual(scheduler),
             control: control ?? CheckDeviceControl(tap: { glasses.tap() }, loseLink: { glasses.inject(.linkLoss) }),
             startDate: Self.startDate)
-        let runner = CheckRunner(plan: plan, target: target, reference: reference, backend: { backend() })
+        let runner = CheckRunner(plan: plan, target: target, reference: reference, backend: { backend() }, emit: emit)
         return await runner.run()
     }
 
