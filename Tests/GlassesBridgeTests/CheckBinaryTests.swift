@@ -192,6 +192,23 @@ struct CheckBinaryTests {
         #expect(!xml.contains("<failure"), "a check cut short has no verdict: \(xml)")
     }
 
+    @Test("Ctrl-C while waiting for a relay to dial in ends the run at once, not at the connect timeout")
+    func interruptedWhileListening() throws {
+        let socket = NSTemporaryDirectory() + "check-listen-\(getpid()).sock"
+        let junit = NSTemporaryDirectory() + "check-listen-\(getpid()).xml"
+        defer { try? FileManager.default.removeItem(atPath: junit); unlink(socket) }
+        let runner = try BinaryRunner(["check", "--listen", "unix:" + socket, "--connect-timeout", "120", "--junit", junit],
+                                      signalWhen: "-- link")
+        #expect(runner.waitForWatchedLine(timeout: 60), "check never began")
+        let sent = ContinuousClock.now
+        runner.send(SIGINT)
+        let result = runner.finish(timeout: 60)
+        #expect(ContinuousClock.now - sent < .seconds(30), "it waited for the connect timeout")
+        #expect(result.status == 1, "stderr: \(result.stderr)")
+        let xml = try String(contentsOfFile: junit, encoding: .utf8)
+        #expect(xml.contains("name=\"interrupted\""), "\(xml)")
+    }
+
     @Test("--junit naming a file check reads, however spelled, is refused and the file kept")
     func junitPaths() throws {
         let plan = try Self.temporaryFile("own-plan.json", "{\"checks\": [\"link\"]}")

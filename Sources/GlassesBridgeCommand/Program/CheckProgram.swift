@@ -46,7 +46,10 @@ public enum CheckProgram {
         output.start(plan: plan, device: prepared.target.source.description)
         let runner = CheckRunner(plan: plan, target: prepared.target, reference: reference, emit: { event in output.write(event) })
         // Ctrl-C or SIGTERM ends the plan with what it has: the results so far, the JUnit file, exit 1.
-        let trap = SignalTrap { _ in runner.interrupt() }
+        let trap = SignalTrap { _ in
+            runner.interrupt()
+            prepared.interrupt()
+        }
         let report = await runner.run()
         trap.cancel()
         output.finish(report)
@@ -71,10 +74,13 @@ public enum CheckProgram {
         return line.trimmingCharacters(in: .whitespaces).lowercased() != "skip"
     }
 
-    /// A target and what to release after the run (a listening socket).
+    /// A target, what to release after the run (a listening socket), and what else a signal stops.
     struct PreparedTarget: Sendable {
         let target: CheckTarget
         let teardown: @Sendable () -> Void
+        /// Called with the runner's interruption: a listener stops, so that a wait for the relay to dial in ends
+        /// now rather than at the connect timeout.
+        var interrupt: @Sendable () -> Void = {}
     }
 
     static func makeTarget(_ options: CheckOptions) throws(BridgeFailure) -> PreparedTarget {
@@ -126,7 +132,7 @@ public enum CheckProgram {
             }
             return PreparedTarget(
                 target: CheckTarget(source: listening.source, clock: .realTime(scheduler), control: CheckDeviceControl(ask: ask)),
-                teardown: { listening.listener.stop() })
+                teardown: { listening.listener.stop() }, interrupt: { listening.listener.stop() })
         case .file:
             throw BridgeFailure(.invalidInput, "check runs against glasses, not a file")
         }
