@@ -53,6 +53,11 @@ struct RunInputTests {
             (good + "\n\n[1,2]\n", 3, "JSON object"),
             ("{\"t\":0}\n", 1, "missing 'type'"),
             (good + "\n{\"type\":\"metrics\",\"t\":1,\"metrics\":{\"cardio\":{\"pulseRate\":[{\"value\":72,\"timestamp\":\"-5\"}]}}}\n", 2, "microseconds"),
+            (good + "\n{\"type\":\"metrics\",\"t\":1,\"metrics\":{\"cardio\":{\"pulseRate\":[{\"value\":1e308,\"timestamp\":\"5\"}]}}}\n", 2,
+             "is not a measurement"),
+            (good + "\n" + good + "\n", 2, "a second start line: the file holds more than one run (the first starts at line 1)"),
+            (good + "\n{\"type\":\"notice\",\"t\":1,\"message\":\"" + String(repeating: "x", count: RunRecord.maximumLineBytes) + "\"}\n", 2,
+             "a line of 16 MiB is not a bridge event"),
         ]
         for (text, line, words) in cases {
             #expect {
@@ -78,6 +83,9 @@ struct RunInputTests {
         } throws: { error in
             (error as? ReportError).map { $0.message.contains("chk.ndjson is not a glasses-bridge run: it has no start line (its lines are glasses-bridge check results)") } ?? false
         }
+        // Windows line ends ("\r\n", one Character in Swift) are line ends.
+        let crlf = try RunRecord.parse(ndjson: good + "\r\n{\"type\":\"state\",\"t\":1,\"state\":\"streaming\"}\r\n", name: "crlf")
+        #expect(crlf.lineCount == 2 && crlf.states.count == 1)
         let future = try RunRecord.parse(ndjson: good + "\n{\"type\":\"somethingNew\",\"t\":3,\"x\":[1]}\n", name: "x")
         #expect(future.lineCount == 2 && future.endTime == 0)
     }
@@ -115,7 +123,7 @@ struct RunInputTests {
         let b = try ReferenceReader.parse(rrOnly, name: "b", kind: .reference, runStart: nil, run: 0...10)
         #expect(b.samples.map(\.pulseRate) == [60, 120])
         let start = Date(timeIntervalSince1970: 1_800_000_000)
-        let c = try ReferenceReader.parse("timestamp,bpm\n1800000002500,65\n", name: "c", kind: .reference, runStart: start, run: 0...10)
+        let c = try ReferenceReader.parse("timestamp,bpm\r\n1800000002500,65\r\n", name: "c", kind: .reference, runStart: start, run: 0...10)
         #expect(c.samples.first?.t == 2.5 && c.wallClock && c.columnsUsed == "time=timestamp, hr=bpm")
         #expect(!a.wallClock)
         // Chest-strap loggers' own names (which check --reference reads with this reader too).

@@ -1,25 +1,18 @@
 import CommandSupport
 import Foundation
 import GlassesBridge
-import GlassesMedia
 import GlassesReport
 
 extension ReferenceRecording {
-    /// The largest reference file `check` reads.
-    static let maximumBytes = 64 << 20
-
     /// Reads `check --reference`: a chest strap's recording, with the report's reader, on the wall clock.
     /// - Throws: ``ReferenceError``: `unreadable` when the file cannot be read, `invalid` when its content is not a
-    ///   wall-clock heart-rate recording (the reader's message, with its line).
+    ///   wall-clock heart-rate recording (the reader's message, with its line) or it is too large.
     static func load(contentsOf path: String) throws(ReferenceError) -> ReferenceRecording {
         let data: Data
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            data = try InputFileReader.read(path, limit: ReferenceReader.maximumBytes)
         } catch {
-            throw ReferenceError(code: .unreadable, message: "\(path) cannot be read: \(FileErrorText.reason(error))")
-        }
-        guard data.count <= maximumBytes else {
-            throw ReferenceError(code: .invalid, message: "\(path): \(data.count) bytes; a reference is at most \(maximumBytes >> 20) MiB")
+            throw ReferenceError(code: error.code == .tooLarge ? .invalid : .unreadable, message: "\(path) cannot be read: \(error.reason)")
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw ReferenceError(code: .invalid, message: "\(path) is not UTF-8 text")

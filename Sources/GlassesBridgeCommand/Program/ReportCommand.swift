@@ -15,11 +15,16 @@ enum ReportCommand {
         do {
             let text = try read(options.inputPath, what: "the run")
             let run = try RunRecord.parse(ndjson: text, name: options.inputPath)
-            if let version = run.schemaVersion, version >= MultiDeviceNDJSONFormatter.schemaVersion {
+            if let version = run.schemaVersion, version == MultiDeviceNDJSONFormatter.schemaVersion {
                 // Its lines belong to several devices: one page of them would mix their vitals and counters.
                 printError("glasses-bridge report: error: \(options.inputPath) is a run of several devices (schemaVersion "
                     + "\(version)); a report shows one device's run: save each device's run on its own (one --device).")
                 return .dataError
+            }
+            if let version = run.schemaVersion, version > MultiDeviceNDJSONFormatter.schemaVersion {
+                // Newer kinds of line are skipped, so a newer run is read as far as this report understands it.
+                printError("glasses-bridge report: warning: \(options.inputPath) was written by a newer glasses-bridge (schemaVersion "
+                    + "\(version)); what this report does not know is left out.")
             }
             let reference = try comparison(options, run: run)
             var context = ReportContext()
@@ -50,10 +55,17 @@ enum ReportCommand {
                                          run: 0...max(run.endTime, 0))
     }
 
-    /// A file's text; UTF-8 is required.
+    /// The largest run file read: about 40 hours of a run's NDJSON at the default rates.
+    static let maximumRunBytes = 1 << 30
+
+    /// A file's text (a run at most ``maximumRunBytes``, a truth or reference at most
+    /// `ReferenceReader.maximumBytes`); UTF-8 is required. Pipes work too (`report <(zcat run.ndjson.gz)`).
     static func read(_ path: String, what: String) throws(ReportError) -> String {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ReportError(.unreadable, "cannot read \(what) \(path): no such file, or no permission to read it.")
+        let data: Data
+        do {
+            data = try InputFileReader.read(path, limit: what == "the run" ? maximumRunBytes : ReferenceReader.maximumBytes)
+        } catch {
+            throw ReportError(error.code == .tooLarge ? .malformedInput : .unreadable, "cannot read \(what) \(path): \(error.reason).")
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw ReportError(.malformedInput, "\(path) is not UTF-8 text.")

@@ -186,7 +186,11 @@ public struct SVGPlot: Sendable {
 
     /// The plot as an `<svg>` element (no XML prolog), with `role="img"` and a title for screen readers.
     public func svg() -> String {
+        // The geometry once: the top margin depends on the legend, which walks every layer (and every span), and
+        // the coordinate functions below run per point.
+        let top = self.top, plotHeight = self.plotHeight, left = self.left, plotWidth = self.plotWidth
         let (xs, ys) = scales()
+        let xScale = xs  // `xs` is also the marks' own list below
         let xSpan = categories.map { Double(max($0.count, 1)) } ?? (xs.upper - xs.lower)
         let xLow = categories == nil ? xs.lower : 0
         let ySpan = lanes.map { Double(max($0.count, 1)) } ?? (ys.upper - ys.lower)
@@ -275,7 +279,7 @@ public struct SVGPlot: Sendable {
             case .marks(let label, let color, let xs):
                 for x in xs where x.isFinite {
                     out += "<line class=\"mark \(color.rawValue)\" x1=\"\(f(px(x)))\" x2=\"\(f(px(x)))\" y1=\"\(f(top))\" "
-                        + "y2=\"\(f(top + plotHeight))\"><title>\(escape(label)) at \(xLabelText(x, scales().x))</title></line>"
+                        + "y2=\"\(f(top + plotHeight))\"><title>\(escape(label)) at \(xLabelText(x, xScale))</title></line>"
                 }
             case .bars(let label, let color, let values, let group, let groups):
                 let slot = 0.8 / Double(max(groups, 1))

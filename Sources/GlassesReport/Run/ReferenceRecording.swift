@@ -167,6 +167,10 @@ public enum VitalMetric: String, Sendable, Hashable, CaseIterable {
 /// `rrIntervals`, `rr`, `rr_ms`, `rr (ms)`, `rri`, `rrs` (milliseconds; several in one cell separated by spaces, `;`
 /// or `|`, or a JSON array).
 public enum ReferenceReader {
+    /// The largest truth or reference file the commands read: a chest strap's day at one reading a second is about
+    /// 3 MiB. Each row becomes a sample, so the file's size bounds the memory (about 30 times the file's size).
+    public static let maximumBytes = 16 << 20
+
     static let timeKeys = ["t", "times", "time", "seconds", "elapsed", "elapseds", "timestamp", "datetime", "timeseconds",
                            "date", "unix", "unixms", "timestampms"]
     static let pulseKeys = ["pulserate", "hr", "heartrate", "bpm", "hrbpm", "pulse", "pulsebpm", "heartratebpm"]
@@ -289,7 +293,9 @@ public enum ReferenceReader {
 
     /// The rows of a CSV (first line a header) or an NDJSON file, as normalized column → cell text, with line numbers.
     static func rows(_ text: String, name: String) throws(ReportError) -> [(Int, [String: String])] {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+        // "\r\n" is one Character in Swift: split on it too (loggers on Windows write it).
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+            .map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
         guard let firstIndex = lines.firstIndex(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty && !$0.hasPrefix("#") }) else {
             return []
         }

@@ -185,6 +185,8 @@ public struct RunRecord: Sendable, Hashable {
     private var firstType: String?
     /// Whether the run's `start` line was read.
     private var sawStart = false
+    /// The line of the run's `start`.
+    private var startLine = 0
 
     /// An empty run.
     public init() {}
@@ -206,14 +208,24 @@ public struct RunRecord: Sendable, Hashable {
 
     // MARK: Reading
 
+    /// The longest line ``parse(ndjson:name:)`` reads.
+    public static let maximumLineBytes = 16 << 20
+
     /// Reads the bridge's NDJSON text.
     /// - Throws: ``ReportError`` `malformedInput` naming the line (1-based) that is not a bridge event, or saying the
     ///   text holds no line at all.
     public static func parse(ndjson text: String, name: String = "input") throws(ReportError) -> RunRecord {
         var record = RunRecord()
         var lineNumber = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // "\r\n" is one Character in Swift: split on it too, or a Windows-edited file is one long line.
+        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             lineNumber += 1
+            // The bridge's longest lines (a second of traces) are tens of KiB; a line of many MiB is not its event,
+            // and parsing it would take memory many times its size.
+            guard rawLine.utf8.count <= maximumLineBytes else {
+                throw ReportError(.malformedInput, "\(name):\(lineNumber): a line of \(rawLine.utf8.count >> 20) MiB is not a bridge "
+                    + "event (the most this reads is \(maximumLineBytes >> 20) MiB a line).", line: lineNumber)
+            }
             let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
             if line.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
             let node: JSONNode
@@ -245,7 +257,14 @@ public struct RunRecord: Sendable, Hashable {
         guard case .object = f.node.value else { throw f.fail("a line must be a JSON object, not \(f.node.typeName)") }
         let type = try f.string("type")
         if firstType == nil { firstType = type }
-        if type == "start" { sawStart = true }
+        if type == "start" {
+            // Two runs appended into one file would be drawn as one, their counters and notices mixed.
+            guard !sawStart else {
+                throw f.fail("a second start line: the file holds more than one run (the first starts at line \(startLine)); give report one run")
+            }
+            sawStart = true
+            startLine = f.line
+        }
         let t = try f.time()
         switch type {
         case "start":
@@ -422,6 +441,8 @@ struct Fields {
             let value: Double
             do {
                 guard let number = try optionalNumber(valueKey, in: element) else { continue }
+                // Rates, RMSSD and traces are small numbers; a value like 1e308 is a damaged line, not a measurement.
+                guard abs(number) <= 1e6 else { throw fail("'\(key)' value \(number) is not a measurement") }
                 value = number
             }
             let timestamp: Double
