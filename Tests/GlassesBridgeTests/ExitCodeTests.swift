@@ -59,6 +59,26 @@ struct ExitCodeTests {
         }
     }
 
+    @Test("a recording without a playable frame, a pipe, a truncated header: 65, in words about the file, no hang")
+    func filesThatCannotPlay() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("unplayable-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let headerOnly = folder.appendingPathComponent("header.y4m").path
+        try Data("YUV4MPEG2 W360 H640 F15:1 Ip C420jpeg\n".utf8).write(to: URL(fileURLWithPath: headerOnly))
+        let cutHeader = folder.appendingPathComponent("cut.y4m").path
+        try Data("YUV4MPEG2 W360 H640".utf8).write(to: URL(fileURLWithPath: cutHeader))
+        let fifo = folder.appendingPathComponent("pipe.y4m").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for (path, words) in [(headerOnly, "\(headerOnly) holds no playable frame"), (fifo, "\(fifo) is not a regular file"),
+                              (cutHeader, "\(cutHeader) is truncated")] {
+            let result = try BinaryRunner.run(["--device", "file:" + path, "--no-realtime", "--duration", "5"], timeout: 60)
+            #expect(result.status == 65, "\(path): \(result.stderr)")
+            #expect(result.stderr.contains("glasses-bridge: " + words), "\(path): \(result.stderr)")
+            #expect(!result.stderr.contains("glasses are on") && !result.stderr.contains("Cannot play \(path) is"), "\(result.stderr)")
+        }
+    }
+
     @Test("outputs that cannot be written exit 73 with the reason, before anything runs", arguments: [
         "--output", "--record", "--video-out",
     ])

@@ -509,24 +509,29 @@ public final class BridgePipeline: Sendable {
     /// about a second to start (session, stream, the first keyframe).
     static let firstFrameAllowance = 5.0
 
+    /// Why a run in which no frame arrived failed: a file read to its end without one is at fault itself (65);
+    /// otherwise the glasses are pointed at, unless a person stopped the run before they had time to send anything.
+    private func noFrameFailure(reason: String?, seconds: Double) -> BridgeFailure {
+        let elapsed = String(format: "%.1f", seconds)
+        if case .file(let path) = source.kind {
+            if reason == "endOfFile" { return BridgeFailure(.badInputData, "\(path) holds no playable frame") }
+            return BridgeFailure(.noFrames, "no frame of \(path) was played in \(elapsed) s")
+        }
+        let advice = "check that the glasses are on, unfolded and worn, that the address is right, and that the "
+            + "stream was not refused."
+        guard reason == "signal" else {
+            return BridgeFailure(.noFrames, "no frame arrived from \(source.description) in \(elapsed) s: \(advice)")
+        }
+        return BridgeFailure(.noFrames, "stopped by a signal \(elapsed) s in, before any frame arrived from \(source.description)"
+            + (seconds >= Self.firstFrameAllowance ? ": \(advice)" : " (the first frame takes about a second)."))
+    }
+
     private func finishSummary() -> BridgeRunResult {
         var (reason, failure) = run.withLock { ($0.stopReason, $0.failure) }
         var stats = counters.snapshot
         if failure == nil, stats.accounting.received == 0 {
             // A run in which nothing arrived did not do what was asked, however it ended.
-            let seconds = (clock.scheduler.now - startedAt).inSeconds
-            let what = source.isFile ? "the file held no frame" : "no frame arrived from \(source.description)"
-            let advice = "check that the glasses are on, unfolded and worn, that the address is right, and that the "
-                + "stream was not refused."
-            let message: String
-            if reason == "signal", !source.isFile {
-                // Stopped by a person: the glasses are blamed only when they had time to send something.
-                message = "stopped by a signal \(String(format: "%.1f", seconds)) s in, before any frame arrived from "
-                    + "\(source.description)" + (seconds >= Self.firstFrameAllowance ? ": \(advice)" : " (the first frame takes about a second).")
-            } else {
-                message = "\(what) in \(String(format: "%.1f", seconds)) s: \(advice)"
-            }
-            let noFrames = BridgeFailure(.noFrames, message)
+            let noFrames = noFrameFailure(reason: reason, seconds: (clock.scheduler.now - startedAt).inSeconds)
             emit(.error(code: noFrames.kind.rawValue, message: noFrames.message))
             failure = noFrames
             run.withLock { $0.failure = noFrames }

@@ -89,6 +89,13 @@ public final class VideoFileReader {
         let rate = min(max(VideoFileLimits.minimumFrameRate, annexBFrameRate), VideoFileLimits.maximumFrameRate)
         self.path = path
         frameDurationUs = 1_000_000 / Int64(rate)
+        // A recording is read twice from its start (the kind is sniffed, then the file opened), which a pipe cannot
+        // do: a FIFO would hang, a pipe read as "invalid data". Said plainly instead.
+        var status = stat()
+        if stat(path, &status) == 0, (status.st_mode & S_IFMT) != S_IFREG {
+            let what = (status.st_mode & S_IFMT) == S_IFDIR ? "a folder" : "not a regular file (a pipe or a device)"
+            throw VideoCodecError(code: .unsupportedFile, message: "\(path) is \(what): play a recording from a file", context: ["path": path])
+        }
         if Self.isY4M(path: path) {
             let reader = try Y4MReader(path: path)
             guard reader.header.layout == .yuv420, reader.header.width % 2 == 0, reader.header.height % 2 == 0 else {
