@@ -79,6 +79,27 @@ struct ExitCodeTests {
         }
     }
 
+    @Test("a gap in a recording's timestamps does not carry a virtual-time run past --duration")
+    func durationHoldsOverAGap() throws {
+        let clip = FileManager.default.temporaryDirectory.appendingPathComponent("gap-\(UUID().uuidString).mkv").path
+        defer { try? FileManager.default.removeItem(atPath: clip) }
+        // 3 s at 15 fps whose frames from the 20th on are 40 s later.
+        let ffmpeg = Process()
+        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        ffmpeg.arguments = ["ffmpeg", "-hide_banner", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
+                            "testsrc2=size=360x640:rate=15:duration=3", "-vf", "setpts=PTS+gte(N\\,20)*40/TB", "-fps_mode", "passthrough",
+                            "-c:v", "libx265", "-x265-params", "bframes=0:log-level=error", "-pix_fmt", "yuv420p", clip]
+        try ffmpeg.run()
+        ffmpeg.waitUntilExit()
+        try #require(ffmpeg.terminationStatus == 0)
+        let result = try BinaryRunner.run(["--device", "file:" + clip, "--no-realtime", "--duration", "10", "--format", "ndjson"], timeout: 120)
+        let summary = try #require(result.stdout.split(separator: "\n").last.flatMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        })
+        #expect(summary["type"] as? String == "summary" && summary["reason"] as? String == "duration", "\(summary)")
+        #expect(summary["durationSeconds"] as? Double == 10, "\(summary)")
+    }
+
     @Test("outputs that cannot be written exit 73 with the reason, before anything runs", arguments: [
         "--output", "--record", "--video-out",
     ])

@@ -261,7 +261,8 @@ public final class BridgePipeline: Sendable {
             )
         case .file(let path):
             frameSource = FilePlaybackSource(dependencies: FilePlaybackSource.Dependencies(
-                path: path, clock: clock, startedAt: startedAt, handoff: handoff, counters: counters,
+                path: path, clock: clock, startedAt: startedAt, stopAt: settings.duration.map { startedAt + $0 }, handoff: handoff,
+                counters: counters,
                 // Weakly: the source outlives the run's resources, and the SDK must go with them (its release ends
                 // the metrics streams; holding it here kept the consumers waiting for their 5 s guard).
                 waitForEngineQueue: { [weak sdk] in sdk?.waitForQueueRoom(allowingPending: 0) },

@@ -19,6 +19,8 @@ final class FilePlaybackSource: FrameSource {
         let path: String
         let clock: BridgeClock
         let startedAt: Duration
+        /// When the run's `--duration` ends it (nil: no duration), on the run's clock.
+        let stopAt: Duration?
         let handoff: FrameHandoff
         let counters: BridgeCounters
         /// Blocks until the engine has processed every frame accepted so far.
@@ -118,6 +120,13 @@ final class FilePlaybackSource: FrameSource {
             let offset = Duration.microseconds(overflow ? 0 : max(0, elapsedUs))
             switch deps.clock {
             case .virtual(let scheduler):
+                if let stopAt = deps.stopAt, deps.startedAt + offset > stopAt {
+                    // The next frame is after the run's end (a gap in the file's timestamps): time goes to the end,
+                    // where the duration's timer ends the run, not on to the frame.
+                    scheduler.advance(to: stopAt)
+                    if !isStopped { deps.finish("duration", nil) }
+                    return
+                }
                 scheduler.advance(to: deps.startedAt + offset)
                 if isStopped { return }
                 deps.record?(frame)
