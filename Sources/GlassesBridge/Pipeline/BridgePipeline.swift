@@ -370,6 +370,13 @@ public final class BridgePipeline: Sendable {
                     stats.framesPerSecondIn = Double(stats.accounting.received - last.received) / seconds
                     stats.framesPerSecondOut = Double(stats.accounting.submitted - last.submitted) / seconds
                 }
+            } else if let first = stats.accounting.firstReceivedUs, stats.accounting.received > 1,
+                      case let span = (now - .microseconds(first)).inSeconds, span >= 0.5 {
+                // The first line: the rate between the first frame and now, (n - 1) frames over their span. Counting
+                // from the run's start instead read 25 fps at 24 in virtual time (frames at 0 and at 1 s both in
+                // the first second) and too low in real time (the stream starts some way into it).
+                stats.framesPerSecondIn = Double(stats.accounting.received - 1) / span
+                stats.framesPerSecondOut = Double(max(stats.accounting.submitted, 1) - 1) / span
             } else {
                 let seconds = (now - startedAt).inSeconds
                 if seconds > 0 {

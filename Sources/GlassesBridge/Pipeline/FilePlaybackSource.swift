@@ -153,7 +153,7 @@ final class FilePlaybackSource: FrameSource {
                 case .skip(let reason):
                     // Skipped here, at the source, as glasses would.
                     deps.counters.update {
-                        $0.recordReceived()
+                        $0.recordReceived(atUs: deps.clock.scheduler.now.wholeMicroseconds)
                         $0.recordDropped(reason)
                     }
                 }

@@ -54,7 +54,7 @@ final class FrameHandoff: @unchecked Sendable {
             condition.unlock()
             return
         }
-        counters.update { $0.recordReceived() }
+        counters.update { $0.recordReceived(atUs: hostUs) }
         var droppedLate = false
         if waitingFrames >= frameCapacity, let index = items.firstIndex(where: { if case .frame = $0 { true } else { false } }) {
             items.remove(at: index)

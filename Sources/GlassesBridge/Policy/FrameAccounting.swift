@@ -27,8 +27,17 @@ public struct FrameAccounting: Sendable, Hashable {
         return received > settled ? received - settled : 0
     }
 
+    /// When the first frame arrived, in microseconds on the run's clock (nil before one did, or when arrivals were
+    /// recorded without their time).
+    public private(set) var firstReceivedUs: Int64?
+
     /// Records a frame's arrival.
     public mutating func recordReceived() { received += 1 }
+    /// Records a frame's arrival at `hostUs` on the run's clock.
+    public mutating func recordReceived(atUs hostUs: Int64) {
+        if firstReceivedUs == nil { firstReceivedUs = hostUs }
+        received += 1
+    }
     /// Records an accepted frame.
     public mutating func recordSubmitted() { submitted += 1 }
     /// Records a frame custom input rejected with `code`.
