@@ -8,6 +8,8 @@ public struct GlassesStatistics: Sendable, Hashable {
     public var keyframesSent: UInt64 = 0
     /// Payload bytes handed to the link.
     public var bytesSent: UInt64 = 0
+    /// Camera images rendered from the simulated scene (the samples of a burst share one).
+    public var framesRendered: UInt64 = 0
     /// Samples withheld by faults (drops, zombie, gaps).
     public var samplesWithheld: UInt64 = 0
     /// Samples damaged by faults (corrupt, truncated).

@@ -55,8 +55,12 @@ extension SimulatedGlasses {
             // tick can fire late (the machine is busy), and the frame is then late, not irregular. (In virtual time
             // the two are the same.)
             let due = start + interval * index
+            // A burst's samples are one exposure sent again and again: rendered once, or a burst of 1000 took
+            // tens of seconds of rendering at one tick and stalled a real-time run.
+            var exposure: RawVideoImage?
             for _ in 0..<plan.burst {
-                emitFrame(configuration: configuration, now: min(due, now), plan: (plan.feed, plan.feedScene))
+                exposure = emitFrame(configuration: configuration, now: min(due, now), plan: (plan.feed, plan.feedScene),
+                                     rendered: exposure)
             }
         }
         let next = start + interval * (index + 1)
@@ -66,15 +70,20 @@ extension SimulatedGlasses {
         }
     }
 
-    private func emitFrame(configuration: StreamConfiguration, now: Duration, plan: (CameraFeed, SimulatedScene?)) {
+    /// Emits one frame; returns the rendered image when the scene was rendered (not read from a file), so that a
+    /// burst can send the same exposure again as `rendered`.
+    @discardableResult
+    private func emitFrame(configuration: StreamConfiguration, now: Duration, plan: (CameraFeed, SimulatedScene?),
+                           rendered: RawVideoImage? = nil) -> RawVideoImage? {
         let time = Self.seconds(now - epoch)
         let size = configuration.resolution.videoFrameSize
         let ptsBase = (now - epoch).wholeMicroseconds
         if configuration.videoCodec == .hvc1, case .videoFile(let file) = plan.0, file.passthrough {
             emitPassthrough(file, size: size, presentationTimeUs: ptsBase, now: now)
-            return
+            return nil
         }
         let image: RawVideoImage
+        var renderedImage: RawVideoImage?
         if case .videoFile(let file) = plan.0 {
             do {
                 try file.checkSize(width: Int(size.width), height: Int(size.height))
@@ -82,10 +91,16 @@ extension SimulatedGlasses {
             } catch {
                 log("video feed failed: \(error.message)")
                 stopStreaming(fault: error.message)
-                return
+                return nil
             }
         } else {
-            image = render(feed: plan.0, feedScene: plan.1, time: time, width: Int(size.width), height: Int(size.height))
+            if let rendered {
+                image = rendered
+            } else {
+                image = render(feed: plan.0, feedScene: plan.1, time: time, width: Int(size.width), height: Int(size.height))
+                state.withLock { $0.stats.framesRendered += 1 }
+            }
+            renderedImage = image
         }
         var messages: [DeviceMessage] = []
         var sample: VideoSample
@@ -109,10 +124,11 @@ extension SimulatedGlasses {
             case .failure(let error):
                 log("encoder failed: \(error)")
                 stopStreaming(fault: "the HEVC encoder failed: \(error)")
-                return
+                return nil
             }
         }
         send(sample, after: messages, now: now)
+        return renderedImage
     }
 
     /// An hvc1 frame from a passthrough file feed: the file's next sample as it is, on the glasses' clock.
