@@ -38,6 +38,36 @@ struct SimulatorBinaryTests {
         #expect(help.stdout.contains("64 usage"))
     }
 
+    @Test("a --write file type that cannot hold the --codec is refused with 64 naming both, before anything is rendered")
+    func writeTypeMustFitCodec() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sim-codec-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for (file, codec, fragment) in [
+            ("x.mp4", "raw", "--codec raw streams raw frames"), ("x.hevc", "raw", "--codec raw streams raw frames"),
+            ("x.y4m", "hvc1", "--codec hvc1 streams HEVC"), ("x.y4m", "hevc", "--codec hevc streams HEVC"),
+        ] {
+            let path = directory.appendingPathComponent(file).path
+            let result = try BinaryRunner.run(["--write", path, "--codec", codec, "--duration", "1"], binary: "glasses-sim")
+            #expect(result.status == 64, "\(file) \(codec): \(result.stderr)")
+            #expect(result.stderr.contains("--write \(path) is a file for") || result.stderr.contains("--write \(path) is a YUV4MPEG2"),
+                    "\(result.stderr)")
+            #expect(result.stderr.contains(fragment) && result.stderr.contains("usage: glasses-sim"), "\(result.stderr)")
+            #expect(!result.stdout.contains("streaming"), "nothing is rendered: \(result.stdout)")
+            #expect(!FileManager.default.fileExists(atPath: path))
+        }
+        let unknown = try BinaryRunner.run(["--write", directory.appendingPathComponent("x.y4m").path, "--codec", "vp9", "--duration", "1"],
+                                           binary: "glasses-sim")
+        #expect(unknown.status == 64 && unknown.stderr.contains("--codec must be raw or hvc1, got 'vp9'"), "\(unknown.stderr)")
+        // The pairs that fit still run.
+        for (file, codec) in [("ok.y4m", "raw"), ("ok.mkv", "hvc1")] {
+            let path = directory.appendingPathComponent(file).path
+            let result = try BinaryRunner.run(["--write", path, "--codec", codec, "--duration", "0.2", "--quiet"], binary: "glasses-sim")
+            #expect(result.status == 0, "\(file) \(codec): \(result.stderr)")
+            #expect(FileManager.default.fileExists(atPath: path))
+        }
+    }
+
     @Test("subject options are checked in their own units; an output that cannot be written exits 73 before or as the first frame fails, not at the end")
     func subjectRangesAndOutputs() throws {
         let amplitude = try BinaryRunner.run(["--amplitude", "100", "--write", "a.y4m", "--duration", "1"], binary: "glasses-sim")

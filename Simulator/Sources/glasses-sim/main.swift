@@ -111,8 +111,10 @@ struct Options: Sendable {
         "--encoder-threads", "--passthrough",
     ]
 
+    /// File types `--write` produces for HEVC; `.y4m` is the one for raw frames.
+    static let hevcExtensions = ["hevc", "h265", "265", "mp4", "mkv"]
     /// File types `--write` produces.
-    static let writableExtensions = ["hevc", "h265", "265", "mp4", "mkv", "y4m"]
+    static let writableExtensions = hevcExtensions + ["y4m"]
 
     /// What the command line asks for: options to run with, or a text to print.
     enum Parsed {
@@ -173,7 +175,10 @@ struct Options: Sendable {
             case "--face": o.facePath = try cursor.path(for: flag, inline: inline)
             case "--feed": o.feedPath = try cursor.path(for: flag, inline: inline)
             case "--passthrough": try flagOnly(); o.passthrough = true
-            case "--codec": o.codecName = try cursor.value(for: flag, inline: inline)
+            case "--codec":
+                let name = try cursor.value(for: flag, inline: inline)
+                guard ["raw", "hvc1", "hevc"].contains(name) else { throw UsageError("--codec must be raw or hvc1, got '\(name)'") }
+                o.codecName = name
             case "--resolution": o.resolutionName = try cursor.value(for: flag, inline: inline)
             case "--fps":
                 let n = try number(flag, inline)
@@ -207,6 +212,16 @@ struct Options: Sendable {
         }
         if let stray = cursor.strayPositional {
             throw UsageError("unexpected argument '\(stray)'. Options start with --; see --help.")
+        }
+        // The file's type must hold what the built-in host asks for (with --listen, --codec is refused below).
+        if o.listen == nil, let path = o.writePath, let codec = o.codecName {
+            let isHEVCFile = hevcExtensions.contains(URL(fileURLWithPath: path).pathExtension.lowercased())
+            if codec == "raw" && isHEVCFile {
+                throw UsageError("--write \(path) is a file for HEVC, but --codec raw streams raw frames: write them to a .y4m file, or give --codec hvc1")
+            }
+            if codec != "raw" && !isHEVCFile {
+                throw UsageError("--write \(path) is a YUV4MPEG2 file for raw frames, but --codec \(codec) streams HEVC: write it to a .hevc, .h265, .mp4 or .mkv file, or give --codec raw")
+            }
         }
         return .run(o)
     }
@@ -348,7 +363,7 @@ if let listen = options.listen {
     let ext = URL(fileURLWithPath: options.writePath ?? "").pathExtension.lowercased()
     let codec: VideoCodec
     switch options.codecName {
-    case nil: codec = ["hevc", "h265", "265", "mp4", "mkv", "mov"].contains(ext) ? .hvc1 : .raw
+    case nil: codec = Options.hevcExtensions.contains(ext) ? .hvc1 : .raw
     case "raw": codec = .raw
     case "hvc1", "hevc": codec = .hvc1
     default: fail("--codec must be raw or hvc1")
