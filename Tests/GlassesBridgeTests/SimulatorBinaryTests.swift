@@ -68,6 +68,30 @@ struct SimulatorBinaryTests {
         }
     }
 
+    @Test("a non-loopback --listen needs --allow-remote and a token (--token or GLASSES_TOKEN): 64 at parse time, as glasses-relay")
+    func remoteListenNeedsAllowRemoteAndToken() throws {
+        for (arguments, token, fragment) in [
+            (["--listen", "tcp:0.0.0.0:0"], nil, "--listen tcp:0.0.0.0:0 is not loopback: add --allow-remote and --token (or GLASSES_TOKEN)"),
+            (["--listen", "tcp:0.0.0.0:0"], "T", "add --allow-remote"),
+            (["--listen", "tcp:0.0.0.0:0", "--allow-remote"], nil, "--listen tcp:0.0.0.0:0 needs --token (or GLASSES_TOKEN)"),
+        ] as [([String], String?, String)] {
+            let runner = try BinaryRunner(arguments, binary: "glasses-sim", environment: token.map { ["GLASSES_TOKEN": $0] } ?? [:])
+            let result = runner.finish(timeout: 30)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains(fragment) && result.stderr.contains("usage: glasses-sim"), "\(arguments): \(result.stderr)")
+            #expect(!result.stderr.contains("allowRemote") && !result.stdout.contains("listening on"), "\(result.stderr)")
+        }
+        // GLASSES_TOKEN stands in for --token: with --allow-remote the remote listener starts.
+        let served = try BinaryRunner(["--listen", "tcp:0.0.0.0:0", "--allow-remote"], binary: "glasses-sim",
+                                      signalWhen: "listening on", environment: ["GLASSES_TOKEN": "T"])
+        #expect(served.waitForWatchedLine(timeout: 60), "glasses-sim never said it was listening: \(served.stdoutSoFar)")
+        served.send(SIGTERM)
+        let result = served.finish(timeout: 60)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let help = try BinaryRunner.run(["--help"], binary: "glasses-sim")
+        #expect(help.stdout.contains("GLASSES_TOKEN"))
+    }
+
     @Test("subject options are checked in their own units; an output that cannot be written exits 73 before or as the first frame fails, not at the end")
     func subjectRangesAndOutputs() throws {
         let amplitude = try BinaryRunner.run(["--amplitude", "100", "--write", "a.y4m", "--duration", "1"], binary: "glasses-sim")

@@ -25,7 +25,8 @@ Usage:
 Serving:
   --listen ADDR          unix:/path/to/socket or tcp:127.0.0.1:PORT (port 0 picks one)
   --allow-remote         allow a non-loopback TCP address (needs --token)
-  --token TOKEN          pairing token the host must present
+  --token TOKEN          pairing token the host must present (or GLASSES_TOKEN in the environment, which keeps it
+                         out of ps); needed for a non-loopback address
 Subject and camera:
   --pulse BPM            mean pulse rate (default 72)
   --breathing BRPM       mean breathing rate (default 15)
@@ -122,7 +123,8 @@ struct Options: Sendable {
         case print(String)
     }
 
-    static func parse(_ input: [String]) throws(UsageError) -> Parsed {
+    /// - Parameter environment: where `GLASSES_TOKEN` is read when `--listen` is given without `--token`.
+    static func parse(_ input: [String], environment: [String: String] = [:]) throws(UsageError) -> Parsed {
         var cursor = ArgumentCursor(input)
         var o = Options()
         func number(_ flag: String, _ inline: String?) throws(UsageError) -> Double {
@@ -213,6 +215,16 @@ struct Options: Sendable {
         if let stray = cursor.strayPositional {
             throw UsageError("unexpected argument '\(stray)'. Options start with --; see --help.")
         }
+        if let listen = o.listen {
+            if o.token == nil, let fromEnvironment = environment["GLASSES_TOKEN"], !fromEnvironment.isEmpty {
+                o.token = fromEnvironment
+            }
+            // Refused here, like glasses-relay --listen: nothing is started for an address that may not be served.
+            if let address = try? LinkAddress(parsing: listen), case .tcp = address, !address.isLoopback {
+                guard o.allowRemote else { throw UsageError("--listen \(listen) is not loopback: add --allow-remote and --token (or GLASSES_TOKEN)") }
+                guard !(o.token?.isEmpty ?? true) else { throw UsageError("--listen \(listen) needs --token (or GLASSES_TOKEN)") }
+            }
+        }
         // The file's type must hold what the built-in host asks for (with --listen, --codec is refused below).
         if o.listen == nil, let path = o.writePath, let codec = o.codecName {
             let isHEVCFile = hevcExtensions.contains(URL(fileURLWithPath: path).pathExtension.lowercased())
@@ -240,7 +252,7 @@ struct Options: Sendable {
 
 let options: Options
 do {
-    switch try Options.parse(Array(CommandLine.arguments.dropFirst())) {
+    switch try Options.parse(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment) {
     case .run(let parsed): options = parsed
     case .print(let text):
         print(text)
