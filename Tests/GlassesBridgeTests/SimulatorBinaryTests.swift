@@ -36,6 +36,11 @@ struct SimulatorBinaryTests {
         // Columns do not wrap into each other: every option line fits 118 columns and the exit codes are listed.
         #expect(help.stdout.split(separator: "\n").allSatisfy { $0.count <= 118 })
         #expect(help.stdout.contains("64 usage"))
+        // "forever" is with --listen only: without it, a run needs a duration (and is refused without one).
+        #expect(help.stdout.contains("with --listen,\n") && help.stdout.contains("forever when the scenario has none")
+                    && help.stdout.contains("without --listen, --duration or a scenario duration"), "\(help.stdout)")
+        let endless = try BinaryRunner.run(["--write", clip], binary: "glasses-sim")
+        #expect(endless.status == 64 && endless.stderr.contains("without --listen, give --duration"), "\(endless.stderr)")
     }
 
     @Test("a --write file type that cannot hold the --codec is refused with 64 naming both, before anything is rendered")

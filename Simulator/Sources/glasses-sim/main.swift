@@ -51,7 +51,9 @@ Time and output:
   --scenario FILE        timed events and faults (JSON, see docs/SCENARIOS.md)
   --realtime             run in real time (default when serving)
   --no-realtime          run in virtual time, as fast as the CPU allows (default without --listen)
-  --duration S           stop after S seconds of simulated time (default: scenario duration, or forever)
+  --duration S           stop after S seconds of simulated time (default: the scenario's duration; with --listen,
+                         forever when the scenario has none; without --listen, --duration or a scenario duration
+                         is required)
   --write FILE           write what is streamed: .hevc/.h265 (Annex B), .mp4, .mkv for HEVC; .y4m for raw
   --truth FILE           write ground truth at the end: .csv or .ndjson (10 samples/s), in the bridge's
                          keys (t, pulseRate, breathingRate, hrvRmssd) on the device clock
