@@ -11,6 +11,11 @@ import WearablesKit
 import Glibc
 #endif
 
+/// A subject range as the help writes it: `25-240`.
+func helpRange(_ range: ClosedRange<Double>) -> String {
+    "\(SubjectProfile.format(range.lowerBound))-\(SubjectProfile.format(range.upperBound))"
+}
+
 let usage = """
 glasses-relay: relays glasses reached through DAT (Meta's Device Access Toolkit) to glasses-bridge over the link
 protocol. This is the Linux build: its DAT is WearablesKit with in-process simulated glasses, so it is the
@@ -28,8 +33,8 @@ Link:
                          needed for a non-loopback address
   --allow-remote         with --listen: allow a non-loopback address (needs the token)
 Simulated glasses behind DAT:
-  --pulse BPM            mean pulse rate (default 72)
-  --breathing BRPM       mean breathing rate (default 15)
+  --pulse BPM            mean pulse rate, \(helpRange(SubjectProfile.pulseRateRange)) (default 72)
+  --breathing BRPM       mean breathing rate, \(helpRange(SubjectProfile.breathingRateRange)) (default 15)
   --seed N               seed for everything random (default 1)
   --motion               wearer head motion on
   --scenario FILE        timed events and faults for the glasses (JSON, docs/SCENARIOS.md)
@@ -89,6 +94,14 @@ struct Options: Sendable {
             guard let value = DecimalArgument.parse(text) else { throw UsageError("\(flag) needs a number, got '\(text)'") }
             return value
         }
+        /// A number for a subject option, in the profile's range (said in the option's own units, as glasses-sim does).
+        func number(_ flag: String, _ inline: String?, in range: ClosedRange<Double>, unit: String) throws(UsageError) -> Double {
+            let value = try number(flag, inline)
+            guard range.contains(value) else {
+                throw UsageError("\(flag) must be \(SubjectProfile.format(range.lowerBound))...\(SubjectProfile.format(range.upperBound))\(unit), got \(SubjectProfile.format(value))")
+            }
+            return value
+        }
         func address(_ flag: String, _ inline: String?) throws(UsageError) -> LinkAddress {
             let text = try cursor.value(for: flag, inline: inline)
             do { return try LinkAddress(parsing: text) } catch { throw UsageError("\(flag): \(error)") }
@@ -105,8 +118,8 @@ struct Options: Sendable {
                 guard !token.isEmpty else { throw UsageError("--token needs a non-empty token (the bridge refuses an empty one)") }
                 o.token = token
             case "--allow-remote": try flagOnly(); o.allowRemote = true
-            case "--pulse": o.pulse = try number(flag, inline)
-            case "--breathing": o.breathing = try number(flag, inline)
+            case "--pulse": o.pulse = try number(flag, inline, in: SubjectProfile.pulseRateRange, unit: " bpm")
+            case "--breathing": o.breathing = try number(flag, inline, in: SubjectProfile.breathingRateRange, unit: " breaths/min")
             case "--seed":
                 let text = try cursor.value(for: flag, inline: inline)
                 guard let seed = UInt64(text) else { throw UsageError("--seed needs a whole number, got '\(text)'") }

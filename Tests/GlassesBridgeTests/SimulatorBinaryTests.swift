@@ -1,4 +1,5 @@
 import Foundation
+import GlassesSimulator
 import Testing
 
 /// The built `glasses-sim` binary, out of process: the shared exit codes, usage errors, and signals in real time.
@@ -127,6 +128,42 @@ struct SimulatorBinaryTests {
         #expect(refused.status == 73, "stderr: \(refused.stderr)")
         #expect(refused.stdout.contains("stopping: --write failed"))
         #expect(refused.stderr.contains("cannot create /proc/glasses-sim-"))
+    }
+
+    @Test("glasses-bridge --sim-*, glasses-sim and glasses-relay take the simulated pulse and breathing in SubjectProfile's ranges, say them in their option names and state them in --help")
+    func subjectRangesAgree() throws {
+        let pulse = SubjectProfile.pulseRateRange, breathing = SubjectProfile.breathingRateRange
+        func text(_ value: Double) -> String { SubjectProfile.format(value) }
+        let clip = FileManager.default.temporaryDirectory.appendingPathComponent("ranges-\(getpid()).y4m").path
+        defer { try? FileManager.default.removeItem(atPath: clip) }
+        // Per command: how a run starts, and its option for each quantity.
+        let commands: [(binary: String, run: [String], pulse: String, breathing: String)] = [
+            ("glasses-bridge", ["--no-realtime", "--duration", "1", "--quiet"], "--sim-pulse", "--sim-breathing"),
+            ("glasses-sim", ["--write", clip, "--duration", "0.2", "--quiet"], "--pulse", "--breathing"),
+            ("glasses-relay", ["--connect", "unix:/nonexistent-\(getpid()).sock", "--duration", "0.5", "--quiet"], "--pulse", "--breathing"),
+        ]
+        for command in commands {
+            for (option, range) in [(command.pulse, pulse), (command.breathing, breathing)] {
+                for inside in [range.lowerBound, range.upperBound] {
+                    let result = try BinaryRunner.run(command.run + [option, text(inside)], binary: command.binary, timeout: 120)
+                    #expect(result.status == 0, "\(command.binary) \(option) \(text(inside)): \(result.stderr)")
+                }
+                for outside in [range.lowerBound - 1, range.upperBound + 1] {
+                    let result = try BinaryRunner.run(command.run + [option, text(outside)], binary: command.binary, timeout: 60)
+                    #expect(result.status == 64, "\(command.binary) \(option) \(text(outside)): \(result.stderr)")
+                    // In the option's name and the range's bounds, never the profile's field names.
+                    #expect(result.stderr.contains(option) && result.stderr.contains(text(range.lowerBound))
+                                && result.stderr.contains(text(range.upperBound)), "\(command.binary): \(result.stderr)")
+                    #expect(!result.stderr.contains("pulseRate") && !result.stderr.contains("breathingRate"), "\(result.stderr)")
+                }
+            }
+            let help = try BinaryRunner.run(["--help"], binary: command.binary)
+            for (option, range) in [(command.pulse, pulse), (command.breathing, breathing)] {
+                let line = help.stdout.split(separator: "\n").first { $0.contains(option + " ") }
+                #expect(line?.contains("\(text(range.lowerBound))-\(text(range.upperBound))") == true,
+                        "\(command.binary) --help: \(line.map(String.init) ?? "no line for \(option)")")
+            }
+        }
     }
 
     @Test("an MP4 whose header cannot be written (a file-size limit of 0, as on a full disk) exits 73, never a crash",

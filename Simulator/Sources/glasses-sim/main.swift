@@ -11,6 +11,11 @@ import WearablesKit
 import Glibc
 #endif
 
+/// A subject range as the help writes it: `25-240`.
+func helpRange(_ range: ClosedRange<Double>) -> String {
+    "\(SubjectProfile.format(range.lowerBound))-\(SubjectProfile.format(range.upperBound))"
+}
+
 let usage = """
 glasses-sim: simulated smart glasses that speak the GlassesBridge link protocol.
 
@@ -28,12 +33,12 @@ Serving:
   --token TOKEN          pairing token the host must present (or GLASSES_TOKEN in the environment, which keeps it
                          out of ps); needed for a non-loopback address
 Subject and camera:
-  --pulse BPM            mean pulse rate (default 72)
-  --breathing BRPM       mean breathing rate (default 15)
-  --hrv MS               target RMSSD in ms (default 40)
-  --amplitude PERCENT    green pulse amplitude in % of skin intensity (default 0.3)
-  --noise LSB            sensor noise, luma LSB (default 2)
-  --light LEVEL          lighting level, 1 = nominal (default 1)
+  --pulse BPM            mean pulse rate, \(helpRange(SubjectProfile.pulseRateRange)) (default 72)
+  --breathing BRPM       mean breathing rate, \(helpRange(SubjectProfile.breathingRateRange)) (default 15)
+  --hrv MS               target RMSSD in ms, \(helpRange(SubjectProfile.hrvRMSSDRange)) (default 40)
+  --amplitude PERCENT    green pulse amplitude in % of skin intensity, \(helpRange(SubjectProfile.pulseAmplitudeRange.lowerBound * 100 ... SubjectProfile.pulseAmplitudeRange.upperBound * 100)) (default 0.3)
+  --noise LSB            sensor noise, luma LSB, \(helpRange(SubjectProfile.sensorNoiseRange)) (default 2)
+  --light LEVEL          lighting level, 1 = nominal, \(helpRange(SubjectProfile.lightingLevelRange)) (default 1)
   --motion               wearer head motion on
   --face FILE.ppm        use an image as the face
   --feed FILE            stream a video file instead of the rendered person (Y4M 4:2:0 video range, or HEVC in
