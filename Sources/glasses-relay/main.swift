@@ -200,7 +200,9 @@ do {
 let kit = SimulatorKit(scheduler: scheduler)
 let glasses: SimulatedGlasses
 do { glasses = try kit.pairGlasses(with: wearables, profile: profile) } catch { fail(error.message) }
-do { _ = try glasses.start(scenario) } catch { fail(error.message, .usage) }
+do { _ = try glasses.start(scenario) } catch {
+    fail(options.scenarioPath.map { "--scenario \($0): \(error.message)" } ?? error.message, .usage)
+}
 
 let clock = SchedulerRelayClock(scheduler)
 let client = RelayDATClient(wearables: wearables, clock: clock, frameAdapter: RelayFrameAdapter.read)

@@ -166,6 +166,34 @@ struct SimulatorBinaryTests {
         }
     }
 
+    @Test("a scenario with a 'garbage' event where no socket carries it, and a file that is not JSON, are refused in the user's terms by all three commands")
+    func scenarioRefusalsInUserTerms() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-words-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let garbage = directory.appendingPathComponent("noise.json").path
+        try Data(#"{"events": [{"at": 0.5, "do": "garbage"}]}"#.utf8).write(to: URL(fileURLWithPath: garbage))
+        let notJSON = directory.appendingPathComponent("g.json").path
+        try Data("garbage\n".utf8).write(to: URL(fileURLWithPath: notJSON))
+        let clip = directory.appendingPathComponent("x.hevc").path
+        let commands: [(binary: String, arguments: (String) -> [String], option: String)] = [
+            ("glasses-sim", { ["--scenario", $0, "--write", clip, "--duration", "1"] }, "--scenario"),
+            ("glasses-bridge", { ["--sim-scenario", $0, "--no-realtime", "--duration", "1", "--quiet"] }, "--sim-scenario"),
+            ("glasses-relay", { ["--scenario", $0, "--connect", "unix:\(directory.path)/none.sock", "--duration", "1"] }, "--scenario"),
+        ]
+        for command in commands {
+            let refused = try BinaryRunner.run(command.arguments(garbage), binary: command.binary, timeout: 60)
+            #expect(refused.status == 64, "\(command.binary): \(refused.stderr)")
+            #expect(refused.stderr.contains("\(command.option) \(garbage): event 0 ('garbage' at 0.5 s) cannot be played here")
+                        && refused.stderr.contains("glasses-sim --listen"), "\(command.binary): \(refused.stderr)")
+            #expect(!refused.stderr.contains("SimulatorServer") && !refused.stderr.contains("raw-byte"), "\(refused.stderr)")
+            let broken = try BinaryRunner.run(command.arguments(notJSON), binary: command.binary, timeout: 60)
+            #expect(broken.status == 64, "\(command.binary): \(broken.stderr)")
+            #expect(broken.stderr.contains("g.json: line 1, column 1: not valid JSON"), "\(command.binary): \(broken.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: clip))
+        }
+    }
+
     @Test("an MP4 whose header cannot be written (a file-size limit of 0, as on a full disk) exits 73, never a crash",
           .enabled(if: ProcessInfo.processInfo.environment["TSAN_OPTIONS"] == nil
                        && ProcessInfo.processInfo.environment["ASAN_OPTIONS"] == nil,

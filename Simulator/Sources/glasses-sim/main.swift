@@ -423,7 +423,7 @@ if let listen = options.listen {
 do {
     _ = try glasses.start(scenario)
 } catch {
-    fail(error.message, .usage)
+    fail(options.scenarioPath.map { "--scenario \($0): \(error.message)" } ?? error.message, .usage)
 }
 if !scenario.events.isEmpty { log("scenario '\(scenario.name)': \(scenario.events.count) events") }
 
