@@ -39,7 +39,7 @@ Simulated glasses behind DAT:
   --motion               wearer head motion on
   --scenario FILE        timed events and faults for the glasses (JSON, docs/SCENARIOS.md)
 Run:
-  --duration S           stop after S seconds (default: until SIGINT or SIGTERM)
+  --duration S           stop after S seconds, up to 1e9 (default: until SIGINT or SIGTERM)
   --quiet                print only errors
   --version              print the version
   --help                 this text
@@ -128,7 +128,8 @@ struct Options: Sendable {
             case "--scenario": o.scenarioPath = try cursor.path(for: flag, inline: inline)
             case "--duration":
                 let seconds = try number(flag, inline)
-                guard seconds > 0, seconds <= 31_536_000 else { throw UsageError("--duration must be 0 < S <= 1 year") }
+                // The limit of glasses-bridge and glasses-sim --duration.
+                guard seconds > 0, seconds <= 1e9 else { throw UsageError("--duration must be a positive number of seconds up to 1e9") }
                 o.duration = seconds
             case "--quiet": try flagOnly(); o.quiet = true
             default:
@@ -216,8 +217,12 @@ if let address = options.connect {
     fail("give --connect or --listen")
 }
 let done = DispatchSemaphore(value: 0)
-// Trapped before the relay says it listens or dials: a signal sent as soon as it does is heard.
+// Trapped before the relay says it listens or dials: a signal sent as soon as it does is heard. Only the first
+// stops the relay and is logged; the trap stays until the process exits, so a later one (`timeout` sends SIGTERM
+// to the relay and again to its group) neither repeats the line nor kills the relay before its closing line.
+let stopping = Atomic<Bool>(false)
 let trap = SignalTrap { name in
+    guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
     log("glasses-relay: \(name), stopping")
     done.signal()
 }
@@ -228,6 +233,9 @@ let service = RelayService(client: client, clock: clock, mode: mode, notify: { n
     case .hostLeft(let why): log("bridge left: \(why)")
     case .dialFailed(let why): log("cannot reach the bridge: \(why); trying again in 1 s")
     case .hostRefused(let peer): log("turned away a second bridge (\(peer)): one is served already")
+    case .hostClosedBeforeHello(let why):
+        log(options.connect != nil ? "the bridge did not take this relay: \(why); trying again in 1 s"
+                                   : "a bridge closed the link before it said hello: \(why)")
     case .refusedByHost(let why):
         ConsoleText.standardError("glasses-relay: error: the bridge refused this relay: \(why)\n")
         refused.store(true, ordering: .releasing)
@@ -250,7 +258,7 @@ status.setEventHandler { @Sendable in
     let server = service.currentServer
     let dropped = server?.link.droppedVideoSamples ?? 0
     let state = glasses.isStreaming ? "streaming" : "not streaming"
-    log("glasses \(state) · bridge \(server == nil ? "not connected" : "connected") · frames from DAT \(counters.framesForwarded), sent \(server?.counters.samplesSent ?? 0), dropped for credit \(dropped)")
+    log("glasses \(state) · bridge \(server?.hostSaidHello == true ? "connected" : "not connected") · frames from DAT \(counters.framesForwarded), to the bridge \(server?.samplesDelivered ?? 0), dropped for credit \(dropped)")
 }
 status.resume()
 if let seconds = options.duration {
@@ -259,7 +267,8 @@ if let seconds = options.duration {
     done.wait()
 }
 status.cancel()
-trap.cancel()
 service.stop()
-log("glasses-relay: \(service.hostCounts.served) bridge connection(s), \(client.counters.framesForwarded) frames relayed")
+// Frames the bridges' links carried: those dropped for credit never reached a bridge.
+log("glasses-relay: \(service.hostCounts.served) bridge connection(s), \(service.samplesDelivered) frames relayed")
+trap.cancel()
 exit(refused.load(ordering: .acquiring) ? ExitCode.deviceUnavailable.rawValue : ExitCode.success.rawValue)
