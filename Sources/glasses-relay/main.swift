@@ -11,6 +11,11 @@ import WearablesKit
 import Glibc
 #endif
 
+/// A subject range as the help writes it: `25-240`.
+func helpRange(_ range: ClosedRange<Double>) -> String {
+    "\(SubjectProfile.format(range.lowerBound))-\(SubjectProfile.format(range.upperBound))"
+}
+
 let usage = """
 glasses-relay: relays glasses reached through DAT (Meta's Device Access Toolkit) to glasses-bridge over the link
 protocol. This is the Linux build: its DAT is WearablesKit with in-process simulated glasses, so it is the
@@ -28,13 +33,13 @@ Link:
                          needed for a non-loopback address
   --allow-remote         with --listen: allow a non-loopback address (needs the token)
 Simulated glasses behind DAT:
-  --pulse BPM            mean pulse rate (default 72)
-  --breathing BRPM       mean breathing rate (default 15)
+  --pulse BPM            mean pulse rate, \(helpRange(SubjectProfile.pulseRateRange)) (default 72)
+  --breathing BRPM       mean breathing rate, \(helpRange(SubjectProfile.breathingRateRange)) (default 15)
   --seed N               seed for everything random (default 1)
   --motion               wearer head motion on
   --scenario FILE        timed events and faults for the glasses (JSON, docs/SCENARIOS.md)
 Run:
-  --duration S           stop after S seconds (default: until SIGINT or SIGTERM)
+  --duration S           stop after S seconds, up to 1e9 (default: until SIGINT or SIGTERM)
   --quiet                print only errors
   --version              print the version
   --help                 this text
@@ -89,6 +94,14 @@ struct Options: Sendable {
             guard let value = DecimalArgument.parse(text) else { throw UsageError("\(flag) needs a number, got '\(text)'") }
             return value
         }
+        /// A number for a subject option, in the profile's range (said in the option's own units, as glasses-sim does).
+        func number(_ flag: String, _ inline: String?, in range: ClosedRange<Double>, unit: String) throws(UsageError) -> Double {
+            let value = try number(flag, inline)
+            guard range.contains(value) else {
+                throw UsageError("\(flag) must be \(SubjectProfile.format(range.lowerBound))...\(SubjectProfile.format(range.upperBound))\(unit), got \(SubjectProfile.format(value))")
+            }
+            return value
+        }
         func address(_ flag: String, _ inline: String?) throws(UsageError) -> LinkAddress {
             let text = try cursor.value(for: flag, inline: inline)
             do { return try LinkAddress(parsing: text) } catch { throw UsageError("\(flag): \(error)") }
@@ -105,8 +118,8 @@ struct Options: Sendable {
                 guard !token.isEmpty else { throw UsageError("--token needs a non-empty token (the bridge refuses an empty one)") }
                 o.token = token
             case "--allow-remote": try flagOnly(); o.allowRemote = true
-            case "--pulse": o.pulse = try number(flag, inline)
-            case "--breathing": o.breathing = try number(flag, inline)
+            case "--pulse": o.pulse = try number(flag, inline, in: SubjectProfile.pulseRateRange, unit: " bpm")
+            case "--breathing": o.breathing = try number(flag, inline, in: SubjectProfile.breathingRateRange, unit: " breaths/min")
             case "--seed":
                 let text = try cursor.value(for: flag, inline: inline)
                 guard let seed = UInt64(text) else { throw UsageError("--seed needs a whole number, got '\(text)'") }
@@ -115,7 +128,8 @@ struct Options: Sendable {
             case "--scenario": o.scenarioPath = try cursor.path(for: flag, inline: inline)
             case "--duration":
                 let seconds = try number(flag, inline)
-                guard seconds > 0, seconds <= 31_536_000 else { throw UsageError("--duration must be 0 < S <= 1 year") }
+                // The limit of glasses-bridge and glasses-sim --duration.
+                guard seconds > 0, seconds <= 1e9 else { throw UsageError("--duration must be a positive number of seconds up to 1e9") }
                 o.duration = seconds
             case "--quiet": try flagOnly(); o.quiet = true
             default:
@@ -187,7 +201,9 @@ do {
 let kit = SimulatorKit(scheduler: scheduler)
 let glasses: SimulatedGlasses
 do { glasses = try kit.pairGlasses(with: wearables, profile: profile) } catch { fail(error.message) }
-do { _ = try glasses.start(scenario) } catch { fail(error.message, .usage) }
+do { _ = try glasses.start(scenario) } catch {
+    fail(options.scenarioPath.map { "--scenario \($0): \(error.message)" } ?? error.message, .usage)
+}
 
 let clock = SchedulerRelayClock(scheduler)
 let client = RelayDATClient(wearables: wearables, clock: clock, frameAdapter: RelayFrameAdapter.read)
@@ -201,8 +217,12 @@ if let address = options.connect {
     fail("give --connect or --listen")
 }
 let done = DispatchSemaphore(value: 0)
-// Trapped before the relay says it listens or dials: a signal sent as soon as it does is heard.
+// Trapped before the relay says it listens or dials: a signal sent as soon as it does is heard. Only the first
+// stops the relay and is logged; the trap stays until the process exits, so a later one (`timeout` sends SIGTERM
+// to the relay and again to its group) neither repeats the line nor kills the relay before its closing line.
+let stopping = Atomic<Bool>(false)
 let trap = SignalTrap { name in
+    guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
     log("glasses-relay: \(name), stopping")
     done.signal()
 }
@@ -213,6 +233,9 @@ let service = RelayService(client: client, clock: clock, mode: mode, notify: { n
     case .hostLeft(let why): log("bridge left: \(why)")
     case .dialFailed(let why): log("cannot reach the bridge: \(why); trying again in 1 s")
     case .hostRefused(let peer): log("turned away a second bridge (\(peer)): one is served already")
+    case .hostClosedBeforeHello(let why):
+        log(options.connect != nil ? "the bridge did not take this relay: \(why); trying again in 1 s"
+                                   : "a bridge closed the link before it said hello: \(why)")
     case .refusedByHost(let why):
         ConsoleText.standardError("glasses-relay: error: the bridge refused this relay: \(why)\n")
         refused.store(true, ordering: .releasing)
@@ -235,7 +258,7 @@ status.setEventHandler { @Sendable in
     let server = service.currentServer
     let dropped = server?.link.droppedVideoSamples ?? 0
     let state = glasses.isStreaming ? "streaming" : "not streaming"
-    log("glasses \(state) · bridge \(server == nil ? "not connected" : "connected") · frames from DAT \(counters.framesForwarded), sent \(server?.counters.samplesSent ?? 0), dropped for credit \(dropped)")
+    log("glasses \(state) · bridge \(server?.hostSaidHello == true ? "connected" : "not connected") · frames from DAT \(counters.framesForwarded), to the bridge \(server?.samplesDelivered ?? 0), dropped for credit \(dropped)")
 }
 status.resume()
 if let seconds = options.duration {
@@ -244,7 +267,8 @@ if let seconds = options.duration {
     done.wait()
 }
 status.cancel()
-trap.cancel()
 service.stop()
-log("glasses-relay: \(service.hostCounts.served) bridge connection(s), \(client.counters.framesForwarded) frames relayed")
+// Frames the bridges' links carried: those dropped for credit never reached a bridge.
+log("glasses-relay: \(service.hostCounts.served) bridge connection(s), \(service.samplesDelivered) frames relayed")
+trap.cancel()
 exit(refused.load(ordering: .acquiring) ? ExitCode.deviceUnavailable.rawValue : ExitCode.success.rawValue)

@@ -103,7 +103,7 @@ struct CommandParsingTests {
         (["--device", "file:a.y4m", "--codec", "hvc1"], "file's own codec"),
         (["--device", "file:a.y4m", "--fps", "15"], "--fps does not apply to --device file:PATH"),
         (["--device", "file:a.y4m", "--resolution", "low"], "--resolution does not apply"),
-        (["--sim-pulse", "500"], "30 to 220"),
+        (["--sim-pulse", "500"], "25 to 240"),
         (["--video-out", "a.mp4"], ".y4m"),
         (["--record", "a.mp4"], "--codec raw"),
         (["--codec", "hvc1", "--record", "a.y4m"], ".mp4 or .mkv"),

@@ -60,6 +60,64 @@ struct RelayBinaryTests {
         #expect(result.stderr.contains("refused 1 connection(s): pairing 1"), "\(result.stderr)")
     }
 
+    @Test("the relay's closing line counts the frames the bridge got (not those dropped for credit); a second relay the bridge turns away as busy is neither 'connected' nor counted")
+    func countsSayWhatHappened() throws {
+        let bridge = try BinaryRunner(
+            ["--listen", "tcp:127.0.0.1:0", "--duration", "180", "--connect-timeout", "120", "--format", "ndjson"])
+        var address = ""
+        #expect(bridge.waitForOutput(timeout: 90) { text in
+            guard let range = text.range(of: #"listening on tcp:127\.0\.0\.1:[0-9]+"#, options: .regularExpression) else {
+                return false
+            }
+            address = String(text[range].dropFirst("listening on ".count))
+            return true
+        }, "the bridge never said where it listens")
+        let served = try BinaryRunner(["--connect", address, "--duration", "12"], binary: "glasses-relay")
+        #expect(bridge.waitForOutput(timeout: 90) { text in
+            text.split(separator: "\n").contains { $0.contains("\"type\":\"stats\"") && !$0.contains("\"framesReceived\":0,") }
+        }, "the bridge never streamed")
+        // The bridge serves one device: it turns a second relay away as busy, and that relay dials again.
+        let turnedAway = try BinaryRunner.run(["--connect", address, "--duration", "3", "--seed", "2"], binary: "glasses-relay",
+                                              timeout: 90)
+        #expect(turnedAway.status == 0, "\(turnedAway.stderr)")
+        #expect(!turnedAway.stdout.contains("bridge connected"), "\(turnedAway.stdout)")
+        #expect(turnedAway.stdout.contains("the bridge did not take this relay") && turnedAway.stdout.contains("busy"),
+                "\(turnedAway.stdout)")
+        #expect(turnedAway.stdout.contains("glasses-relay: 0 bridge connection(s), 0 frames relayed"), "\(turnedAway.stdout)")
+        let relay = served.finish(timeout: 90)
+        bridge.send(SIGINT)
+        let result = bridge.finish(timeout: 60)
+        // The bridge lost its glasses when the relay stopped (69); its summary still counts what it received.
+        #expect(relay.status == 0, "relay \(relay.stderr)")
+        let summary = try #require(try result.lines.map(jsonObject).last { $0["type"] as? String == "summary" })
+        let received = try #require(summary["framesReceived"] as? Int)
+        let closing = relay.stdout.split(separator: "\n").last { $0.hasPrefix("glasses-relay: 1 bridge connection(s), ") }
+        let relayed = closing.flatMap { Int($0.split(separator: " ")[4]) }
+        // Equal but for a frame the relay handed to its socket as it stopped; the frames dropped for credit (a few
+        // every run while the bridge starts) are not in it.
+        #expect(relayed.map { $0 >= received && $0 <= received + 1 } == true,
+                "relay: \(closing.map(String.init) ?? relay.stdout); bridge received \(received)")
+    }
+
+    @Test("glasses-relay stops on its first signal with one line, and a second one (timeout(1) sends SIGTERM twice) neither repeats it nor cuts the closing line; --duration takes 1e9 like glasses-bridge")
+    func oneStopLine() throws {
+        for attempt in 1...5 {
+            let relay = try BinaryRunner(["--listen", "tcp:127.0.0.1:0", "--duration", "1e9"], binary: "glasses-relay",
+                                         signalWhen: "listening on")
+            #expect(relay.waitForWatchedLine(timeout: 60), "attempt \(attempt): \(relay.stdoutSoFar)")
+            // Held stopped, the signals are all pending when it resumes: they arrive together, as they would from
+            // timeout(1), which signals the relay and then its process group.
+            relay.send(SIGSTOP)
+            for signal in [SIGTERM, SIGINT, SIGHUP] { relay.send(signal) }
+            relay.send(SIGCONT)
+            let result = relay.finish(timeout: 60)
+            #expect(result.status == 0, "attempt \(attempt): \(result.stderr)")
+            let stops = result.stdout.split(separator: "\n").filter { $0.hasSuffix(", stopping") }
+            #expect(stops.count == 1, "attempt \(attempt): \(result.stdout)")
+            #expect(result.stdout.contains("glasses-relay: 0 bridge connection(s), 0 frames relayed"), "attempt \(attempt): \(result.stdout)")
+        }
+    }
+
     @Test("glasses-relay refuses unsafe or contradictory command lines with exit 64")
     func relayUsage() throws {
         let cases: [([String], String)] = [
@@ -71,6 +129,7 @@ struct RelayBinaryTests {
             (["--connect", "bt:AA:BB:CC:DD:EE:FF"], "tcp: or unix:"),
             (["--connect", "tcp:127.0.0.1:7000", "--token", ""], "non-empty token"),
             (["--connect", "tcp:127.0.0.1:7000", "--allow-remote"], "--allow-remote applies to --listen only"),
+            (["--connect", "tcp:127.0.0.1:7000", "--duration", "2e9"], "--duration must be a positive number of seconds up to 1e9"),
         ]
         for (arguments, fragment) in cases {
             let result = try BinaryRunner.run(arguments, binary: "glasses-relay", timeout: 60)

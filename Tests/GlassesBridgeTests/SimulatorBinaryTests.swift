@@ -1,4 +1,5 @@
 import Foundation
+import GlassesSimulator
 import Testing
 
 /// The built `glasses-sim` binary, out of process: the shared exit codes, usage errors, and signals in real time.
@@ -36,6 +37,65 @@ struct SimulatorBinaryTests {
         // Columns do not wrap into each other: every option line fits 118 columns and the exit codes are listed.
         #expect(help.stdout.split(separator: "\n").allSatisfy { $0.count <= 118 })
         #expect(help.stdout.contains("64 usage"))
+        // "forever" is with --listen only: without it, a run needs a duration (and is refused without one).
+        #expect(help.stdout.contains("with --listen,\n") && help.stdout.contains("forever when the scenario has none")
+                    && help.stdout.contains("without --listen, --duration or a scenario duration"), "\(help.stdout)")
+        let endless = try BinaryRunner.run(["--write", clip], binary: "glasses-sim")
+        #expect(endless.status == 64 && endless.stderr.contains("without --listen, give --duration"), "\(endless.stderr)")
+    }
+
+    @Test("a --write file type that cannot hold the --codec is refused with 64 naming both, before anything is rendered")
+    func writeTypeMustFitCodec() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sim-codec-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for (file, codec, fragment) in [
+            ("x.mp4", "raw", "--codec raw streams raw frames"), ("x.hevc", "raw", "--codec raw streams raw frames"),
+            ("x.y4m", "hvc1", "--codec hvc1 streams HEVC"), ("x.y4m", "hevc", "--codec hevc streams HEVC"),
+        ] {
+            let path = directory.appendingPathComponent(file).path
+            let result = try BinaryRunner.run(["--write", path, "--codec", codec, "--duration", "1"], binary: "glasses-sim")
+            #expect(result.status == 64, "\(file) \(codec): \(result.stderr)")
+            #expect(result.stderr.contains("--write \(path) is a file for") || result.stderr.contains("--write \(path) is a YUV4MPEG2"),
+                    "\(result.stderr)")
+            #expect(result.stderr.contains(fragment) && result.stderr.contains("usage: glasses-sim"), "\(result.stderr)")
+            #expect(!result.stdout.contains("streaming"), "nothing is rendered: \(result.stdout)")
+            #expect(!FileManager.default.fileExists(atPath: path))
+        }
+        let unknown = try BinaryRunner.run(["--write", directory.appendingPathComponent("x.y4m").path, "--codec", "vp9", "--duration", "1"],
+                                           binary: "glasses-sim")
+        #expect(unknown.status == 64 && unknown.stderr.contains("--codec must be raw or hvc1, got 'vp9'"), "\(unknown.stderr)")
+        // The pairs that fit still run.
+        for (file, codec) in [("ok.y4m", "raw"), ("ok.mkv", "hvc1")] {
+            let path = directory.appendingPathComponent(file).path
+            let result = try BinaryRunner.run(["--write", path, "--codec", codec, "--duration", "0.2", "--quiet"], binary: "glasses-sim")
+            #expect(result.status == 0, "\(file) \(codec): \(result.stderr)")
+            #expect(FileManager.default.fileExists(atPath: path))
+        }
+    }
+
+    @Test("a non-loopback --listen needs --allow-remote and a token (--token or GLASSES_TOKEN): 64 at parse time, as glasses-relay")
+    func remoteListenNeedsAllowRemoteAndToken() throws {
+        for (arguments, token, fragment) in [
+            (["--listen", "tcp:0.0.0.0:0"], nil, "--listen tcp:0.0.0.0:0 is not loopback: add --allow-remote and --token (or GLASSES_TOKEN)"),
+            (["--listen", "tcp:0.0.0.0:0"], "T", "add --allow-remote"),
+            (["--listen", "tcp:0.0.0.0:0", "--allow-remote"], nil, "--listen tcp:0.0.0.0:0 needs --token (or GLASSES_TOKEN)"),
+        ] as [([String], String?, String)] {
+            let runner = try BinaryRunner(arguments, binary: "glasses-sim", environment: token.map { ["GLASSES_TOKEN": $0] } ?? [:])
+            let result = runner.finish(timeout: 30)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains(fragment) && result.stderr.contains("usage: glasses-sim"), "\(arguments): \(result.stderr)")
+            #expect(!result.stderr.contains("allowRemote") && !result.stdout.contains("listening on"), "\(result.stderr)")
+        }
+        // GLASSES_TOKEN stands in for --token: with --allow-remote the remote listener starts.
+        let served = try BinaryRunner(["--listen", "tcp:0.0.0.0:0", "--allow-remote"], binary: "glasses-sim",
+                                      signalWhen: "listening on", environment: ["GLASSES_TOKEN": "T"])
+        #expect(served.waitForWatchedLine(timeout: 60), "glasses-sim never said it was listening: \(served.stdoutSoFar)")
+        served.send(SIGTERM)
+        let result = served.finish(timeout: 60)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let help = try BinaryRunner.run(["--help"], binary: "glasses-sim")
+        #expect(help.stdout.contains("GLASSES_TOKEN"))
     }
 
     @Test("subject options are checked in their own units; an output that cannot be written exits 73 before or as the first frame fails, not at the end")
@@ -68,6 +128,70 @@ struct SimulatorBinaryTests {
         #expect(refused.status == 73, "stderr: \(refused.stderr)")
         #expect(refused.stdout.contains("stopping: --write failed"))
         #expect(refused.stderr.contains("cannot create /proc/glasses-sim-"))
+    }
+
+    @Test("glasses-bridge --sim-*, glasses-sim and glasses-relay take the simulated pulse and breathing in SubjectProfile's ranges, say them in their option names and state them in --help")
+    func subjectRangesAgree() throws {
+        let pulse = SubjectProfile.pulseRateRange, breathing = SubjectProfile.breathingRateRange
+        func text(_ value: Double) -> String { SubjectProfile.format(value) }
+        let clip = FileManager.default.temporaryDirectory.appendingPathComponent("ranges-\(getpid()).y4m").path
+        defer { try? FileManager.default.removeItem(atPath: clip) }
+        // Per command: how a run starts, and its option for each quantity.
+        let commands: [(binary: String, run: [String], pulse: String, breathing: String)] = [
+            ("glasses-bridge", ["--no-realtime", "--duration", "1", "--quiet"], "--sim-pulse", "--sim-breathing"),
+            ("glasses-sim", ["--write", clip, "--duration", "0.2", "--quiet"], "--pulse", "--breathing"),
+            ("glasses-relay", ["--connect", "unix:/nonexistent-\(getpid()).sock", "--duration", "0.5", "--quiet"], "--pulse", "--breathing"),
+        ]
+        for command in commands {
+            for (option, range) in [(command.pulse, pulse), (command.breathing, breathing)] {
+                for inside in [range.lowerBound, range.upperBound] {
+                    let result = try BinaryRunner.run(command.run + [option, text(inside)], binary: command.binary, timeout: 120)
+                    #expect(result.status == 0, "\(command.binary) \(option) \(text(inside)): \(result.stderr)")
+                }
+                for outside in [range.lowerBound - 1, range.upperBound + 1] {
+                    let result = try BinaryRunner.run(command.run + [option, text(outside)], binary: command.binary, timeout: 60)
+                    #expect(result.status == 64, "\(command.binary) \(option) \(text(outside)): \(result.stderr)")
+                    // In the option's name and the range's bounds, never the profile's field names.
+                    #expect(result.stderr.contains(option) && result.stderr.contains(text(range.lowerBound))
+                                && result.stderr.contains(text(range.upperBound)), "\(command.binary): \(result.stderr)")
+                    #expect(!result.stderr.contains("pulseRate") && !result.stderr.contains("breathingRate"), "\(result.stderr)")
+                }
+            }
+            let help = try BinaryRunner.run(["--help"], binary: command.binary)
+            for (option, range) in [(command.pulse, pulse), (command.breathing, breathing)] {
+                let line = help.stdout.split(separator: "\n").first { $0.contains(option + " ") }
+                #expect(line?.contains("\(text(range.lowerBound))-\(text(range.upperBound))") == true,
+                        "\(command.binary) --help: \(line.map(String.init) ?? "no line for \(option)")")
+            }
+        }
+    }
+
+    @Test("a scenario with a 'garbage' event where no socket carries it, and a file that is not JSON, are refused in the user's terms by all three commands")
+    func scenarioRefusalsInUserTerms() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-words-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let garbage = directory.appendingPathComponent("noise.json").path
+        try Data(#"{"events": [{"at": 0.5, "do": "garbage"}]}"#.utf8).write(to: URL(fileURLWithPath: garbage))
+        let notJSON = directory.appendingPathComponent("g.json").path
+        try Data("garbage\n".utf8).write(to: URL(fileURLWithPath: notJSON))
+        let clip = directory.appendingPathComponent("x.hevc").path
+        let commands: [(binary: String, arguments: (String) -> [String], option: String)] = [
+            ("glasses-sim", { ["--scenario", $0, "--write", clip, "--duration", "1"] }, "--scenario"),
+            ("glasses-bridge", { ["--sim-scenario", $0, "--no-realtime", "--duration", "1", "--quiet"] }, "--sim-scenario"),
+            ("glasses-relay", { ["--scenario", $0, "--connect", "unix:\(directory.path)/none.sock", "--duration", "1"] }, "--scenario"),
+        ]
+        for command in commands {
+            let refused = try BinaryRunner.run(command.arguments(garbage), binary: command.binary, timeout: 60)
+            #expect(refused.status == 64, "\(command.binary): \(refused.stderr)")
+            #expect(refused.stderr.contains("\(command.option) \(garbage): event 0 ('garbage' at 0.5 s) cannot be played here")
+                        && refused.stderr.contains("glasses-sim --listen"), "\(command.binary): \(refused.stderr)")
+            #expect(!refused.stderr.contains("SimulatorServer") && !refused.stderr.contains("raw-byte"), "\(refused.stderr)")
+            let broken = try BinaryRunner.run(command.arguments(notJSON), binary: command.binary, timeout: 60)
+            #expect(broken.status == 64, "\(command.binary): \(broken.stderr)")
+            #expect(broken.stderr.contains("g.json: line 1, column 1: not valid JSON"), "\(command.binary): \(broken.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: clip))
+        }
     }
 
     @Test("an MP4 whose header cannot be written (a file-size limit of 0, as on a full disk) exits 73, never a crash",

@@ -11,6 +11,11 @@ import WearablesKit
 import Glibc
 #endif
 
+/// A subject range as the help writes it: `25-240`.
+func helpRange(_ range: ClosedRange<Double>) -> String {
+    "\(SubjectProfile.format(range.lowerBound))-\(SubjectProfile.format(range.upperBound))"
+}
+
 let usage = """
 glasses-sim: simulated smart glasses that speak the GlassesBridge link protocol.
 
@@ -25,14 +30,15 @@ Usage:
 Serving:
   --listen ADDR          unix:/path/to/socket or tcp:127.0.0.1:PORT (port 0 picks one)
   --allow-remote         allow a non-loopback TCP address (needs --token)
-  --token TOKEN          pairing token the host must present
+  --token TOKEN          pairing token the host must present (or GLASSES_TOKEN in the environment, which keeps it
+                         out of ps); needed for a non-loopback address
 Subject and camera:
-  --pulse BPM            mean pulse rate (default 72)
-  --breathing BRPM       mean breathing rate (default 15)
-  --hrv MS               target RMSSD in ms (default 40)
-  --amplitude PERCENT    green pulse amplitude in % of skin intensity (default 0.3)
-  --noise LSB            sensor noise, luma LSB (default 2)
-  --light LEVEL          lighting level, 1 = nominal (default 1)
+  --pulse BPM            mean pulse rate, \(helpRange(SubjectProfile.pulseRateRange)) (default 72)
+  --breathing BRPM       mean breathing rate, \(helpRange(SubjectProfile.breathingRateRange)) (default 15)
+  --hrv MS               target RMSSD in ms, \(helpRange(SubjectProfile.hrvRMSSDRange)) (default 40)
+  --amplitude PERCENT    green pulse amplitude in % of skin intensity, \(helpRange(SubjectProfile.pulseAmplitudeRange.lowerBound * 100 ... SubjectProfile.pulseAmplitudeRange.upperBound * 100)) (default 0.3)
+  --noise LSB            sensor noise, luma LSB, \(helpRange(SubjectProfile.sensorNoiseRange)) (default 2)
+  --light LEVEL          lighting level, 1 = nominal, \(helpRange(SubjectProfile.lightingLevelRange)) (default 1)
   --motion               wearer head motion on
   --face FILE.ppm        use an image as the face
   --feed FILE            stream a video file instead of the rendered person (Y4M 4:2:0 video range, or HEVC in
@@ -50,7 +56,9 @@ Time and output:
   --scenario FILE        timed events and faults (JSON, see docs/SCENARIOS.md)
   --realtime             run in real time (default when serving)
   --no-realtime          run in virtual time, as fast as the CPU allows (default without --listen)
-  --duration S           stop after S seconds of simulated time (default: scenario duration, or forever)
+  --duration S           stop after S seconds of simulated time (default: the scenario's duration; with --listen,
+                         forever when the scenario has none; without --listen, --duration or a scenario duration
+                         is required)
   --write FILE           write what is streamed: .hevc/.h265 (Annex B), .mp4, .mkv for HEVC; .y4m for raw
   --truth FILE           write ground truth at the end: .csv or .ndjson (10 samples/s), in the bridge's
                          keys (t, pulseRate, breathingRate, hrvRmssd) on the device clock
@@ -111,8 +119,10 @@ struct Options: Sendable {
         "--encoder-threads", "--passthrough",
     ]
 
+    /// File types `--write` produces for HEVC; `.y4m` is the one for raw frames.
+    static let hevcExtensions = ["hevc", "h265", "265", "mp4", "mkv"]
     /// File types `--write` produces.
-    static let writableExtensions = ["hevc", "h265", "265", "mp4", "mkv", "y4m"]
+    static let writableExtensions = hevcExtensions + ["y4m"]
 
     /// What the command line asks for: options to run with, or a text to print.
     enum Parsed {
@@ -120,7 +130,8 @@ struct Options: Sendable {
         case print(String)
     }
 
-    static func parse(_ input: [String]) throws(UsageError) -> Parsed {
+    /// - Parameter environment: where `GLASSES_TOKEN` is read when `--listen` is given without `--token`.
+    static func parse(_ input: [String], environment: [String: String] = [:]) throws(UsageError) -> Parsed {
         var cursor = ArgumentCursor(input)
         var o = Options()
         func number(_ flag: String, _ inline: String?) throws(UsageError) -> Double {
@@ -173,7 +184,10 @@ struct Options: Sendable {
             case "--face": o.facePath = try cursor.path(for: flag, inline: inline)
             case "--feed": o.feedPath = try cursor.path(for: flag, inline: inline)
             case "--passthrough": try flagOnly(); o.passthrough = true
-            case "--codec": o.codecName = try cursor.value(for: flag, inline: inline)
+            case "--codec":
+                let name = try cursor.value(for: flag, inline: inline)
+                guard ["raw", "hvc1", "hevc"].contains(name) else { throw UsageError("--codec must be raw or hvc1, got '\(name)'") }
+                o.codecName = name
             case "--resolution": o.resolutionName = try cursor.value(for: flag, inline: inline)
             case "--fps":
                 let n = try number(flag, inline)
@@ -208,6 +222,26 @@ struct Options: Sendable {
         if let stray = cursor.strayPositional {
             throw UsageError("unexpected argument '\(stray)'. Options start with --; see --help.")
         }
+        if let listen = o.listen {
+            if o.token == nil, let fromEnvironment = environment["GLASSES_TOKEN"], !fromEnvironment.isEmpty {
+                o.token = fromEnvironment
+            }
+            // Refused here, like glasses-relay --listen: nothing is started for an address that may not be served.
+            if let address = try? LinkAddress(parsing: listen), case .tcp = address, !address.isLoopback {
+                guard o.allowRemote else { throw UsageError("--listen \(listen) is not loopback: add --allow-remote and --token (or GLASSES_TOKEN)") }
+                guard !(o.token?.isEmpty ?? true) else { throw UsageError("--listen \(listen) needs --token (or GLASSES_TOKEN)") }
+            }
+        }
+        // The file's type must hold what the built-in host asks for (with --listen, --codec is refused below).
+        if o.listen == nil, let path = o.writePath, let codec = o.codecName {
+            let isHEVCFile = hevcExtensions.contains(URL(fileURLWithPath: path).pathExtension.lowercased())
+            if codec == "raw" && isHEVCFile {
+                throw UsageError("--write \(path) is a file for HEVC, but --codec raw streams raw frames: write them to a .y4m file, or give --codec hvc1")
+            }
+            if codec != "raw" && !isHEVCFile {
+                throw UsageError("--write \(path) is a YUV4MPEG2 file for raw frames, but --codec \(codec) streams HEVC: write it to a .hevc, .h265, .mp4 or .mkv file, or give --codec raw")
+            }
+        }
         return .run(o)
     }
 
@@ -225,7 +259,7 @@ struct Options: Sendable {
 
 let options: Options
 do {
-    switch try Options.parse(Array(CommandLine.arguments.dropFirst())) {
+    switch try Options.parse(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment) {
     case .run(let parsed): options = parsed
     case .print(let text):
         print(text)
@@ -348,7 +382,7 @@ if let listen = options.listen {
     let ext = URL(fileURLWithPath: options.writePath ?? "").pathExtension.lowercased()
     let codec: VideoCodec
     switch options.codecName {
-    case nil: codec = ["hevc", "h265", "265", "mp4", "mkv", "mov"].contains(ext) ? .hvc1 : .raw
+    case nil: codec = Options.hevcExtensions.contains(ext) ? .hvc1 : .raw
     case "raw": codec = .raw
     case "hvc1", "hevc": codec = .hvc1
     default: fail("--codec must be raw or hvc1")
@@ -389,7 +423,7 @@ if let listen = options.listen {
 do {
     _ = try glasses.start(scenario)
 } catch {
-    fail(error.message, .usage)
+    fail(options.scenarioPath.map { "--scenario \($0): \(error.message)" } ?? error.message, .usage)
 }
 if !scenario.events.isEmpty { log("scenario '\(scenario.name)': \(scenario.events.count) events") }
 

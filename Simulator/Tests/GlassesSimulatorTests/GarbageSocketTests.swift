@@ -60,6 +60,8 @@ struct GarbageSocketTests {
             try rig.glasses.tryInject(.garbageBytes(count: 8))
         } catch {
             #expect(error.code == .faultUnavailable)
+            // In a user's terms: what the fault needs and which command gives it, no type names.
+            #expect(error.message.contains("glasses-sim --listen") && !error.message.contains("SimulatorServer"), "\(error.message)")
         }
         let failures = Collected<SimulatorError>()
         rig.glasses.setFailureHandler { failures.append($0) }

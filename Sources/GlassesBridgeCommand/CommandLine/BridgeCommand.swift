@@ -2,6 +2,7 @@ import CommandSupport
 import Foundation
 import GlassesBridge
 import GlassesLink
+import GlassesSimulator
 import WearablesKit
 
 /// What the command line asks for: the parsed, validated command, ready to run.
@@ -175,16 +176,19 @@ public enum BridgeCommand: Sendable, Hashable {
                 options.realtime = false
             case "--sim-pulse":
                 let value = try parser.value(for: name, inline: inline)
-                guard let bpm = DecimalArgument.parse(value), bpm >= 30, bpm <= 220 else {
-                    throw BridgeUsageError("invalid --sim-pulse '\(value)': give beats per minute from 30 to 220.")
+                let range = SubjectProfile.pulseRateRange
+                guard let bpm = DecimalArgument.parse(value), range.contains(bpm) else {
+                    throw BridgeUsageError(
+                        "invalid --sim-pulse '\(value)': give beats per minute from \(SubjectProfile.format(range.lowerBound)) to \(SubjectProfile.format(range.upperBound)).")
                 }
                 options.simulator.pulseRate = bpm
                 simulatorOptionsGiven.append(name)
             case "--sim-breathing":
                 let value = try parser.value(for: name, inline: inline)
-                guard let rate = DecimalArgument.parse(value), rate >= 4, rate <= 60 else {
+                let range = SubjectProfile.breathingRateRange
+                guard let rate = DecimalArgument.parse(value), range.contains(rate) else {
                     throw BridgeUsageError(
-                        "invalid --sim-breathing '\(value)': give breaths per minute from 4 to 60."
+                        "invalid --sim-breathing '\(value)': give breaths per minute from \(SubjectProfile.format(range.lowerBound)) to \(SubjectProfile.format(range.upperBound))."
                     )
                 }
                 options.simulator.breathingRate = rate

@@ -1,8 +1,14 @@
 import GlassesBridge
+import GlassesSimulator
 /// The help texts of `glasses-bridge`: what it does, every option, examples and exit codes.
 public enum BridgeHelp {
     /// The version string printed by `--version`.
     public static let version = "glasses-bridge 0.1.0"
+
+    /// A simulator range as the help writes it: `25-240`.
+    private static func range(_ range: ClosedRange<Double>) -> String {
+        "\(SubjectProfile.format(range.lowerBound))-\(SubjectProfile.format(range.upperBound))"
+    }
 
     /// The one-line usage, printed after a usage error.
     public static let usageLine = "usage: glasses-bridge [--device DEVICE]... [--fps N] [--resolution R] [options]   (see --help)"
@@ -84,8 +90,8 @@ public enum BridgeHelp {
                             with --no-realtime; default: run until Ctrl-C or the end of the file)
 
     SIMULATOR (only with --device sim; with several, every simulator)
-      --sim-pulse BPM       the simulated person's pulse, 30-220 (default: 72)
-      --sim-breathing BRPM  the simulated breathing rate, 4-60 (default: 15)
+      --sim-pulse BPM       the simulated person's pulse, \(range(SubjectProfile.pulseRateRange)) (default: 72)
+      --sim-breathing BRPM  the simulated breathing rate, \(range(SubjectProfile.breathingRateRange)) (default: 15)
       --sim-seed N          random seed, for reproducible runs (default: 1)
       --sim-scenario FILE   a scenario to play (taps, fold, doff, thermal, link loss, faults)
 

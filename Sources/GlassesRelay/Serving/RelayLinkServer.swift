@@ -40,6 +40,7 @@ public final class RelayLinkServer: Sendable {
     private let client: RelayDATClient
     private let clock: any RelayClock
     private let onClose: @Sendable (LinkError) -> Void
+    private let onHello: @Sendable () -> Void
     private let state = Mutex(State())
 
     /// Creates a server; nothing happens until ``open()``.
@@ -47,12 +48,16 @@ public final class RelayLinkServer: Sendable {
     ///   - clock: the time line of the link's scheduler (``SchedulerRelayClock`` over it): every sample's capture and
     ///     send times are read on it, and the host relates that clock to its own by heartbeat exchange.
     ///   - onClose: called once when the link to the host has closed (after the client was told).
+    ///   - onHello: called once when the host says hello: from then on it is served (a host that closes before,
+    ///     such as a listening bridge that turns a second device away as busy, never was).
     public init(link: any HostLink, client: RelayDATClient, clock: any RelayClock,
-                onClose: @escaping @Sendable (LinkError) -> Void = { _ in }) {
+                onClose: @escaping @Sendable (LinkError) -> Void = { _ in },
+                onHello: @escaping @Sendable () -> Void = {}) {
         self.link = link
         self.client = client
         self.clock = clock
         self.onClose = onClose
+        self.onHello = onHello
     }
 
     /// What was passed on so far.
@@ -60,6 +65,15 @@ public final class RelayLinkServer: Sendable {
 
     /// Whether the host's link has closed.
     public var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// Whether the host said hello (it was served, not only connected).
+    public var hostSaidHello: Bool { state.withLock { $0.helloReceived } }
+
+    /// Video samples the link carried to the host: those handed to it less those it dropped for lack of credit.
+    public var samplesDelivered: UInt64 {
+        let sent = counters.samplesSent, dropped = link.droppedVideoSamples
+        return sent > dropped ? sent - dropped : 0
+    }
 
     /// Why the link closed, once it has.
     public var closeReason: LinkError? { state.withLock { $0.closeReason } }
@@ -96,7 +110,11 @@ public final class RelayLinkServer: Sendable {
     private func received(_ message: HostMessage) {
         switch message {
         case .hello:
-            state.withLock { $0.helloReceived = true }
+            let first = state.withLock { state -> Bool in
+                defer { state.helloReceived = true }
+                return !state.helloReceived
+            }
+            if first { onHello() }
             sendHelloIfReady()
         case .checkPermission(let permission, let requestID):
             client.handle(.checkPermission(permission: permission.rawValue, requestID: requestID))
@@ -214,7 +232,11 @@ public final class RelayLinkServer: Sendable {
         var timed = sample
         // On the relay's link clock (``clock`` reads the links' scheduler), so the host can map both onto its own.
         timed.timing = SampleTiming(captureUs: frame.captureUs ?? frame.receivedUs, sentUs: clock.nowUs)
-        state.withLock { $0.counters.samplesSent += 1 }
+        // A closed link carries nothing: a sample that races the close is not counted as handed over.
+        guard state.withLock({ state -> Bool in
+            if !state.closed { state.counters.samplesSent += 1 }
+            return !state.closed
+        }) else { return }
         send(.videoSample(timed))
     }
 

@@ -18,7 +18,7 @@ public final class RelayService: Sendable {
 
     /// Something a person running the relay should see.
     public enum Notice: Sendable, Hashable {
-        /// A host connected (or the relay's dial succeeded).
+        /// A host connected (or the relay's dial succeeded) and said hello: it is served.
         case hostConnected(String)
         /// The link to the host closed, and why.
         case hostLeft(String)
@@ -28,6 +28,9 @@ public final class RelayService: Sendable {
         case hostRefused(String)
         /// The host refused this relay (wrong token, another protocol version); the relay stops dialing.
         case refusedByHost(String)
+        /// The link closed before the host said hello, for another reason than a refusal (a listening bridge that
+        /// serves a device already turns this relay away as busy); the relay dials again in dial mode.
+        case hostClosedBeforeHello(String)
     }
 
     private struct State {
@@ -36,6 +39,13 @@ public final class RelayService: Sendable {
         var stopped = false
         var hostsServed = 0
         var hostsRefused = 0
+        /// ``RelayLinkServer/samplesDelivered`` of the hosts served before the current one.
+        var samplesDeliveredBefore: UInt64 = 0
+    }
+
+    /// Whether a host said hello, shared by one server's callbacks.
+    private final class Greeting: Sendable {
+        let said = Mutex(false)
     }
 
     private let client: RelayDATClient
@@ -64,8 +74,14 @@ public final class RelayService: Sendable {
     /// The server of the host connected now, if any.
     public var currentServer: RelayLinkServer? { state.withLock { $0.server.flatMap { $0.isClosed ? nil : $0 } } }
 
-    /// Hosts served so far, and hosts turned away because one was connected.
+    /// Hosts served so far (that said hello), and hosts turned away because one was connected.
     public var hostCounts: (served: Int, refused: Int) { state.withLock { ($0.hostsServed, $0.hostsRefused) } }
+
+    /// Video samples the hosts' links carried to them so far, over every host (those dropped for credit left out).
+    public var samplesDelivered: UInt64 {
+        let (before, server) = state.withLock { ($0.samplesDeliveredBefore, $0.server) }
+        return before + (server?.samplesDelivered ?? 0)
+    }
 
     /// The listening address (with the port chosen for `tcp:HOST:0`), in listen mode.
     public var listeningAddress: LinkAddress? { state.withLock { $0.listener?.address } }
@@ -101,10 +117,19 @@ public final class RelayService: Sendable {
     /// Serves a host link unless one is served already.
     private func serve(_ raw: any HostLink, peer: String) {
         let link = wrapLink(raw)
-        let server = RelayLinkServer(link: link, client: client, clock: clock) { [weak self] error in
-            if error.code != .incompatible { self?.notify(.hostLeft(error.message)) }
-            self?.dialWake.signal()
-        }
+        let greeting = Greeting()
+        let server = RelayLinkServer(link: link, client: client, clock: clock, onClose: { [weak self] error in
+            guard let self else { return }
+            // After stop() the relay closed the link itself: nothing to tell.
+            if error.code != .incompatible, !state.withLock({ $0.stopped }) {
+                notify(greeting.said.withLock { $0 } ? .hostLeft(error.message) : .hostClosedBeforeHello(error.message))
+            }
+            dialWake.signal()
+        }, onHello: { [weak self] in
+            greeting.said.withLock { $0 = true }
+            self?.state.withLock { $0.hostsServed += 1 }
+            self?.notify(.hostConnected(peer))
+        })
         // A bridge that reconnects may arrive before its old link's close has reached us: give that close a
         // moment before calling the newcomer a second host.
         let deadline = ContinuousClock.now + .seconds(1)
@@ -117,8 +142,8 @@ public final class RelayService: Sendable {
                 state.hostsRefused += 1
                 return false
             }
+            if let previous = state.server { state.samplesDeliveredBefore += previous.samplesDelivered }
             state.server = server
-            state.hostsServed += 1
             return true
         }
         guard accepted else {
@@ -129,7 +154,6 @@ public final class RelayService: Sendable {
             notify(.hostRefused(peer))
             return
         }
-        notify(.hostConnected(peer))
         server.open()
     }
 

@@ -70,7 +70,7 @@ extension SimulatedGlasses {
             guard let writer else {
                 throw SimulatorError(
                     .faultUnavailable,
-                    "garbage bytes cannot be injected: this link has no raw-byte writer (only a SimulatorServer's socket links have one)",
+                    "garbage bytes cannot be injected: they are written onto a socket between frames, and these glasses are not served on one (glasses-sim --listen serves them so)",
                     context: ["fault": "garbage", "count": "\(count)"])
             }
             try writer(bytes)

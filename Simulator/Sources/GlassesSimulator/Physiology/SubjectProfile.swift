@@ -126,20 +126,27 @@ public struct SubjectProfile: Sendable, Hashable, Codable {
     /// The sensor noise a profile may ask for, luma LSB.
     public static let sensorNoiseRange = 0.0...40
 
+    /// A bound of these ranges as the commands' messages and help texts write it: `25`, `0.05`, never `25.0`.
+    public static func format(_ value: Double) -> String { String(format: "%g", value) }
+
+    /// `range` as `low...high` (`25...240`).
+    static func text(_ range: ClosedRange<Double>) -> String { "\(format(range.lowerBound))...\(format(range.upperBound))" }
+
     /// Checks that every value is physically sensible.
     /// - Throws: ``SimulatorError`` with code `invalidProfile` naming the first bad field.
     public func validate() throws(SimulatorError) {
         func check(_ ok: Bool, _ field: String, _ rule: String) throws(SimulatorError) {
             if !ok { throw SimulatorError(.invalidProfile, "\(field) \(rule)", context: ["field": field]) }
         }
-        try check(Self.pulseRateRange.contains(pulseRate), "pulseRate", "must be 25...240 bpm")
-        try check(Self.breathingRateRange.contains(breathingRate), "breathingRate", "must be 3...60 breaths/min")
-        try check(Self.hrvRMSSDRange.contains(hrvRMSSD), "hrvRMSSD", "must be 0...250 ms")
+        try check(Self.pulseRateRange.contains(pulseRate), "pulseRate", "must be \(Self.text(Self.pulseRateRange)) bpm")
+        try check(Self.breathingRateRange.contains(breathingRate), "breathingRate",
+                  "must be \(Self.text(Self.breathingRateRange)) breaths/min")
+        try check(Self.hrvRMSSDRange.contains(hrvRMSSD), "hrvRMSSD", "must be \(Self.text(Self.hrvRMSSDRange)) ms")
         try check((0...0.2).contains(respiratorySinusArrhythmia), "respiratorySinusArrhythmia", "must be 0...0.2")
-        try check(Self.pulseAmplitudeRange.contains(pulseAmplitude), "pulseAmplitude", "must be 0...0.05")
-        try check(Self.lightingLevelRange.contains(lightingLevel), "lightingLevel", "must be 0.05...2")
+        try check(Self.pulseAmplitudeRange.contains(pulseAmplitude), "pulseAmplitude", "must be \(Self.text(Self.pulseAmplitudeRange))")
+        try check(Self.lightingLevelRange.contains(lightingLevel), "lightingLevel", "must be \(Self.text(Self.lightingLevelRange))")
         try check((0...0.5).contains(lightingDrift), "lightingDrift", "must be 0...0.5")
-        try check(Self.sensorNoiseRange.contains(sensorNoise), "sensorNoise", "must be 0...40 LSB")
+        try check(Self.sensorNoiseRange.contains(sensorNoise), "sensorNoise", "must be \(Self.text(Self.sensorNoiseRange)) LSB")
         try check((0...0.2).contains(headMotionAmplitude), "headMotionAmplitude", "must be 0...0.2")
         try check((0...0.1).contains(breathingAmplitude), "breathingAmplitude", "must be 0...0.1")
         for (name, colour) in [("pulseSignature", pulseSignature), ("skinTone", skinTone)] {

@@ -90,7 +90,7 @@ extension SimulatedGlasses {
         {
             throw SimulatorError(
                 .faultUnavailable,
-                "event \(index) (garbage at \(scenario.events[index].at) s) cannot be injected: these glasses have no raw-byte writer (serve them with a SimulatorServer)",
+                "event \(index) ('garbage' at \(scenario.events[index].at) s) cannot be played here: it writes bytes onto a socket between frames, and these glasses are not served on one (glasses-sim --listen serves them so)",
                 context: ["event": "\(index)", "fault": "garbage"])
         }
         return ScenarioRunner.start(scenario, on: self)

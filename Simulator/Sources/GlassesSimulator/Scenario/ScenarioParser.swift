@@ -322,8 +322,8 @@ private struct EventReader {
             let bps = try number("bitsPerSecond", in: 1000...Scenario.maxBandwidthCap, unit: " bit/s")
             return .bandwidthCap(Int(bps))  // exact enough: checked to lie far inside Int's range above
         case "captureFailure": return .captureFailure
-        case "pulseRate": return .pulseRate(try number("bpm", in: 25...240))
-        case "breathingRate": return .breathingRate(try number("brpm", in: 3...60))
+        case "pulseRate": return .pulseRate(try number("bpm", in: SubjectProfile.pulseRateRange))
+        case "breathingRate": return .breathingRate(try number("brpm", in: SubjectProfile.breathingRateRange))
         case "linkLoss": return .fault(.linkLoss)
         case "zombie": return .fault(.zombieStream(try bool("on", default: true)))
         case "dropFrames": return .fault(.dropFrames(count: try count(default: 1)))
