@@ -138,6 +138,24 @@ struct ExitCodeTests {
                 "\(String(describing: fine.summary.failure))")
     }
 
+    @Test("glasses that stop the stream with a fault of their own: the run's error gives their words, not advice")
+    func theGlassesWordsForNoFrames() async throws {
+        // A camera feed of 504x896 for a 360x640 stream: the glasses refuse to scale it and say so.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("feed-\(UUID().uuidString).y4m").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var bytes = Data("YUV4MPEG2 W504 H896 F15:1 Ip C420jpeg\nFRAME\n".utf8)
+        bytes.append(Data(repeating: 128, count: 504 * 896 * 3 / 2))
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let run = try SimulatedRun(resolution: .low, seconds: 4)
+        try run.glasses.setCameraFeed(.videoFile(try VideoFileFeed(path: path)))
+        let result = await run.run()
+        #expect(result.summary.stats.accounting.received == 0)
+        let message = try #require(result.summary.failure?.message)
+        #expect(message.contains("the glasses reported a stream fault: the video feed") && message.contains("is 504x896 but the stream is 360x640"),
+                "\(message)")
+        #expect(!message.contains("unfolded and worn"), "\(message)")
+    }
+
     @Test("a run in which no frame ever arrives is not a success")
     func noFramesIsAFailure() async throws {
         let run = try SimulatedRun(seconds: 3)

@@ -527,6 +527,11 @@ public final class BridgePipeline: Sendable {
         }
         let advice = "check that the glasses are on, unfolded and worn, that the address is right, and that the "
             + "stream was not refused."
+        // What the glasses said when they stopped the stream (a feed of the wrong size, a camera fault) beats advice.
+        if let said = run.withLock({ $0.frameSource?.lastDeviceFault }) {
+            return BridgeFailure(.noFrames, "no frame arrived from \(source.description) in \(elapsed) s: the glasses reported a "
+                + "stream fault: \(said)")
+        }
         guard reason == "signal" else {
             return BridgeFailure(.noFrames, "no frame arrived from \(source.description) in \(elapsed) s: \(advice)")
         }

@@ -46,6 +46,7 @@ final class FilePlaybackSource: FrameSource {
     var restartCounts: (stalls: Int, reconnects: Int, sessions: Int) { (0, 0, 0) }
     var deviceDroppedFrames: UInt64 { 0 }
     var pipelineDrivesVirtualTime: Bool { false }
+    var lastDeviceFault: String? { nil }
 
     func start() {
         let thread = Thread { [self] in play() }

@@ -21,6 +21,8 @@ protocol FrameSource: AnyObject, Sendable {
     var deviceDroppedFrames: UInt64 { get }
     /// In virtual time, whether the pipeline advances the clock (glasses), or the source paces time itself (files).
     var pipelineDrivesVirtualTime: Bool { get }
+    /// The device's own words with its latest stream fault (nil for files, or when it gave none).
+    var lastDeviceFault: String? { get }
 }
 
 extension GlassesController: FrameSource {

@@ -59,6 +59,8 @@ final class GlassesController: Sendable {
         var linkUp = false
         /// Why the current attempt's link closed, in words (nil while open, or closed by this side).
         var closeReason: String?
+        /// The glasses' own words with their latest stream fault (DAT's `StreamError` carries none).
+        var lastDeviceFault: String?
         var tornDown = false
         /// The current link, for the device's count of frames it dropped for lack of credit.
         var dropReporter: (any DeviceDropReporting)?
@@ -273,7 +275,11 @@ final class GlassesController: Sendable {
             state.dropReporter = link as? any DeviceDropReporting
         }
         state.withLock { $0.closeReason = nil }
-        deps.wearables.attach(link: ObservedDeviceLink(link) { [weak self] error in self?.linkClosed(attempt: attempt, error) })
+        deps.wearables.attach(link: ObservedDeviceLink(link, closed: { [weak self] error in self?.linkClosed(attempt: attempt, error) },
+                                                       fault: { [weak self] _, message in
+                                                           guard !message.isEmpty else { return }
+                                                           self?.state.withLock { $0.lastDeviceFault = message }
+                                                       }))
         watchForDevice()
         // Weakly: a pending timer must not keep the link (and through it the scheduler that holds the timer) alive.
         deps.scheduler.schedule(after: deps.helloTimeout) { [weak self, weak link] in
@@ -494,6 +500,9 @@ final class GlassesController: Sendable {
         }
     }
 
+    /// The glasses' own words with their latest stream fault, if they gave any.
+    var lastDeviceFault: String? { state.withLock { $0.lastDeviceFault } }
+
     private func streamError(_ error: StreamError, id: UInt64) {
         guard state.withLock({ $0.cameraID == id }) else { return }
         let fault: LifecyclePolicy.StreamFault
@@ -507,7 +516,8 @@ final class GlassesController: Sendable {
         case .deviceNotConnected, .deviceNotFound: fault = .deviceNotConnected
         case .videoStreamingError, .audioStreamingError:
             // Malformed samples are dropped by WearablesKit and the stream goes on; a real stall is the watchdog's.
-            deps.emit(.notice("stream: \(error.description)"))
+            let said = state.withLock { $0.lastDeviceFault }.map { " The glasses said: \($0)" } ?? ""
+            deps.emit(.notice("stream: \(error.description)\(said)"))
             return
         case .internalError, .timeout: fault = .streamFailure
         }
