@@ -20,14 +20,7 @@ struct RelayBinaryTests {
         let bridge = try BinaryRunner(
             ["--listen", "tcp:127.0.0.1:0", "--token", "right-token", "--duration", "120", "--connect-timeout", "120",
              "--format", "ndjson"])
-        var address = ""
-        #expect(bridge.waitForOutput(timeout: 90) { text in
-            guard let range = text.range(of: #"listening on tcp:127\.0\.0\.1:[0-9]+"#, options: .regularExpression) else {
-                return false
-            }
-            address = String(text[range].dropFirst("listening on ".count))
-            return true
-        }, "the bridge never said where it listens")
+        let address = Self.listeningAddress(of: bridge)
         // A relay that dials before the bridge listens tries again by itself.
         let wrong = try BinaryRunner.run(
             ["--connect", address, "--token", "wrong-token", "--duration", "60"], binary: "glasses-relay", timeout: 90)
@@ -64,14 +57,7 @@ struct RelayBinaryTests {
     func countsSayWhatHappened() throws {
         let bridge = try BinaryRunner(
             ["--listen", "tcp:127.0.0.1:0", "--duration", "180", "--connect-timeout", "120", "--format", "ndjson"])
-        var address = ""
-        #expect(bridge.waitForOutput(timeout: 90) { text in
-            guard let range = text.range(of: #"listening on tcp:127\.0\.0\.1:[0-9]+"#, options: .regularExpression) else {
-                return false
-            }
-            address = String(text[range].dropFirst("listening on ".count))
-            return true
-        }, "the bridge never said where it listens")
+        let address = Self.listeningAddress(of: bridge)
         let served = try BinaryRunner(["--connect", address, "--duration", "12"], binary: "glasses-relay")
         #expect(bridge.waitForOutput(timeout: 90) { text in
             text.split(separator: "\n").contains { $0.contains("\"type\":\"stats\"") && !$0.contains("\"framesReceived\":0,") }
@@ -139,5 +125,18 @@ struct RelayBinaryTests {
         let help = try BinaryRunner.run(["--help"], binary: "glasses-relay")
         #expect(help.status == 0)
         #expect(help.stdout.contains("--connect") && help.stdout.contains("GLASSES_TOKEN"))
+    }
+
+    /// The address a bridge started with `--listen tcp:127.0.0.1:0` says it listens on (empty, and an issue, if it never does).
+    static func listeningAddress(of bridge: BinaryRunner) -> String {
+        var address = ""
+        #expect(bridge.waitForOutput(timeout: 90) { text in
+            guard let range = text.range(of: #"listening on tcp:127\.0\.0\.1:[0-9]+"#, options: .regularExpression) else {
+                return false
+            }
+            address = String(text[range].dropFirst("listening on ".count))
+            return true
+        }, "the bridge never said where it listens")
+        return address
     }
 }
