@@ -1,6 +1,10 @@
 import Foundation
+import GlassesLink
 import GlassesSimulator
+import GlassesVideo
+import Synchronization
 import Testing
+import WearablesKit
 
 /// The built `glasses-sim` binary, out of process: the shared exit codes, usage errors, and signals in real time.
 @Suite("glasses-sim binary (out of process)", .serialized)
@@ -261,5 +265,149 @@ struct SimulatorBinaryTests {
         #expect(result.stdout.contains("wrote ground truth"))
         let text = try String(contentsOfFile: truth, encoding: .utf8)
         #expect(text.hasPrefix("t"), "the truth CSV starts with its header")
+    }
+
+    // MARK: Feed and face files
+
+    /// A fresh folder for one test's files.
+    private static func folder(_ name: String) throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sim-\(name)-\(getpid())-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    /// A good 360x640 clip of `seconds` at 15 fps written by glasses-sim itself (.y4m raw, .mkv HEVC).
+    private static func clip(_ path: String, seconds: String) throws {
+        let made = try BinaryRunner.run(["--write", path, "--duration", seconds, "--resolution", "low", "--fps", "15", "--quiet"],
+                                        binary: "glasses-sim", timeout: 120)
+        try #require(made.status == 0, "making \(path): \(made.stderr)")
+    }
+
+    /// `good.y4m` cut in the middle of its second frame; its path.
+    private static func truncatedY4M(in directory: URL) throws -> String {
+        let good = directory.appendingPathComponent("good.y4m").path
+        try clip(good, seconds: "0.4")
+        let data = try Data(contentsOf: URL(fileURLWithPath: good))
+        let header = try #require(data.firstIndex(of: 10)) + 1
+        let cut = directory.appendingPathComponent("trunc.y4m").path
+        try data.prefix(header + (6 + 345_600) + 6 + 100_000).write(to: URL(fileURLWithPath: cut))
+        return cut
+    }
+
+    @Test("a feed file that fails mid-run (cut in a frame, cut in half, timestamps that stop) ends the run with 65, the reason said once, last, and what was streamed before it written",
+          arguments: ["y4m", "mkv", "mkv passthrough", "stuck passthrough"])
+    func feedFailingMidRunExits65(_ kind: String) throws {
+        let directory = try Self.folder("feedfail")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let feed: String
+        var arguments: [String] = []
+        if kind == "y4m" {
+            feed = try Self.truncatedY4M(in: directory)
+            arguments = ["--write", directory.appendingPathComponent("out.y4m").path]
+        } else {
+            let good = directory.appendingPathComponent("good.mkv").path
+            try Self.clip(good, seconds: "3")
+            var data = try Data(contentsOf: URL(fileURLWithPath: good))
+            if kind.hasPrefix("stuck") {
+                // TimecodeScale 1 000 000 ns -> 1 ns: every time collapses to 0 and stops increasing after 32 frames.
+                let element = try #require(data.range(of: Data([0x2A, 0xD7, 0xB1, 0x83, 0x0F, 0x42, 0x40])))
+                data.replaceSubrange(element.lowerBound + 4 ..< element.lowerBound + 7, with: Data([0, 0, 1]))
+            } else {
+                data = data.prefix(data.count / 2)
+            }
+            feed = directory.appendingPathComponent("bad.mkv").path
+            try data.write(to: URL(fileURLWithPath: feed))
+            arguments = ["--write", directory.appendingPathComponent("out.mkv").path]
+            if kind.hasSuffix("passthrough") { arguments += ["--passthrough", "--codec", "hvc1"] }
+        }
+        let result = try BinaryRunner.run(["--feed", feed, "--duration", "5"] + arguments, binary: "glasses-sim", timeout: 120)
+        #expect(result.status == 65, "\(kind): \(result.status) \(result.stderr)")
+        let reason = kind.hasPrefix("stuck") ? "its timestamps stop increasing" : "is truncated"
+        #expect(result.stderr.components(separatedBy: reason).count == 2, "the reason once: \(result.stderr)")
+        #expect(result.stderr.components(separatedBy: "glasses-sim: error:").count == 2, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("glasses-sim: error: the video feed \(feed)"), "\(result.stderr)")
+        #expect(!result.stdout.contains(reason), "stdout does not repeat it: \(result.stdout)")
+        #expect(result.stdout.contains("stopping: the video feed failed"), "\(result.stdout)")
+        let written = result.stdout.components(separatedBy: "wrote ").dropFirst().first.flatMap { Int($0.prefix { $0.isNumber }) }
+        #expect((written ?? 0) >= 1, "what was streamed before is written: \(result.stdout)")
+    }
+
+    @Test("a serving glasses-sim whose feed fails mid-run tells the host (fault videoStreamingError with the reason), then ends with 65: the file would fail every later stream the same way")
+    func servedFeedFailingMidRunExits65() throws {
+        let directory = try Self.folder("feedserve")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let feed = try Self.truncatedY4M(in: directory)
+        let socket = directory.appendingPathComponent("g.sock").path
+        let sim = try BinaryRunner(["--listen", "unix:\(socket)", "--feed", feed], binary: "glasses-sim", signalWhen: "listening on")
+        #expect(sim.waitForWatchedLine(timeout: 60), "glasses-sim never said it was listening")
+        let link = try LinkConnector.connect(to: .unix(path: socket))
+        let heard = Mutex<[DeviceMessage]>([])
+        let closed = DispatchSemaphore(value: 0)
+        link.open { event in
+            switch event {
+            case .message(let message): heard.withLock { $0.append(message) }
+            case .closed: closed.signal()
+            }
+        }
+        link.send(.hello(protocolVersion: linkProtocolVersion, pairingToken: nil))
+        link.send(.startSession)
+        link.send(.startStream(try StreamConfiguration.validated(videoCodec: .raw, resolution: .low, frameRate: 15)))
+        let result = sim.finish(timeout: 60)
+        #expect(closed.wait(timeout: .now() + 30) == .success, "the glasses close the link as they stop")
+        link.close()
+        #expect(result.status == 65, "\(result.status): \(result.stderr)")
+        #expect(result.stderr.components(separatedBy: "is truncated").count == 2, "\(result.stderr)")
+        let faults = heard.withLock { $0 }.compactMap { message -> (DeviceStreamFault, String?)? in
+            if case .fault(let fault, let text) = message { return (fault, text) } else { return nil }
+        }
+        #expect(faults.count == 1 && faults.first?.0 == .videoStreamingError, "\(faults)")
+        #expect(faults.first?.1?.contains("\(feed) is truncated") == true, "the host hears why: \(faults)")
+        let samples = heard.withLock { $0 }.filter { if case .videoSample = $0 { true } else { false } }
+        #expect(samples.count == 1, "the frame before the cut")
+    }
+
+    @Test("feed and face files that cannot be used are refused with 65 before anything is printed: a size the glasses cannot stream (no usage line), the name once, the formats only when the format is wrong, a folder, a device")
+    func feedAndFaceRefusals() throws {
+        let directory = try Self.folder("feedrefuse")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func y4m(_ name: String, width: Int, height: Int, header: String? = nil) throws -> String {
+            let path = directory.appendingPathComponent(name).path
+            let frame = Data(repeating: 128, count: width * height * 3 / 2)
+            let text = header ?? "YUV4MPEG2 W\(width) H\(height) F15:1 Ip A1:1 C420jpeg XCOLORRANGE=LIMITED"
+            try (Data("\(text)\nFRAME\n".utf8) + frame).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        let out = directory.appendingPathComponent("x.y4m").path
+        let landscape = try y4m("land.y4m", width: 640, height: 360)
+        let tiny = try y4m("tiny.y4m", width: 16, height: 16)
+        let portrait = try y4m("low.y4m", width: 360, height: 640)
+        let zeroRate = try y4m("f0.y4m", width: 360, height: 640, header: "YUV4MPEG2 W360 H640 F0:1 C420jpeg")
+        let text = directory.appendingPathComponent("notes.txt").path
+        try Data("not a video\n".utf8).write(to: URL(fileURLWithPath: text))
+        let cases: [([String], String)] = [
+            (["--feed", landscape], "--feed \(landscape) is 640x360; the glasses stream 360x640, 504x896 or 720x1280 only"),
+            (["--feed", tiny], "--feed \(tiny) is 16x16"),
+            (["--feed", portrait, "--resolution", "medium"], "the video feed \(portrait) is 360x640 but the stream is 504x896"),
+            (["--feed", zeroRate], "the video feed \(zeroRate): the Y4M frame rate F0:1 is out of range"),
+            (["--feed", text], "the video feed \(text) is not a video file this can read"),
+            (["--feed", directory.path], "the video feed \(directory.path) is a folder"),
+            (["--feed", "/dev/zero"], "the video feed /dev/zero is not a regular file"),
+            (["--face", directory.path], "the face image \(directory.path) is a folder"),
+            (["--face", "/dev/zero"], "the face image /dev/zero is not a regular file"),
+        ]
+        for (arguments, fragment) in cases {
+            let result = try BinaryRunner.run(arguments + ["--write", out, "--duration", "1"], binary: "glasses-sim", timeout: 60)
+            #expect(result.status == 65, "\(arguments): \(result.status) \(result.stderr)")
+            #expect(result.stderr.hasPrefix("glasses-sim: error: \(fragment)"), "\(arguments): \(result.stderr)")
+            #expect(!result.stderr.contains("usage:"), "bad data, not usage: \(result.stderr)")
+            #expect(result.stdout.isEmpty, "nothing printed around the error: \(result.stdout)")
+            let file = arguments[1]
+            #expect(result.stderr.components(separatedBy: file).count == 2 || arguments.contains("--resolution"),
+                    "the file named once: \(result.stderr)")
+            // The formats that play are said when the file's kind is the problem, and only then.
+            #expect(result.stderr.contains(VideoFileFeed.formatHint) == (file == text), "\(result.stderr)")
+            #expect(!result.stderr.contains("NSCocoaErrorDomain") && !result.stderr.contains("could not be completed"))
+            #expect(!FileManager.default.fileExists(atPath: out))
+        }
     }
 }

@@ -305,6 +305,7 @@ let quiet = options.quiet
 
 // MARK: Set-up
 
+// Every input and output is checked before anything is printed: a run refused for a bad file says only why.
 let manual = ManualScheduler()
 let scheduler: any EventScheduler = virtualTime ? manual : DispatchEventScheduler(label: "glasses-sim")
 let glasses: SimulatedGlasses
@@ -314,7 +315,6 @@ do {
                                    options: .init(hevcBitrate: options.bitrate, encoderThreads: encoderThreads,
                                                   encoderPsychovisual: virtualTime))
 } catch { fail(error.message) }
-glasses.setLogHandler { log($0) }
 if options.feedPath != nil && options.facePath != nil { fail("--feed and --face cannot be combined: the file replaces the person") }
 if options.feedPath != nil && options.truthPath != nil {
     fail("--truth has nothing to write with --feed: the vitals of a video file are unknown")
@@ -322,21 +322,73 @@ if options.feedPath != nil && options.truthPath != nil {
 if options.passthrough && options.feedPath == nil { fail("--passthrough needs --feed: it sends a file's own samples", .usage) }
 let feedFile: VideoFileFeed?
 if let feedPath = options.feedPath {
-    do {
-        let file = try VideoFileFeed(path: feedPath, passthrough: options.passthrough)
-        try glasses.setCameraFeed(.videoFile(file))
-        feedFile = file
-    } catch { fail(error.message, .dataError) }
+    do { feedFile = try VideoFileFeed(path: feedPath, passthrough: options.passthrough) } catch { fail(error.message, .dataError) }
 } else {
     feedFile = nil
 }
-if let facePath = options.facePath {
-    do { try glasses.setCameraFeed(.faceImage(try FaceImage(ppmFile: URL(fileURLWithPath: facePath)))) } catch {
-        fail(error.message, .dataError)
+/// The glasses stream these sizes only, and never scale a file: a feed of another size can never be streamed.
+let feedResolution: StreamingResolution?
+if let feedFile {
+    guard let match = StreamingResolution.allCases.first(where: {
+        Int($0.videoFrameSize.width) == feedFile.width && Int($0.videoFrameSize.height) == feedFile.height
+    }) else {
+        fail("--feed \(feedFile.path) is \(feedFile.width)x\(feedFile.height); the glasses stream 360x640, 504x896 or 720x1280 "
+                 + "only, and do not scale a file", .dataError)
     }
+    feedResolution = match
+} else {
+    feedResolution = nil
 }
-/// Why the run ends, set once by a signal, the duration timer, the virtual-time loop or a failed --write; the main thread then
-/// finishes the files and exits. Nothing is finished on the signal or scheduler queues.
+let faceImage: FaceImage?
+if let facePath = options.facePath {
+    do { faceImage = try FaceImage(ppmFile: URL(fileURLWithPath: facePath)) } catch { fail(error.message, .dataError) }
+} else {
+    faceImage = nil
+}
+/// What the built-in host asks for, without --listen.
+let builtInStream: StreamConfiguration?
+if options.listen == nil {
+    let ext = URL(fileURLWithPath: options.writePath ?? "").pathExtension.lowercased()
+    let codec: VideoCodec
+    switch options.codecName {
+    case nil: codec = Options.hevcExtensions.contains(ext) ? .hvc1 : .raw
+    case "raw": codec = .raw
+    case "hvc1", "hevc": codec = .hvc1
+    default: fail("--codec must be raw or hvc1")
+    }
+    let resolution: StreamingResolution
+    if let name = options.resolutionName {
+        guard let named = StreamingResolution(rawValue: name) else { fail("--resolution must be low, medium or high") }
+        resolution = named
+    } else {
+        resolution = feedResolution ?? .medium
+    }
+    if let feedFile {
+        // A file of another size than --resolution asks for: the file is what cannot be streamed.
+        do { try feedFile.checkSize(width: Int(resolution.videoFrameSize.width), height: Int(resolution.videoFrameSize.height)) } catch {
+            fail(error.message, .dataError)
+        }
+    }
+    do { builtInStream = try StreamConfiguration.validated(videoCodec: codec, resolution: resolution, frameRate: options.fps) } catch {
+        fail(error.description)
+    }
+} else {
+    builtInStream = nil
+}
+// The files are checked before anything is rendered, and a --write that fails later ends the run at once: the
+// file is what was asked for, so streaming on into nothing would only waste the time to the end.
+for (flag, path) in [("--write", options.writePath), ("--truth", options.truthPath)] {
+    if let path, let problem = OutputPathCheck.problem(writing: path) { fail("cannot write \(flag) \(path): \(problem)", .cannotWriteOutput) }
+}
+
+glasses.setLogHandler { log($0) }
+do {
+    if let feedFile { try glasses.setCameraFeed(.videoFile(feedFile)) }
+    if let faceImage { try glasses.setCameraFeed(.faceImage(faceImage)) }
+} catch { fail(error.message, .dataError) }
+
+/// Why the run ends, set once by a signal, the duration timer, the virtual-time loop, a failed --write or a failed
+/// feed; the main thread then finishes the files and exits. Nothing is finished on the signal or scheduler queues.
 let finishRequest = Mutex<String?>(nil)
 let finishRequested = DispatchSemaphore(value: 0)
 @Sendable func requestFinish(_ reason: String) {
@@ -347,14 +399,17 @@ let finishRequested = DispatchSemaphore(value: 0)
     }
     if first { finishRequested.signal() }
 }
+/// A feed file that failed mid-run (truncated, undecodable, broken timestamps): the glasses have stopped the
+/// stream and told the host with a videoStreamingError fault; the run ends with 65 and this message, serving or
+/// not, since every later stream would fail on the same file.
+let feedFailure = Mutex<SimulatorError?>(nil)
+glasses.setFeedFailureHandler { error in
+    feedFailure.withLock { if $0 == nil { $0 = error } }
+    requestFinish("the video feed failed")
+}
 
 // Trapped before the glasses say they listen: a signal sent as soon as they do is heard.
 let trap = SignalTrap { name in requestFinish(name) }
-// The files are checked before anything is rendered, and a --write that fails later ends the run at once: the
-// file is what was asked for, so streaming on into nothing would only waste the time to the end.
-for (flag, path) in [("--write", options.writePath), ("--truth", options.truthPath)] {
-    if let path, let problem = OutputPathCheck.problem(writing: path) { fail("cannot write \(flag) \(path): \(problem)", .cannotWriteOutput) }
-}
 let recorder = options.writePath.map {
     StreamRecorder(path: $0, frameRate: Int(options.fps), overflow: .wait) { _ in requestFinish("--write failed") }
 }
@@ -375,41 +430,9 @@ if let listen = options.listen {
         log("listening on \(started.address)")
     } catch { fail("\(error)", .deviceUnavailable) }
     probeLink = nil
-} else {
+} else if let configuration = builtInStream {
     // No host: a built-in one asks for a stream so the glasses have something to do.
     server = nil
-    let fps = options.fps
-    let ext = URL(fileURLWithPath: options.writePath ?? "").pathExtension.lowercased()
-    let codec: VideoCodec
-    switch options.codecName {
-    case nil: codec = Options.hevcExtensions.contains(ext) ? .hvc1 : .raw
-    case "raw": codec = .raw
-    case "hvc1", "hevc": codec = .hvc1
-    default: fail("--codec must be raw or hvc1")
-    }
-    let resolutionName: String
-    if let name = options.resolutionName {
-        resolutionName = name
-    } else if let feedFile {
-        guard let match = StreamingResolution.allCases.first(where: {
-            Int($0.videoFrameSize.width) == feedFile.width && Int($0.videoFrameSize.height) == feedFile.height
-        }) else {
-            fail("--feed \(feedFile.path) is \(feedFile.width)x\(feedFile.height); the glasses stream 360x640, 504x896 or 720x1280 only")
-        }
-        resolutionName = match.rawValue
-    } else {
-        resolutionName = "medium"
-    }
-    guard let resolution = StreamingResolution(rawValue: resolutionName) else { fail("--resolution must be low, medium or high") }
-    if let feedFile {
-        do { try feedFile.checkSize(width: Int(resolution.videoFrameSize.width), height: Int(resolution.videoFrameSize.height)) } catch {
-            fail(error.message)
-        }
-    }
-    let configuration: StreamConfiguration
-    do { configuration = try StreamConfiguration.validated(videoCodec: codec, resolution: resolution, frameRate: fps) } catch {
-        fail(error.description)
-    }
     let pair = InProcessLink(scheduler: scheduler, initialCredit: 64, liveness: .disabled)
     glasses.setLinkLossAction { pair.sever() }
     glasses.attach(pair.device)
@@ -418,7 +441,9 @@ if let listen = options.listen {
     pair.host.send(.startSession)
     pair.host.send(.startStream(configuration))
     probeLink = pair.host
-    log("built-in host: streaming \(codec.rawValue) \(resolution.videoFrameSize) @ \(fps) fps to \(options.writePath ?? "nowhere")")
+    log("built-in host: streaming \(configuration.videoCodec.rawValue) \(configuration.resolution.videoFrameSize) @ \(configuration.frameRate) fps to \(options.writePath ?? "nowhere")")
+} else {
+    preconditionFailure("without --listen, the built-in host's stream is set above")
 }
 do {
     _ = try glasses.start(scenario)
@@ -479,4 +504,10 @@ if virtualTime {
 }
 trap.cancel()
 if let reason = finishRequest.withLock({ $0 }) { log("stopping: \(reason)") }
-exit(finish().rawValue)
+var status = finish()
+// Said last, once: what was streamed before the file failed is written, and the run is not a success.
+if let failure = feedFailure.withLock({ $0 }) {
+    ConsoleText.standardError("glasses-sim: error: \(failure.message)\n")
+    if status == .success { status = .dataError }
+}
+exit(status.rawValue)

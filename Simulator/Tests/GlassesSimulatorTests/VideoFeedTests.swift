@@ -1,6 +1,7 @@
 import Foundation
 import GlassesLink
 import GlassesVideo
+import Synchronization
 import Testing
 import WearablesKit
 @testable import GlassesSimulator
@@ -141,7 +142,82 @@ struct VideoFeedTests {
             Issue.record("a text file opened as a video feed")
         } catch {
             #expect(error.code == .invalidFeed)
-            #expect(error.message.contains("unsupported"))
+            // The file's kind is the problem: the formats that play are said, and the file named once.
+            #expect(error.message.hasPrefix("the video feed \(text) is not a video file"), "\(error.message)")
+            #expect(error.message.hasSuffix(VideoFileFeed.formatHint), "\(error.message)")
+            #expect(error.message.components(separatedBy: text).count == 2, "\(error.message)")
+        }
+    }
+
+    @Test("a feed refusal names the file once and gives the formats only when the file's kind is the problem",
+          arguments: [("F0:1", "the Y4M frame rate F0:1 is out of range", false),
+                      ("C444", "Y4M colour space C444 is not supported (8-bit 4:2:0 only)", false),
+                      ("Ib", "Y4M interlacing Ib is not supported", true)])
+    func refusalsNameTheFileOnce(_ field: String, _ reason: String, _ hint: Bool) throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("feed-\(UUID().uuidString).y4m").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var header = "YUV4MPEG2 W360 H640 F15:1 Ip C420jpeg"
+        header = header.replacingOccurrences(of: field.hasPrefix("F") ? "F15:1" : field.hasPrefix("C") ? "C420jpeg" : "Ip", with: field)
+        try (Data("\(header)\nFRAME\n".utf8) + Data(repeating: 128, count: 360 * 640 * 3 / 2)).write(to: URL(fileURLWithPath: path))
+        do {
+            _ = try VideoFileFeed(path: path)
+            Issue.record("\(header) opened")
+        } catch {
+            #expect(error.code == .invalidFeed)
+            #expect(error.message.hasPrefix("the video feed \(path): \(reason)"), "\(error.message)")
+            #expect(error.message.components(separatedBy: path).count == 2, "named once: \(error.message)")
+            #expect(error.message.contains(VideoFileFeed.formatHint) == hint, "\(error.message)")
+            #expect(!error.message.contains("unsupported video feed file"))
+        }
+    }
+
+    @Test("a feed that fails mid-stream (a Y4M cut in its third frame) stops the stream with videoStreamingError and reports the reason once to the feed-failure handler")
+    func failureMidStreamIsReported() throws {
+        let frames = colours.map { flatFrame(width: 360, height: 640, y: $0.0, cb: $0.1, cr: $0.2) }
+        let whole = try writeY4M(frames)
+        defer { try? FileManager.default.removeItem(atPath: whole) }
+        let data = try Data(contentsOf: URL(fileURLWithPath: whole))
+        let path = whole + ".cut.y4m"
+        try data.prefix(data.count - 1000).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+
+        let rig = try Rig()
+        let reported = Mutex<[SimulatorError]>([])
+        rig.glasses.setFeedFailureHandler { error in reported.withLock { $0.append(error) } }
+        try rig.glasses.setCameraFeed(.videoFile(try VideoFileFeed(path: path)))
+        rig.start(config(.raw, .low, 15))
+        rig.run(1.0)
+        #expect(rig.probe.samples.count == 2, "the two whole frames, then nothing")
+        let errors = reported.withLock { $0 }
+        #expect(errors.count == 1, "\(errors)")
+        #expect(errors.first?.code == .invalidFeed)
+        #expect(errors.first?.message.hasPrefix("the video feed \(path) is truncated: frame 3") == true, "\(errors)")
+        let faults = rig.probe.messages.compactMap { message -> (DeviceStreamFault, String?)? in
+            if case .fault(let fault, let text) = message { return (fault, text) } else { return nil }
+        }
+        #expect(faults.count == 1 && faults.first?.0 == .videoStreamingError && faults.first?.1 == errors.first?.message,
+                "the host hears the same reason: \(faults)")
+    }
+
+    @Test("an H.264 file plays as a feed, but is refused for passthrough up front: it has no HEVC samples to pass")
+    func h264PassthroughRefused() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("feed-\(UUID().uuidString).mp4").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let ffmpeg = Process()
+        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        ffmpeg.arguments = ["ffmpeg", "-hide_banner", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
+                            "testsrc2=size=360x640:rate=15", "-frames:v", "6", "-c:v", "libx264", "-pix_fmt", "yuv420p", path]
+        try ffmpeg.run()
+        ffmpeg.waitUntilExit()
+        try #require(ffmpeg.terminationStatus == 0, "ffmpeg with libx264 is needed to make the H.264 file")
+        let decoding = try VideoFileFeed(path: path)
+        #expect(decoding.isHEVC && !decoding.passthrough)
+        do {
+            _ = try VideoFileFeed(path: path, passthrough: true)
+            Issue.record("an H.264 file was opened for passthrough")
+        } catch {
+            #expect(error.code == .invalidFeed)
+            #expect(error.message == "the video feed \(path) is H.264 video: only an HEVC file's samples can be passed through")
         }
     }
 

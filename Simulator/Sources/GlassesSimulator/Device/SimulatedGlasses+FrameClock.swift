@@ -85,12 +85,13 @@ extension SimulatedGlasses {
         let image: RawVideoImage
         var renderedImage: RawVideoImage?
         if case .videoFile(let file) = plan.0 {
-            do {
-                try file.checkSize(width: Int(size.width), height: Int(size.height))
-                image = try file.nextImage()
-            } catch {
+            do { try file.checkSize(width: Int(size.width), height: Int(size.height)) } catch {
                 log("video feed failed: \(error.message)")
                 stopStreaming(fault: error.message)
+                return nil
+            }
+            do { image = try file.nextImage() } catch {
+                feedFailed(error)
                 return nil
             }
         } else {
@@ -137,12 +138,13 @@ extension SimulatedGlasses {
         // Read outside the glasses' lock: the link has its own.
         let resync = encoder.takeResync(linkDrops: link?.droppedVideoSamples ?? 0)
         let next: (sample: HEVCSample, sendConfiguration: Bool)
-        do {
-            try file.checkSize(width: Int(size.width), height: Int(size.height))
-            next = try file.nextSample(resync: resync)
-        } catch {
+        do { try file.checkSize(width: Int(size.width), height: Int(size.height)) } catch {
             log("video feed failed: \(error.message)")
             stopStreaming(fault: error.message)
+            return
+        }
+        do { next = try file.nextSample(resync: resync) } catch {
+            feedFailed(error)
             return
         }
         let sample = VideoSample(presentationTimeUs: presentationTimeUs, isKeyframe: next.sample.isKeyframe,
@@ -158,6 +160,19 @@ extension SimulatedGlasses {
             return s.link
         }
         link?.send(.fault(.videoStreamingError, message: message))
+    }
+
+    /// The video file cannot give the next frame (see ``setFeedFailureHandler(_:)``): the stream stops with a
+    /// `videoStreamingError` fault, and the handler, when there is one, hears why.
+    private func feedFailed(_ error: SimulatorError) {
+        let handler = state.withLock { $0.feedFailureHandler }
+        stopStreaming(fault: error.message)
+        if let handler {
+            log("video feed failed: stream stopped (fault videoStreamingError)")
+            handler(error)
+        } else {
+            log("video feed failed: \(error.message)")
+        }
     }
 
     /// Sends `messages` and then `sample`, through the outgoing faults (withheld, damaged, delayed).

@@ -75,6 +75,7 @@ public final class SimulatedGlasses: Sendable {
         var garbageWriter: GarbageWriter?
         var linkLossAction: (@Sendable () -> Void)?
         var failureHandler: (@Sendable (SimulatorError) -> Void)?
+        var feedFailureHandler: (@Sendable (SimulatorError) -> Void)?
     }
 
     /// The rendered person and their ground truth.
@@ -151,6 +152,16 @@ public final class SimulatedGlasses: Sendable {
     /// should end the run with an error when it is called.
     public func setFailureHandler(_ handler: (@Sendable (SimulatorError) -> Void)?) {
         state.withLock { $0.failureHandler = handler }
+    }
+
+    /// Receives the error when a video-file feed cannot give its next frame mid-stream: the file is truncated,
+    /// cannot be decoded, or its timestamps are broken. By then the frame clock has stopped and the host has heard
+    /// a `videoStreamingError` fault with the same message; the file would fail the same way on every later stream,
+    /// so `glasses-sim` ends the run with it (exit 65). With a handler installed the glasses log only that the
+    /// stream stopped, leaving the message to the handler; without one they log the message. A file whose size is
+    /// not the stream's (a host's choice) stops the stream with the fault too, but is not reported here.
+    public func setFeedFailureHandler(_ handler: (@Sendable (SimulatorError) -> Void)?) {
+        state.withLock { $0.feedFailureHandler = handler }
     }
 
     /// Reports a scheduled event that failed: counted, logged as an error, and handed to the failure handler.

@@ -1,5 +1,8 @@
 import Foundation
 import GlassesVideo
+#if canImport(Glibc)
+import Glibc
+#endif
 import GlassesMedia
 import Synchronization
 import WearablesKit
@@ -61,17 +64,17 @@ public final class VideoFileFeed: Sendable {
     private let passthroughPlayer: Mutex<Passthrough?>
 
     /// Opens a video file and checks that it yields a frame.
-    /// - Throws: ``SimulatorError`` `invalidFeed` when the file cannot be read, is not HEVC or 8-bit 4:2:0 video-range
-    ///   Y4M, has an odd size, or holds no decodable frame.
+    /// - Throws: ``SimulatorError`` `invalidFeed` when the file cannot be read, is not HEVC, H.264 or 8-bit 4:2:0
+    ///   video-range Y4M, has an odd size, or holds no decodable frame. The message names the file once, and says
+    ///   which formats play only when the file's format is the problem.
     ///
-    /// - Parameter passthrough: send an HEVC file's samples as they are on an hvc1 stream (refused for Y4M).
+    /// - Parameter passthrough: send an HEVC file's samples as they are on an hvc1 stream (refused for Y4M and
+    ///   H.264, whose samples are not HEVC).
     public init(path: String, passthrough: Bool = false) throws(SimulatorError) {
-        guard FileManager.default.isReadableFile(atPath: path) else {
-            throw SimulatorError(.invalidFeed, "cannot read the video feed file \(path)", context: ["file": path])
-        }
+        try Self.checkReadable(path)
         let reader: VideoFileReader
         do { reader = try VideoFileReader(path: path) } catch {
-            throw Self.error("unsupported video feed file \(path): \(error.message) (use HEVC in Annex B, MP4 or Matroska, or 4:2:0 Y4M)", path)
+            throw Self.error(error, path)
         }
         let hevc: Bool
         switch reader.kind {
@@ -79,7 +82,7 @@ public final class VideoFileFeed: Sendable {
             hevc = false
             let fullRange: Bool
             do { fullRange = try Y4MReader(path: path).header.fullRange } catch {
-                throw Self.error("cannot read the Y4M feed \(path): \(error.message)", path)
+                throw Self.error(error, path)
             }
             if fullRange {
                 throw Self.error("the Y4M feed \(path) is full range; the glasses send video range (convert it first)", path)
@@ -104,8 +107,13 @@ public final class VideoFileFeed: Sendable {
             guard hevc else {
                 throw Self.error("the video feed \(path) is Y4M: only an HEVC file's samples can be passed through", path)
             }
+            // An H.264 file is read as decoded pictures (VideoFileReader decodes it): it has no samples to pass.
+            guard reader.codec == "hevc" else {
+                let codec = reader.codec == "h264" ? "H.264" : reader.codec
+                throw Self.error("the video feed \(path) is \(codec) video: only an HEVC file's samples can be passed through", path)
+            }
             do { passthroughPlayer = Mutex(Passthrough(reader: try VideoFileReader(path: path))) } catch {
-                throw Self.error("cannot open \(path) a second time to pass its samples through: \(error.message)", path)
+                throw Self.error(error, path)
             }
         } else {
             passthroughPlayer = Mutex(nil)
@@ -150,14 +158,14 @@ public final class VideoFileFeed: Sendable {
             while true {
                 let frame: VideoFrame?
                 do throws(VideoCodecError) { frame = try p.reader.nextFrame() } catch {
-                    throw Self.error("cannot read the video feed \(path): \(error.message)", path)
+                    throw Self.error(error, path)
                 }
                 guard let frame else {
                     // End of file: start again (at most once per call, so a file without a keyframe cannot spin).
                     guard !reopened else { throw Self.error("the video feed \(path) holds no keyframe to start from", path) }
                     reopened = true
                     do throws(VideoCodecError) { p.reader = try VideoFileReader(path: path) } catch {
-                        throw Self.error("cannot reopen the video feed \(path) to loop: \(error.message)", path)
+                        throw Self.error(error, path)
                     }
                     p.loops += 1
                     continue
@@ -216,13 +224,13 @@ public final class VideoFileFeed: Sendable {
         while p.pending.isEmpty {
             let frame: VideoFrame?
             do { frame = try p.reader.nextFrame() } catch {
-                throw Self.error("cannot read the video feed \(path): \(error.message)", path)
+                throw Self.error(error, path)
             }
             if let frame {
                 if let decoder = p.decoder {
                     let decoded: [DecodedVideoFrame]
                     do { decoded = try decoder.decode(frame) } catch {
-                        throw Self.error("cannot decode the video feed \(path): \(error.message)", path)
+                        throw Self.error(error, path, lead: "cannot decode the video feed")
                     }
                     for picture in decoded { p.pending.append(try image(from: picture.pixelBuffer, path: path)) }
                 } else if case .raw(let raw) = frame.content {
@@ -243,7 +251,7 @@ public final class VideoFileFeed: Sendable {
             }
             reopened = true
             do { p.reader = try VideoFileReader(path: path) } catch {
-                throw Self.error("cannot reopen the video feed \(path) to loop: \(error.message)", path)
+                throw Self.error(error, path)
             }
             p.loops += 1
         }
@@ -265,5 +273,46 @@ public final class VideoFileFeed: Sendable {
 
     private static func error(_ message: String, _ path: String) -> SimulatorError {
         SimulatorError(.invalidFeed, message, context: ["file": path])
+    }
+
+    /// The formats a feed plays, added to a refusal only when the file's kind is the problem.
+    public static let formatHint = "(use HEVC in Annex B, MP4 or Matroska, H.264, or 4:2:0 Y4M)"
+
+    /// A reader's or decoder's error as the feed's: the file named once, and the formats that play only when the
+    /// file is of a kind this does not read (not for a size, rate, truncation or timestamp problem, nor when the
+    /// message already says what plays: the `ffmpeg` command that converts it, or "4:2:0" for a Y4M file).
+    private static func error(_ error: VideoCodecError, _ path: String, lead: String = "the video feed") -> SimulatorError {
+        var message = naming(path, error.message, lead: lead)
+        if error.code == .unsupportedFile && !error.message.contains("ffmpeg -i") && !error.message.contains("4:2:0") {
+            message += " \(formatHint)"
+        }
+        var context = error.context
+        context["file"] = path
+        return SimulatorError(.invalidFeed, message, context: context)
+    }
+
+    /// `message` (a reader's, which mostly names the file already: "x.y4m is truncated: …", "x.y4m: the Y4M frame
+    /// rate …") led by `lead`, with the file named once: "the video feed x.y4m is truncated: …".
+    static func naming(_ path: String, _ message: String, lead: String) -> String {
+        if message.hasPrefix(path + ": ") { return "\(lead) \(path): \(message.dropFirst(path.count + 2))" }
+        if message.hasPrefix(path + " ") { return "\(lead) \(message)" }
+        if message.contains(path) { return message }
+        return "\(lead) \(path): \(message)"
+    }
+
+    /// Throws unless `path` is a regular file this process may read, saying what it is instead.
+    private static func checkReadable(_ path: String) throws(SimulatorError) {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            throw error("cannot read the video feed \(path): \(String(cString: strerror(errno)).lowercased())", path)
+        }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw error("the video feed \(path) is a folder, not a video file", path)
+        default: throw error("the video feed \(path) is not a regular file (a pipe or a device): play a recording from a file", path)
+        }
+        guard access(path, R_OK) == 0 else {
+            throw error("cannot read the video feed \(path): \(String(cString: strerror(errno)).lowercased())", path)
+        }
     }
 }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An RGB image used as the simulated person's face (loaded from a PPM file, or from any decoded image).
 public struct FaceImage: Sendable, Hashable {
@@ -17,44 +20,117 @@ public struct FaceImage: Sendable, Hashable {
         self.rgb = rgb
     }
 
-    /// Loads a binary PPM (P6, maxval 255) file.
-    /// - Throws: ``SimulatorError`` `invalidFeed` when the file is missing or not a PPM this reader handles.
+    /// The largest face image's width and height, in pixels.
+    public static let maximumSide = 8192
+
+    /// Loads a binary PPM (P6, maxval 255) file of at most ``maximumSide`` pixels a side, from a file or a pipe.
+    ///
+    /// The header is read first and its size checked; then exactly the pixels it declares are read (a 8192×8192
+    /// image is 192 MiB), so a file's size never decides how much is held.
+    /// - Throws: ``SimulatorError`` `invalidFeed` when the file cannot be read (with the system's reason), is a
+    ///   folder or a device, is not a PPM this reader handles, is larger than ``maximumSide`` a side, or ends
+    ///   before its pixels do. Messages name the file as `url` gives it (its relative path).
     public init(ppmFile url: URL) throws(SimulatorError) {
-        let data: Data
-        do { data = try Data(contentsOf: url) } catch {
-            throw SimulatorError(.invalidFeed, "cannot read face image \(url.path): \(error.localizedDescription)",
-                                 context: ["file": url.path])
+        let name = url.relativePath
+        func failure(_ message: String) -> SimulatorError {
+            SimulatorError(.invalidFeed, message, context: ["file": name])
         }
-        let bytes = [UInt8](data.prefix(64 * 1024 * 1024))
-        var index = 0
-        func token() -> String? {
-            while index < bytes.count {
-                if bytes[index] == UInt8(ascii: "#") {
-                    while index < bytes.count, bytes[index] != 10 { index += 1 }
-                } else if [9, 10, 13, 32].contains(bytes[index]) {
-                    index += 1
-                } else { break }
+        func reason(_ code: Int32) -> String { String(cString: strerror(code)).lowercased() }
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure("cannot read the face image \(name): \(reason(errno))") }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw failure("cannot read the face image \(name): \(reason(errno))") }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG, S_IFIFO: break  // a file, or a pipe (`--face <(convert … ppm:-)`)
+        case S_IFDIR: throw failure("the face image \(name) is a folder, not a PPM file")
+        default: throw failure("the face image \(name) is not a regular file (a device): give a PPM file")
+        }
+        var reader = DescriptorReader(descriptor: descriptor, name: name)
+        let notPPM = "the face image \(name) is not a binary PPM (P6, maxval 255)"
+        // The header: four tokens, with comments, in at most a few KiB.
+        func token() throws(SimulatorError) -> String? {
+            var text = ""
+            while true {
+                guard let byte = try reader.next(failure) else { return text.isEmpty ? nil : text }
+                if byte == UInt8(ascii: "#") && text.isEmpty {
+                    while let c = try reader.next(failure), c != 10 {}
+                } else if [9, 10, 13, 32].contains(byte) {
+                    if !text.isEmpty { return text }
+                } else {
+                    text.append(Character(UnicodeScalar(byte)))
+                    if text.count > 16 { return nil }
+                }
+                if reader.consumed > 4096 { return nil }
             }
-            var s = ""
-            while index < bytes.count, ![9, 10, 13, 32].contains(bytes[index]), s.count < 16 {
-                s.append(Character(UnicodeScalar(bytes[index])))
-                index += 1
-            }
-            return s.isEmpty ? nil : s
         }
-        guard token() == "P6", let w = token().flatMap({ Int($0) }), let h = token().flatMap({ Int($0) }),
-              let maxval = token().flatMap({ Int($0) }), maxval == 255, (1...8192).contains(w), (1...8192).contains(h)
-        else {
-            throw SimulatorError(.invalidFeed, "\(url.path) is not a binary PPM (P6, maxval 255, at most 8192×8192)",
-                                 context: ["file": url.path])
+        guard try token() == "P6", let w = try token().flatMap({ Int($0) }), let h = try token().flatMap({ Int($0) }),
+              let maxval = try token().flatMap({ Int($0) }), maxval == 255, w > 0, h > 0
+        else { throw failure(notPPM) }
+        // The whitespace after maxval ended its token; the pixels follow.
+        guard w <= Self.maximumSide, h <= Self.maximumSide else {
+            throw failure("the face image \(name) is \(w)×\(h); a face image may be at most \(Self.maximumSide)×\(Self.maximumSide) pixels")
         }
-        index += 1
-        guard bytes.count - index >= w * h * 3 else {
-            throw SimulatorError(.invalidFeed, "\(url.path) is truncated", context: ["file": url.path])
+        let count = w * h * 3
+        let rgb = try reader.read(count, failure) { got in
+            "the face image \(name) is truncated: it has \(got) of its \(count) pixel bytes (\(w)×\(h) RGB)"
         }
         self.width = w
         self.height = h
-        self.rgb = Array(bytes[index..<(index + w * h * 3)])
+        self.rgb = rgb
+    }
+}
+
+/// Reads a file descriptor in chunks, for ``FaceImage/init(ppmFile:)``.
+private struct DescriptorReader {
+    let descriptor: Int32
+    /// The file's name, for messages.
+    let name: String
+    private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    private var start = 0, end = 0
+    /// Bytes handed out so far.
+    private(set) var consumed = 0
+
+    init(descriptor: Int32, name: String) {
+        self.descriptor = descriptor
+        self.name = name
+    }
+
+    /// Refills the buffer; false at the end of the file.
+    private mutating func fill(_ failure: (String) -> SimulatorError) throws(SimulatorError) -> Bool {
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw failure("cannot read the face image \(name): \(String(cString: strerror(errno)).lowercased())")
+            }
+            start = 0
+            end = count
+            return count > 0
+        }
+    }
+
+    /// The next byte, or nil at the end of the file.
+    mutating func next(_ failure: (String) -> SimulatorError) throws(SimulatorError) -> UInt8? {
+        if start == end, try !fill(failure) { return nil }
+        consumed += 1
+        defer { start += 1 }
+        return buffer[start]
+    }
+
+    /// Exactly `count` bytes; `truncated(got)` says why when the file ends first.
+    mutating func read(_ count: Int, _ failure: (String) -> SimulatorError,
+                       truncated: (Int) -> String) throws(SimulatorError) -> [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(count)
+        while out.count < count {
+            if start == end, try !fill(failure) { throw failure(truncated(out.count)) }
+            let take = min(count - out.count, end - start)
+            out.append(contentsOf: buffer[start..<(start + take)])
+            start += take
+            consumed += take
+        }
+        return out
     }
 }
 
