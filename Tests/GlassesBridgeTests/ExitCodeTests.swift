@@ -156,6 +156,26 @@ struct ExitCodeTests {
         #expect(!message.contains("unfolded and worn"), "\(message)")
     }
 
+    @Test("a link lost after the glasses reported a stream fault is told with their words")
+    func aLossAfterAFault() async throws {
+        // A 360x640 feed cut inside its third frame: the glasses stop the stream with a fault that says so.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("cut-\(UUID().uuidString).y4m").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var bytes = Data("YUV4MPEG2 W360 H640 F24:1 Ip C420jpeg\n".utf8)
+        for _ in 0..<2 { bytes.append(Data("FRAME\n".utf8) + Data(repeating: 128, count: 360 * 640 * 3 / 2)) }
+        bytes.append(Data("FRAME\n".utf8) + Data(repeating: 128, count: 1000))
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let run = try SimulatedRun(resolution: .low, seconds: 6)
+        try run.glasses.setCameraFeed(.videoFile(try VideoFileFeed(path: path)))
+        run.at(2) { run.glasses.inject(.linkLoss) }
+        _ = await run.run()
+        let warnings = run.events.all.compactMap { entry -> String? in
+            if case .warning(let text) = entry.event { text } else { nil }
+        }
+        #expect(warnings.contains { $0.hasPrefix("Link lost:") && $0.contains("the glasses had reported a stream fault:") && $0.contains("truncated") },
+                "\(warnings)")
+    }
+
     @Test("a run in which no frame ever arrives is not a success")
     func noFramesIsAFailure() async throws {
         let run = try SimulatedRun(seconds: 3)

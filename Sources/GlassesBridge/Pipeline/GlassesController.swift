@@ -61,6 +61,8 @@ final class GlassesController: Sendable {
         var closeReason: String?
         /// The glasses' own words with their latest stream fault (DAT's `StreamError` carries none).
         var lastDeviceFault: String?
+        /// The same, from the current link only: a loss right after it is told with it.
+        var linkFault: String?
         var tornDown = false
         /// The current link, for the device's count of frames it dropped for lack of credit.
         var dropReporter: (any DeviceDropReporting)?
@@ -278,7 +280,10 @@ final class GlassesController: Sendable {
         deps.wearables.attach(link: ObservedDeviceLink(link, closed: { [weak self] error in self?.linkClosed(attempt: attempt, error) },
                                                        fault: { [weak self] _, message in
                                                            guard !message.isEmpty else { return }
-                                                           self?.state.withLock { $0.lastDeviceFault = message }
+                                                           self?.state.withLock { state in
+                                                               state.lastDeviceFault = message
+                                                               state.linkFault = message
+                                                           }
                                                        }))
         watchForDevice()
         // Weakly: a pending timer must not keep the link (and through it the scheduler that holds the timer) alive.
@@ -340,14 +345,18 @@ final class GlassesController: Sendable {
     private func linkStateChanged(_ linkState: LinkState) {
         switch linkState {
         case .connected:
-            state.withLock { $0.linkUp = true }
+            state.withLock { state in
+                state.linkUp = true
+                state.linkFault = nil
+            }
             event { $0.linkConnected(now: $1) }
         case .disconnected:
-            let wasUp = state.withLock { state -> Bool in
+            let (wasUp, closeReason, fault) = state.withLock { state -> (Bool, String?, String?) in
                 defer { state.linkUp = false }
-                return state.linkUp
+                return (state.linkUp, state.closeReason, state.linkFault)
             }
-            let reason = state.withLock { $0.closeReason } ?? "the connection closed"
+            // Glasses that stop over a fault of their own (a feed file that broke) say why before they go.
+            let reason = (closeReason ?? "the connection closed") + (fault.map { "; the glasses had reported a stream fault: \($0)" } ?? "")
             if wasUp { event { $0.linkLost(reason, now: $1) } }
         case .connecting:
             break
