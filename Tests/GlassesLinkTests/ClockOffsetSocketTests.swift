@@ -79,6 +79,9 @@ struct ClockOffsetSocketTests {
         // 1 s: the host's heartbeat carries t0 = 1 s; wait until the device has it (t1 = 1 s + offset).
         clock.advance(by: .seconds(1))
         #expect(deviceEvents.wait { $0.contains { if case .message(.heartbeat(_, 1_000_000?)) = $0 { true } else { false } } })
+        // The device beats at 1 s too. Its beat is taken on the host before time moves on: one still on its way
+        // when the clock reaches 2 s would be taken then, and read as a round trip of 1 s (seen on a loaded machine).
+        #expect(hostEvents.wait { $0.contains { if case .message(.heartbeat) = $0 { true } else { false } } })
         // 2 s: the device's heartbeat echoes it (t2 = 2 s + offset); the host takes it at t3 = 2 s.
         clock.advance(by: .seconds(1))
         #expect(hostEvents.wait { events in
