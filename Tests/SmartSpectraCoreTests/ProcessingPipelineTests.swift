@@ -129,6 +129,35 @@ struct ProcessingPipelineTests {
         #expect(configChanges.withLock { $0 } == 1)
     }
 
+    @Test("an observer's callback runs on the SDK's thread: beginNewTimeline there throws, waitForQueueRoom returns, nothing deadlocks")
+    func callsFromAnObserverDoNotDeadlock() async throws {
+        let harness = try await Harness.started()
+        let outcome = Mutex<SmartSpectraError?>(nil)
+        let called = DispatchSemaphore(value: 0)
+        withObservationTracking {
+            _ = harness.sdk.processingStatus
+        } onChange: {
+            harness.sdk.waitForQueueRoom(allowingPending: 0)
+            do { try harness.input.beginNewTimeline() } catch { outcome.withLock { $0 = error as? SmartSpectraError } }
+            called.signal()
+        }
+        #expect(harness.input.sendFrame(SubmissionCase.bgra(), timestampUs: 1) == .accepted)
+        await waitOffPool(called)
+        #expect(outcome.withLock { $0?.code } == .invalidState)
+        #expect(outcome.withLock { $0?.message.contains("from the thread that submits frames") } == true)
+        // The SDK goes on: a later frame is processed, and stop returns.
+        #expect(harness.input.sendFrame(SubmissionCase.bgra(), timestampUs: 2) == .accepted)
+        await harness.sdk.waitUntilProcessed()
+        #expect(harness.sdk.frameStatistics.processed == 2)
+        try await harness.sdk.stop()
+    }
+
+    @Test("a frame queue asked for without bound is clamped, not a crash")
+    func unboundedQueueIsClamped() {
+        let sdk = SmartSpectraSDK(config: SmartSpectraConfig(logLevel: .none), backend: RecordingBackend(), frameQueueCapacity: Int.max)
+        #expect(sdk.frameStatistics.processed == 0)
+    }
+
     @Test("image output follows imageOutputEnabled")
     func imageOutput() async throws {
         let harness = try await Harness.started(transform: .rotate90CW)

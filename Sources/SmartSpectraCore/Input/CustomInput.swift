@@ -49,7 +49,8 @@ public final class CustomInput: Sendable {
     ///
     /// Blocks the calling thread until the new run accepts frames. Call it from your own submitting thread, never
     /// from a task on the cooperative pool.
-    /// - Throws: `invalidState` when this handle is no longer current; the backend's error if it cannot restart.
+    /// - Throws: `invalidState` when this handle is no longer current, or when called on the SDK's own thread (an
+    ///   observer's callback, which runs there); the backend's error if it cannot restart.
     public func beginNewTimeline() throws(SmartSpectraError) {
         guard sdk.isCurrent(generation: generation) else {
             throw SmartSpectraError(

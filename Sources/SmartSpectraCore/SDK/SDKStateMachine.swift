@@ -175,7 +175,7 @@ struct SDKStateMachine {
     private var delivering = false
 
     init(queueCapacity: Int) {
-        self.queueCapacity = max(1, queueCapacity)
+        self.queueCapacity = min(max(1, queueCapacity), SmartSpectraSDK.maximumFrameQueueCapacity)
     }
 
     // MARK: Source selection

@@ -44,6 +44,7 @@ public final class SmartSpectraSDK: Observable, Sendable {
     ///   - backend: the processing backend (`SmartSpectraInput` adds an initializer, and ``shared``, that use the
     ///     embedded, offline vitals engine).
     ///   - frameQueueCapacity: how many accepted frames may wait for the backend; when full, the oldest is dropped.
+    ///     Clamped to 1...``maximumFrameQueueCapacity``.
     public init(
         config: SmartSpectraConfig = SmartSpectraConfig(),
         backend: any ProcessingBackend,
@@ -52,8 +53,13 @@ public final class SmartSpectraSDK: Observable, Sendable {
         self.config = config
         self.backend = backend
         self.core = Mutex(SDKStateMachine(queueCapacity: frameQueueCapacity))
-        self.pool = PixelBufferPool(maximumIdleBuffers: max(1, frameQueueCapacity) + 4)
+        // Clamped like the queue's own capacity (`Int.max`, "unbounded", overflowed here).
+        self.pool = PixelBufferPool(maximumIdleBuffers: min(max(1, frameQueueCapacity), Self.maximumFrameQueueCapacity) + 4)
     }
+
+    /// The most frames the queue holds, whatever `frameQueueCapacity` asks (a queue of pictures without bound is
+    /// memory without bound).
+    public static let maximumFrameQueueCapacity = 1024
 
     deinit {
         let (metrics, status) = subscribers.withLock { subscribers in
@@ -193,9 +199,11 @@ public final class SmartSpectraSDK: Observable, Sendable {
     /// Blocks the calling thread until at most `pending` of the frames accepted so far wait to be processed (or no
     /// run is active): the synchronous way for a producer that owns its thread to keep pace with the backend.
     ///
-    /// Call it from a thread of your own (never from a task on the cooperative pool); the SDK's own threads never
-    /// wait here. `pending` below zero counts as zero.
+    /// Call it from a thread of your own (never from a task on the cooperative pool); on the SDK's own thread (an
+    /// observer's callback runs there) it returns at once, since the wait would be for that thread itself. `pending` below zero counts as zero.
     public func waitForQueueRoom(allowingPending pending: Int) {
+        // On the SDK's own thread (an observer's callback) the wait would be for that thread itself: a deadlock.
+        guard !ProcessingWorker.isCurrentThreadWorker else { return }
         let semaphore = DispatchSemaphore(value: 0)
         let effects = core.withLock {
             $0.drainRequested(continuation: .thread(semaphore), allowedPending: UInt64(max(0, pending)))
@@ -214,6 +222,11 @@ public final class SmartSpectraSDK: Observable, Sendable {
 
     /// `stop()` then `start()`, blocking the calling thread: what ``CustomInput/beginNewTimeline()`` does.
     func restartBlocking() throws(SmartSpectraError) {
+        guard !ProcessingWorker.isCurrentThreadWorker else {
+            // The run can only end on this very thread, which would wait here for ever.
+            throw SmartSpectraError(code: .invalidState, message: "beginNewTimeline() was called on the SDK's own thread (from an observer's "
+                + "callback), where it would wait for itself: call it from the thread that submits frames")
+        }
         let stopped = DispatchSemaphore(value: 0)
         perform(core.withLock { $0.stopRequested(discard: false, continuation: .thread(stopped)) })
         stopped.wait()
