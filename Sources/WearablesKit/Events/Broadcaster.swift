@@ -73,8 +73,12 @@ final class Broadcaster<Value: Sendable>: Announcer, Sendable {
                 subscriber.active.store(false, ordering: .releasing)
                 self?.remove(id)
             }
+        } else if initial == nil {
+            // Finished already, and nothing to deliver first: the stream ends now. Enqueued, it waited for the owner's
+            // next drain, which an idle owner (a stopped stream, an ended session) may never have.
+            subscriber.finish()
         } else {
-            effects.enqueue { subscriber.finish() }
+            effects.enqueue { subscriber.finish() }  // after `initial`, in effect order (the caller drains)
         }
         return stream
     }
