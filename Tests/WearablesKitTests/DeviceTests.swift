@@ -87,10 +87,17 @@ struct DeviceTests {
         #expect(device.linkState == .disconnected)
         #expect(rig.wearables.devices == ["glasses-1"])  // still known
         #expect(rig.wearables.attachedLinkCount == 0)
-        _ = rig.reconnect()
+        let link = rig.reconnect()
         #expect(rig.wearables.deviceForIdentifier("glasses-1") === device)
         #expect(device.linkState == .connected)
         #expect(rig.wearables.devices == ["glasses-1"])
+        // The same link attached again is left as it is: when it drops, nothing stays counted.
+        rig.wearables.attach(link: link)
+        rig.run()
+        #expect(rig.wearables.attachedLinkCount == 1)
+        link.drop()
+        rig.run()
+        #expect(rig.wearables.attachedLinkCount == 0 && device.linkState == .disconnected)
     }
 
     @Test("a second live link from the same glasses replaces the first, which is closed")

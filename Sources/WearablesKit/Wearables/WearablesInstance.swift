@@ -81,10 +81,17 @@ public final class WearablesInstance: WearablesInterface {
 
     // MARK: Links
 
-    /// Takes ownership of `link`: opens it, sends `hello`, and tracks the glasses behind it.
+    /// Takes ownership of `link`: opens it, sends `hello`, and tracks the glasses behind it. A link that is attached
+    /// already is left as it is (a link is opened once; opening it again took its events from the first attachment,
+    /// which then never heard it close).
     public func attach(link: any DeviceLink, pairingToken: String?) {
         let connection = LinkConnection(link: link)
-        core.withLock { $0.connections[ObjectIdentifier(connection)] = connection }
+        let attachedAlready = core.withLock { core -> Bool in
+            if core.connections.values.contains(where: { $0.link === link }) { return true }
+            core.connections[ObjectIdentifier(connection)] = connection
+            return false
+        }
+        guard !attachedAlready else { return }
         link.open { [weak self, weak connection] event in
             guard let self, let connection else { return }
             self.handle(event, from: connection)
