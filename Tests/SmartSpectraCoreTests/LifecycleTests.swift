@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import SmartSpectraCore
 
@@ -94,6 +95,41 @@ struct LifecycleTests {
         let error = await #expect(throws: SmartSpectraError.self) { try await sdk.start() }
         #expect(error?.code == .processingFailed)
         #expect(sdk.processingStatus == .error)
+    }
+
+    @Test("stop() or reset() during a start that then fails end idle (reset without the error); start() hears the failure",
+          arguments: [false, true])
+    func stopDuringAFailingStart(reset: Bool) async throws {
+        final class GatedFailure: ProcessingBackend {
+            let name = "gated"
+            let producedMetrics: Set<MetricType> = []
+            let entered = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+            func makeProcessor(configuration: ProcessingConfiguration) throws -> any FrameProcessor {
+                entered.signal()
+                release.wait()
+                throw SmartSpectraError(code: .processingFailed, message: "no model")
+            }
+        }
+        let backend = GatedFailure()
+        let sdk = SmartSpectraSDK(config: SmartSpectraConfig(logLevel: .none), backend: backend)
+        _ = try sdk.useCustomInput()
+        let starting = Task { () -> SmartSpectraError? in
+            do { try await sdk.start(); return nil } catch { return error as? SmartSpectraError }
+        }
+        await waitOffPool(backend.entered)
+        let stopping = Task { if reset { try await sdk.reset() } else { try await sdk.stop() } }
+        await eventuallyStopping(sdk)
+        backend.release.signal()
+        try await stopping.value
+        #expect(await starting.value?.code == .processingFailed)
+        #expect(sdk.processingStatus == .idle)
+        #expect(reset ? sdk.error == nil : sdk.error?.code == .processingFailed)
+    }
+
+    /// Yields until the SDK has taken the stop request (its status says `stopping`).
+    private func eventuallyStopping(_ sdk: SmartSpectraSDK) async {
+        for _ in 0..<200_000 where sdk.processingStatus != .stopping { await Task.yield() }
+        #expect(sdk.processingStatus == .stopping)
     }
 
     @Test("start() while started throws invalidState")

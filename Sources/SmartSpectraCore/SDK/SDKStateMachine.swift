@@ -274,8 +274,15 @@ struct SDKStateMachine {
         guard case .active(let run) = phase, run.id == runID else { return effects }
         if let continuation = run.startContinuation { effects.resumeStart = (continuation, failure) }
         effects.resume = run.stopWaiters + run.drainWaiters.map(\.continuation)
-        phase = .failed
-        publishError(failure)
+        if case .stopping(let discard) = run.stage {
+            // stop() or reset() came while the processor was being made: the run ends where they lead, idle (reset
+            // also clears the error); start() still hears the failure.
+            phase = .idle
+            if discard { clearOutput() } else { publishError(failure) }
+        } else {
+            phase = .failed
+            publishError(failure)
+        }
         publishStatus()
         effects.log.append((.error, "The processing backend failed to start: \(failure)"))
         return effects
