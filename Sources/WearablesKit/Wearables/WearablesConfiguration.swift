@@ -1,21 +1,24 @@
 /// How a ``WearablesInstance`` keeps time and how long it waits for the glasses.
+///
+/// The timings are set only through the checked initializer (they were settable afterwards, which skipped the check:
+/// a start timeout of zero then read as glasses that never answered).
 public struct WearablesConfiguration: Sendable {
     /// Where timers run: real time by default; tests and simulations pass a ``ManualScheduler``.
     public var scheduler: any EventScheduler
     /// How long a stream waits in ``StreamState/waitingForDevice`` (and a session waits for lost glasses)
     /// before giving up with ``StreamError/deviceNotConnected(_:)``; real glasses wait about 31 s.
-    public var deviceWaitTimeout: Duration
+    public private(set) var deviceWaitTimeout: Duration
     /// How long a stream waits in ``StreamState/starting`` before ``StreamError/timeout``,
     /// and a session waits in ``DeviceSessionState/starting`` before failing.
-    public var startTimeout: Duration
+    public private(set) var startTimeout: Duration
     /// How long `stop()` waits for the glasses to acknowledge before declaring the stream or session stopped.
-    public var stopGracePeriod: Duration
+    public private(set) var stopGracePeriod: Duration
     /// How long a photo capture may take before ``StreamError/photoCaptureFailed``.
-    public var photoCaptureTimeout: Duration
+    public private(set) var photoCaptureTimeout: Duration
     /// How long a permission query or request waits for the glasses before ``PermissionError/requestTimeout``.
-    public var permissionTimeout: Duration
+    public private(set) var permissionTimeout: Duration
     /// The battery level (percent) at or below which a running stream reports ``StreamError/batteryLow``.
-    public var batteryLowThreshold: Int
+    public private(set) var batteryLowThreshold: Int
 
     /// Creates a configuration, rejecting values that cannot work.
     /// - Throws: ``WearablesConfigurationError`` naming the offending setting.
