@@ -14,7 +14,7 @@ struct ContentView: View {
             }
             Section("Relay") {
                 Text(model.status)
-                Text("Frames sent: \(model.framesSent)")
+                Text("Frames to the bridge: \(model.framesSent)")
                 Button(model.isRunning ? "Stop" : "Start") {
                     model.isRunning ? model.stop() : model.start()
                 }

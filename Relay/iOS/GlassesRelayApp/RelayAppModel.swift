@@ -74,7 +74,7 @@ final class RelayAppModel {
 
     private func refresh() {
         guard let client else { return }
-        framesSent = service?.currentServer?.counters.samplesSent ?? framesSent
+        framesSent = service?.samplesDelivered ?? framesSent  // what the bridge got: frames dropped for credit left out
         if let device = client.currentDevice, let state = client.currentDeviceState {
             glasses = "\(device.name): \(state.linkState), \(state.donState), hinges \(state.hingeState)"
         } else {
