@@ -353,8 +353,7 @@ if options.listen == nil {
     switch options.codecName {
     case nil: codec = Options.hevcExtensions.contains(ext) ? .hvc1 : .raw
     case "raw": codec = .raw
-    case "hvc1", "hevc": codec = .hvc1
-    default: fail("--codec must be raw or hvc1")
+    default: codec = .hvc1  // parsing admitted only raw, hvc1 and hevc
     }
     let resolution: StreamingResolution
     if let name = options.resolutionName {

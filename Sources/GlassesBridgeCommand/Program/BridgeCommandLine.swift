@@ -71,18 +71,16 @@ public enum BridgeCommandLine {
         // usage error that leaves no output behind. A source that cannot be opened (a recording that cannot be read,
         // a listening address in use) is the run's failure, told like any other: an error, the summary, the report.
         let held = HeldEvents()
-        let prepared: PreparedRun?
-        var setupFailure: BridgeFailure?
+        let setUp: Result<PreparedRun, BridgeFailure>
         do {
-            prepared = try makePipeline(options, emit: { held.emit($0, at: $1) }, simulator: { report?.watch($0) })
+            setUp = .success(try makePipeline(options, emit: { held.emit($0, at: $1) }, simulator: { report?.watch($0) }))
         } catch where error.exitCode == .usage {
             printError("glasses-bridge: error: \(error.message)\n\(BridgeHelp.usageLine)")
             return .usage
         } catch {
-            prepared = nil
-            setupFailure = error
+            setUp = .failure(error)
         }
-        defer { prepared?.teardown() }
+        defer { if case .success(let prepared) = setUp { prepared.teardown() } }
         let sink: OutputSink
         do {
             sink = try OutputSink(format: options.format, path: options.outputPath, context: context)
@@ -101,8 +99,10 @@ public enum BridgeCommandLine {
                 report?.record(shown, at: seconds)
             }
         }
-        guard let prepared else {
-            let failure = setupFailure ?? BridgeFailure(.internalError, "the run could not be set up")
+        let prepared: PreparedRun
+        switch setUp {
+        case .success(let run): prepared = run
+        case .failure(let failure):
             held.emit(.error(code: failure.kind.rawValue, message: failure.message), at: 0)
             held.emit(.summary(.notStarted(failure, metrics: options.metrics)), at: 0)
             printError("glasses-bridge: \(failure.message)")
