@@ -85,6 +85,8 @@ struct PhotoResult: Sendable {
     var runBreathing: Double?
     var stableHRV = false
     var rmssd: Double?, trueRMSSD: Double?
+    /// The last scored HRV window's measures (RMSSD before the noise correction, the noise removed, the pairs).
+    var hrvMeasures: HRVMeasures?
     var restarts = 0
     var framesOK = 0, frames = 0
     var faceWidths: [Double] = []
@@ -95,6 +97,18 @@ struct PhotoResult: Sendable {
     var clipFile: String?
 
     var pulseError: Double? { runPulse.map { $0 - truePulse } }
+    /// The beat-timing noise (ms²) the scored HRV window's beats carried: what takes the RMSSD their intervals show to
+    /// the true one, (uncorrected² − true²) / 6, taking the heart's differences and the errors as independent.
+    var carriedTimingNoise: Double? {
+        guard let m = hrvMeasures, let truth = trueRMSSD else { return nil }
+        return max(0, (m.uncorrectedRMSSD * m.uncorrectedRMSSD - truth * truth) / 6)
+    }
+    /// The RMSSD error (ms) a perfect noise correction would still leave on that window
+    /// (``HRVMeasures/leastRMSSDError(rmssd:timingNoise:pairs:)``): what the beats allow, whatever the estimator.
+    var leastRMSSDError: Double? {
+        guard let m = hrvMeasures, let truth = trueRMSSD, let noise = carriedTimingNoise else { return nil }
+        return HRVMeasures.leastRMSSDError(rmssd: truth, timingNoise: noise, pairs: m.pairCount)
+    }
     var breathingError: Double? { runBreathing.map { $0 - trueBreathing } }
 }
 
@@ -154,7 +168,7 @@ func runPhotoBenchmark(_ names: [String], duration: Double, jobs: Int, seedBase:
 }
 
 /// The photo table's header line.
-let photoTableHeader = "condition              width | pulse MAE clipMAE ≤3bpm none | breath MAE clipMAE | HRV stable RMSSD MAE | restarts | ok frames | face px | CPU ms/frame"
+let photoTableHeader = "condition              width | pulse MAE clipMAE ≤3bpm none | breath MAE clipMAE | HRV stable RMSSD MAE least | restarts | ok frames | face px | CPU ms/frame"
 
 /// Runs `body` for every index below `count` on `jobs` threads and returns the results in index order.
 func inParallel<T: Sendable>(_ count: Int, jobs: Int, _ body: @Sendable (Int) -> T) -> [T] {
@@ -184,6 +198,10 @@ func describe(_ r: PhotoResult) -> String {
     return "\(r.clip.portrait.name) \(r.clip.faceWidth) px pulse \(f(r.truePulse, "%.1f")): run \(f(r.runPulse, "%.1f")) (err \(f(r.pulseError)), "
         + "sample MAE \(f(sampleMAE, "%.1f"))) breathing \(f(r.trueBreathing, "%.1f")): run \(f(r.runBreathing, "%.1f")) "
         + "(err \(f(r.breathingError))) RMSSD \(f(r.rmssd, "%.1f")) vs \(f(r.trueRMSSD, "%.1f")) \(r.stableHRV ? "stable" : "not stable") "
+        + (r.hrvMeasures.map { m in
+            "(\(m.pairCount) pairs, uncorrected \(f(m.uncorrectedRMSSD, "%.1f")), timing noise removed \(f(m.timingNoise.squareRoot(), "%.1f")) ms, "
+                + "carried \(f(r.carriedTimingNoise?.squareRoot(), "%.1f")) ms, least error \(f(r.leastRMSSDError, "%.1f"))) "
+        } ?? "")
         + "restarts \(r.restarts) face \(f(SignalMedian.of(r.faceWidths), "%.0f")) px [\(top)]" + (r.failure.map { " FAILED \($0)" } ?? "")
 }
 
@@ -210,7 +228,7 @@ func reportPhoto(_ c: PhotoCondition, width: Int?, _ results: [PhotoResult]) {
     say2(pad(c.name, 22) + " " + label + " | " + mae(results.flatMap(\.pulseErrors)) + "   " + mae(clipPulse) + "  "
          + String(format: "%2d/%-2d %4d", within, results.count, noValue) + " | " + mae(results.flatMap(\.breathingErrors)) + "   "
          + mae(clipBreathing) + "  | " + String(format: "%2d/%-2d", stable, hrvClips.count) + "     " + mae(rmssdErrors)
-         + "     | " + String(format: "%8d | %8.0f%% | %7.0f | %8.3f", results.map(\.restarts).reduce(0, +), 100 * ok, face, ms))
+         + "  " + mae(results.compactMap(\.leastRMSSDError)) + " | " + String(format: "%8d | %8.0f%% | %7.0f | %8.3f", results.map(\.restarts).reduce(0, +), 100 * ok, face, ms))
 }
 
 enum SignalMedian {
@@ -404,7 +422,11 @@ struct PhotoScorer {
         if let h = lastHRV {
             let ts = Double(h.timestampUs) / 1e6
             result.stableHRV = h.confidence >= VitalsStability.hrv && ts >= 60
-            if ts >= 60, let rmssdTruth { result.rmssd = h.measures.rmssd; result.trueRMSSD = rmssdTruth(max(0, ts - 60) ... ts) }
+            if ts >= 60, let rmssdTruth {
+                result.rmssd = h.measures.rmssd
+                result.hrvMeasures = h.measures
+                result.trueRMSSD = rmssdTruth(max(0, ts - 60) ... ts)
+            }
         }
         return result
     }

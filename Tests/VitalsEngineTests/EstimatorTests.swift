@@ -239,6 +239,46 @@ struct EstimatorTests {
         #expect(HRVMeasures.timingNoise(runs: [smooth]) == 0)
     }
 
+    @Test("the least RMSSD error a perfect noise correction leaves matches simulated windows",
+          arguments: [(17.2, 1610.0, 87, 100.0), (42.6, 4570.0, 59, 62.0), (34.4, 100.0, 70, 89.0), (20.0, 0.0, 90, 90.0)])
+    func leastRMSSDError(rmssd: Double, noise: Double, beats: Int, bpm: Double) throws {
+        // Windows of a heart with a breathing rhythm (half of RMSSD²) and white jitter (the other half), its beats seen
+        // through independent timing errors of variance `noise`, corrected with that exact variance.
+        var rng = SplitMix(seed: 41)
+        let breath = 2 * Double.pi * 15 / bpm
+        let swing = (0.25 * rmssd * rmssd / (1 - cos(breath))).squareRoot() * 2.0.squareRoot()
+        var errors: [Double] = []
+        for _ in 0 ..< 600 {
+            let phase = 2 * Double.pi * Double(rng.next() % 1000) / 1000
+            var rr: [Double] = [], times: [Double] = [], beat = 0.0
+            for k in 0 ... beats {
+                let interval = 60_000 / bpm + swing * sin(breath * Double(k) + phase) + rmssd / 2 * rng.gaussian()
+                rr.append(interval)
+                beat += interval
+                times.append(beat + noise.squareRoot() * rng.gaussian())
+            }
+            let observed = zip(times.dropFirst(), times).map { $0 - $1 }
+            let truth = try #require(HRVMeasures.from(intervals: Array(rr.dropFirst())))
+            let corrected = try #require(HRVMeasures.from(runs: [observed], timingNoise: noise))
+            #expect(corrected.pairCount == beats - 1)
+            errors.append(abs(corrected.rmssd - truth.rmssd))
+        }
+        let simulated = errors.reduce(0, +) / Double(errors.count)
+        let model = HRVMeasures.leastRMSSDError(rmssd: rmssd, timingNoise: noise, pairs: beats - 1)
+        #expect(abs(model - simulated) < max(0.5, 0.08 * simulated), "model \(model) ms, simulated \(simulated) ms")
+        if noise == 0 { #expect(model == 0) } else { #expect(model > 1) }
+    }
+
+    @Test("HRV measures keep what the intervals showed before the timing noise was taken out")
+    func uncorrectedKept() throws {
+        let nn = [800.0, 820, 790, 810, 805, 830, 780]
+        let plain = try #require(HRVMeasures.from(intervals: nn))
+        let corrected = try #require(HRVMeasures.from(runs: [nn], timingNoise: 50))
+        #expect(corrected.uncorrectedRMSSD == plain.rmssd)
+        #expect(abs(corrected.rmssd * corrected.rmssd - (plain.rmssd * plain.rmssd - 300)) < 1e-6)
+        #expect(corrected.timingNoise == 50 && corrected.pairCount == 6)
+    }
+
     @Test("a beat's slope energy is the derivative's, also for a sharp beat at a low frame rate")
     func slopeEnergy() {
         // A sinusoid over whole periods: Σ (A ω cos)² = N A² ω² / 2 exactly.

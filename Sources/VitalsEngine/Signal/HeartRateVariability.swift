@@ -15,6 +15,12 @@ public struct HRVMeasures: Sendable, Hashable {
     public var intervalCount: Int
     /// Fraction of detected intervals that passed the cleaning, 0–1.
     public var acceptedFraction: Double
+    /// RMSSD before the beat-timing noise was removed, ms: what the detected beats' intervals show.
+    public var uncorrectedRMSSD: Double = 0
+    /// The variance of the beat-timing errors removed, ms² (6 times it from RMSSD², 2 times from SDNN²).
+    public var timingNoise: Double = 0
+    /// Successive interval pairs RMSSD was taken over.
+    public var pairCount: Int = 0
 
     /// Computes the measures from NN intervals in milliseconds (already cleaned, consecutive); nil with fewer than 3.
     public static func from(intervals nn: [Double], acceptedFraction: Double = 1) -> HRVMeasures? {
@@ -51,7 +57,34 @@ public struct HRVMeasures: Sendable, Hashable {
         let amo = Double(modeCount) / Double(nn.count) * 100
         let range = max((nn.max()! - nn.min()!) / 1000, 0.05)
         return HRVMeasures(rmssd: rmssd, sdnn: sdnn, meanNN: mean, baevsky: amo / (2 * mo * range),
-                           intervalCount: nn.count, acceptedFraction: acceptedFraction)
+                           intervalCount: nn.count, acceptedFraction: acceptedFraction,
+                           uncorrectedRMSSD: (sq / Double(pairs)).squareRoot(), timingNoise: noise, pairCount: pairs)
+    }
+
+    /// The mean absolute error (ms) that RMSSD keeps even when beat-timing noise is removed exactly: the least any
+    /// noise correction can do for a window whose beats carry independent timing errors of variance `timingNoise`
+    /// (ms²), with `rmssd` the window's true RMSSD (ms) and `pairs` its successive interval pairs.
+    ///
+    /// With heart differences h (variance R²) and timing errors e, each successive difference carries
+    /// n = e₊ − 2e + e₋ (variance 6σ², lag-one covariance −4σ², lag two σ²), so the mean square difference, less
+    /// 6σ², misses the window's own R² by 2·mean(h·n) + mean(n²) − 6σ², of variance (24R²σ² + 140σ⁴) / M for
+    /// M pairs. The error of the square root is averaged over that spread (taken as normal; a negative remainder
+    /// reads 0, as the estimator clamps it). A seeded simulation of RR series with a breathing rhythm checks it
+    /// (`EstimatorTests`).
+    public static func leastRMSSDError(rmssd: Double, timingNoise: Double, pairs: Int) -> Double {
+        guard pairs > 0, rmssd.isFinite, timingNoise.isFinite else { return .nan }
+        let r2 = rmssd * rmssd, s2 = max(0, timingNoise)
+        let spread = ((24 * r2 * s2 + 100 * s2 * s2) / Double(pairs)).squareRoot()
+        guard spread > 0 else { return 0 }
+        // Midpoint rule over ±6 standard deviations of a standard normal.
+        let steps = 480
+        var total = 0.0
+        for i in 0 ..< steps {
+            let z = -6 + 12 * (Double(i) + 0.5) / Double(steps)
+            let weight = exp(-z * z / 2) / (2 * Double.pi).squareRoot() * 12 / Double(steps)
+            total += weight * abs(max(0, r2 + spread * z).squareRoot() - abs(rmssd))
+        }
+        return total
     }
 
     /// The variance (ms²) of beat-timing errors, read from the intervals themselves: an error in one beat's time
