@@ -61,20 +61,20 @@ public struct HRVMeasures: Sendable, Hashable {
                            uncorrectedRMSSD: (sq / Double(pairs)).squareRoot(), timingNoise: noise, pairCount: pairs)
     }
 
-    /// The mean absolute error (ms) that RMSSD keeps even when beat-timing noise is removed exactly: the least any
-    /// noise correction can do for a window whose beats carry independent timing errors of variance `timingNoise`
-    /// (ms²), with `rmssd` the window's true RMSSD (ms) and `pairs` its successive interval pairs.
+    /// The least mean absolute error (ms) RMSSD keeps even when beat-timing noise is removed exactly: a floor under
+    /// any noise correction for a window whose beats carry independent timing errors of variance `timingNoise` (ms²),
+    /// with `rmssd` the window's true RMSSD (ms) and `pairs` its successive interval pairs.
     ///
-    /// With heart differences h (variance R²) and timing errors e, each successive difference carries
-    /// n = e₊ − 2e + e₋ (variance 6σ², lag-one covariance −4σ², lag two σ²), so the mean square difference, less
-    /// 6σ², misses the window's own R² by 2·mean(h·n) + mean(n²) − 6σ², of variance (24R²σ² + 140σ⁴) / M for
-    /// M pairs. The error of the square root is averaged over that spread (taken as normal; a negative remainder
-    /// reads 0, as the estimator clamps it). A seeded simulation of RR series with a breathing rhythm checks it
-    /// (`EstimatorTests`).
+    /// Each successive difference carries n = e₊ − 2e + e₋ of the beats' errors e (variance 6σ², lag-one covariance
+    /// −4σ², lag two σ²), so the mean square of M differences, less 6σ², misses the window's own R² by
+    /// 2·mean(h·n) + mean(n²) − 6σ², h the heart's differences. The two parts are uncorrelated, and the second alone
+    /// has variance 140σ⁴ / M whatever the heart does; the floor averages the square root's error over that spread
+    /// (taken as normal; a negative remainder reads 0, as the estimator clamps it). Where the noise dominates, the
+    /// heart's part adds little and the floor is the error itself (`EstimatorTests` simulates both).
     public static func leastRMSSDError(rmssd: Double, timingNoise: Double, pairs: Int) -> Double {
         guard pairs > 0, rmssd.isFinite, timingNoise.isFinite else { return .nan }
         let r2 = rmssd * rmssd, s2 = max(0, timingNoise)
-        let spread = ((24 * r2 * s2 + 100 * s2 * s2) / Double(pairs)).squareRoot()
+        let spread = (140 * s2 * s2 / Double(pairs)).squareRoot()
         guard spread > 0 else { return 0 }
         // Midpoint rule over ±6 standard deviations of a standard normal.
         let steps = 480
