@@ -231,7 +231,7 @@ enum LinkDecoderFuzz {
         let messages: [LinkFrame] = [
             .host(.hello(protocolVersion: linkProtocolVersion, pairingToken: "token")),
             .host(.checkPermission(.camera, requestID: 1)), .host(.requestPermission(.microphone, requestID: 2)),
-            .host(.startSession), .host(.stopSession), .host(.startStream(configuration)), .host(.stopStream),
+            .host(.startSession), .host(.stopSession), .host(.startStream(configuration)), .host(.stopStream()),
             .host(.capturePhoto(.jpeg, requestID: 3)), .host(.frameCredit(8)), .host(.heartbeat(sequence: 4)),
             .host(.heartbeat(sequence: 6, hostClockUs: 1_000_000)),
             .device(.hello(DeviceInfo(identifier: "sim", name: "Glasses", firmwareVersion: "1.0"))),

@@ -17,7 +17,11 @@ enum AllMessages {
         .stopSession,
         .startStream(configuration),
         .startStream(StreamConfiguration()),
-        .stopStream,
+        .stopStream(),
+        .startStream(configuration, generation: 1),
+        .startStream(StreamConfiguration(), generation: .max),
+        .stopStream(generation: 0),
+        .stopStream(generation: 0x8000_0001),
         .capturePhoto(.heic, requestID: 42),
         .capturePhoto(.jpeg, requestID: 43),
         .frameCredit(8),
@@ -46,6 +50,8 @@ enum AllMessages {
         .session(.started), .session(.paused), .session(.resumed), .session(.ended(reason: "doffed")),
         .stream(.starting(configuration)), .stream(.streaming(StreamConfiguration())), .stream(.paused),
         .stream(.stopped),
+        .stream(.starting(configuration), generation: 2), .stream(.streaming(configuration), generation: .max),
+        .stream(.paused, generation: 0), .stream(.stopped, generation: 17),
         .codecConfiguration(
             HEVCCodecConfiguration(
                 videoParameterSets: [Data([0x40, 0x01, 0x0C])], sequenceParameterSets: [Data([0x42, 0x01]), Data()],
@@ -169,9 +175,9 @@ struct LinkCodecTests {
         var unknown = try encoder.encode(.host(.heartbeat(sequence: 1)))
         unknown[5] = 0x55
         LinkCodecTests.refreshCRCs(&unknown)
-        let next = try encoder.encode(.host(.stopStream))
+        let next = try encoder.encode(.host(.stopStream()))
         var decoder = LinkFrameDecoder()
-        #expect(frames(decoder.decode(unknown + next)) == [.host(.stopStream)])
+        #expect(frames(decoder.decode(unknown + next)) == [.host(.stopStream())])
         #expect(decoder.statistics.unknownFramesSkipped == 1)
         #expect(decoder.statistics.garbageBytesSkipped == 0)
     }
@@ -190,7 +196,7 @@ struct LinkCodecTests {
 
     @Test("an absurd length is an error, not an allocation")
     func absurdLength() throws {
-        var frame = try encoder.encode(.host(.stopStream))
+        var frame = try encoder.encode(.host(.stopStream()))
         frame[8] = 0xFF
         frame[9] = 0xFF
         frame[10] = 0xFF
@@ -205,12 +211,12 @@ struct LinkCodecTests {
         }
         #expect(error.code == .protocolViolation)
         #expect(decoder.bufferedByteCount == 0)
-        #expect(decoder.decode(try encoder.encode(.host(.stopStream))).isEmpty)
+        #expect(decoder.decode(try encoder.encode(.host(.stopStream()))).isEmpty)
     }
 
     @Test("another wire version is incompatible")
     func otherVersion() throws {
-        var frame = try encoder.encode(.host(.stopStream))
+        var frame = try encoder.encode(.host(.stopStream()))
         frame[4] = 2
         LinkCodecTests.refreshCRCs(&frame)
         var decoder = LinkFrameDecoder()

@@ -37,7 +37,7 @@ private final class OversizingGlasses: Sendable {
             link.send(.deviceState(DeviceState()))
         case .startSession:
             link.send(.session(.started))
-        case .startStream(let configuration):
+        case .startStream(let configuration, _):
             link.send(.stream(.starting(configuration)))
             if payload == .hugeParameterSet {
                 link.send(.codecConfiguration(HEVCCodecConfiguration(

@@ -368,7 +368,7 @@ struct SocketTransportTests {
         #expect(statistics?.resynchronisations == 1)
         #expect(statistics?.framesDecoded == 1)
         // Then a header that announces 256 MiB: a protocol violation, not an allocation.
-        var frame = try LinkFrameEncoder().encode(.host(.stopStream))
+        var frame = try LinkFrameEncoder().encode(.host(.stopStream()))
         frame[8] = 0x10
         LinkCodecTests.refreshCRCs(&frame, headerOnly: true)
         _ = frame.withUnsafeBytes { SocketCalls.writeAll(raw, $0) }

@@ -8,8 +8,8 @@ struct StateMachineTests {
     @Test("stream: start with the device ready asks for the stream at once")
     func streamStartReady() {
         var machine = StreamStateMachine(deviceID: "g", configuration: configuration, batteryLowThreshold: 5)
-        #expect(machine.deviceReadinessChanged(true).isEmpty)
-        #expect(machine.start() == [.state(.waitingForDevice), .schedule(.wait), .resetSamples, .send(.startStream(configuration))])
+        #expect(machine.deviceReadinessChanged(true, nextGeneration: { 1 }).isEmpty)
+        #expect(machine.start(nextGeneration: { 1 }) == [.state(.waitingForDevice), .schedule(.wait), .resetSamples, .send(.startStream(configuration, generation: 1))])
         #expect(machine.deviceReported(.starting(configuration)) == [.cancel(.wait), .state(.starting), .schedule(.start)])
         #expect(machine.deviceReported(.streaming(configuration)) == [.cancel(.wait), .cancel(.start), .state(.streaming)])
         #expect(machine.state == .streaming)
@@ -18,9 +18,9 @@ struct StateMachineTests {
     @Test("stream: start without the device waits, and asks when it becomes ready")
     func streamStartWaits() {
         var machine = StreamStateMachine(deviceID: "g", configuration: configuration, batteryLowThreshold: 5)
-        #expect(machine.start() == [.state(.waitingForDevice), .schedule(.wait)])
-        #expect(machine.deviceReadinessChanged(true) == [.resetSamples, .send(.startStream(configuration))])
-        #expect(machine.deviceReadinessChanged(true).isEmpty)  // asked once
+        #expect(machine.start(nextGeneration: { 1 }) == [.state(.waitingForDevice), .schedule(.wait)])
+        #expect(machine.deviceReadinessChanged(true, nextGeneration: { 1 }) == [.resetSamples, .send(.startStream(configuration, generation: 1))])
+        #expect(machine.deviceReadinessChanged(true, nextGeneration: { 1 }).isEmpty)  // asked once
     }
 
     @Test("stream: ignores events that do not apply")
@@ -39,7 +39,91 @@ struct StateMachineTests {
     func streamDetach() {
         var machine = StreamStateMachine(deviceID: "g", configuration: configuration, batteryLowThreshold: 5)
         #expect(machine.detach() == [.finish])
-        #expect(machine.start().isEmpty)
+        #expect(machine.start(nextGeneration: { 1 }).isEmpty)
+    }
+
+    /// A stream that streamed with generation 1, was stopped, gave up waiting for the acknowledgement (grace
+    /// period) and was started again with generation 2, which the glasses accepted.
+    private func restartedAfterUnacknowledgedStop() -> StreamStateMachine {
+        var machine = StreamStateMachine(deviceID: "g", configuration: configuration, batteryLowThreshold: 5)
+        _ = machine.deviceReadinessChanged(true, nextGeneration: { 1 })
+        _ = machine.start(nextGeneration: { 1 })
+        _ = machine.deviceReported(.starting(configuration), generation: 1)
+        _ = machine.deviceReported(.streaming(configuration), generation: 1)
+        #expect(machine.stop().contains(.send(.stopStream(generation: 1))))
+        #expect(machine.timerFired(.stop).contains(.state(.stopped)))  // the stop grace period expired
+        #expect(machine.start(nextGeneration: { 2 }).contains(.send(.startStream(configuration, generation: 2))))
+        #expect(machine.state == .waitingForDevice)
+        return machine
+    }
+
+    @Test("stream: a late stopped of an earlier stop (old generation) is ignored, while waiting and while streaming")
+    func lateStopAcknowledgementIgnored() {
+        var machine = restartedAfterUnacknowledgedStop()
+        #expect(machine.deviceReported(.stopped, generation: 1).isEmpty)
+        #expect(machine.state == .waitingForDevice)
+        #expect(machine.staleEventsIgnored == 1)
+        _ = machine.deviceReported(.starting(configuration), generation: 2)
+        #expect(machine.deviceReported(.streaming(configuration), generation: 2).contains(.state(.streaming)))
+        #expect(machine.deviceReported(.stopped, generation: 1).isEmpty)
+        #expect(machine.state == .streaming)
+        #expect(machine.acceptsSamples)  // frames are delivered, not discarded
+        #expect(machine.staleEventsIgnored == 2)
+    }
+
+    @Test("stream: late starting and streaming of an earlier start are ignored; the current generation's are not")
+    func lateStartAnswersIgnored() {
+        var machine = restartedAfterUnacknowledgedStop()
+        #expect(machine.deviceReported(.starting(configuration), generation: 1).isEmpty)
+        #expect(machine.deviceReported(.streaming(configuration), generation: 1).isEmpty)
+        #expect(machine.deviceReported(.paused, generation: 1).isEmpty)
+        #expect(machine.state == .waitingForDevice)
+        #expect(machine.staleEventsIgnored == 3)
+        // A generation the host never sent answers nothing either.
+        #expect(machine.deviceReported(.streaming(configuration), generation: 9).isEmpty)
+        #expect(machine.deviceReported(.starting(configuration), generation: 2) == [
+            .cancel(.wait), .state(.starting), .schedule(.start),
+        ])
+    }
+
+    @Test("stream: stopped with the current generation stops the restarted stream")
+    func currentGenerationStops() {
+        var machine = restartedAfterUnacknowledgedStop()
+        _ = machine.deviceReported(.streaming(configuration), generation: 2)
+        #expect(machine.deviceReported(.stopped, generation: 2).contains(.state(.stopped)))
+        #expect(machine.state == .stopped)
+        #expect(machine.staleEventsIgnored == 0)
+    }
+
+    @Test("stream: events without a generation (glasses from before generations) are taken as they come")
+    func eventsWithoutGeneration() {
+        var machine = restartedAfterUnacknowledgedStop()
+        // As before generations: the late stopped cannot be told from an answer to the new start, and stops it.
+        #expect(machine.deviceReported(.stopped).contains(.state(.stopped)))
+        #expect(machine.state == .stopped)
+        var other = restartedAfterUnacknowledgedStop()
+        _ = other.deviceReported(.starting(configuration))
+        #expect(other.deviceReported(.streaming(configuration)).contains(.state(.streaming)))
+        #expect(other.staleEventsIgnored == 0)
+    }
+
+    @Test("stream: every stop after a start carries that start's generation")
+    func stopsCarryTheGeneration() {
+        var machine = StreamStateMachine(deviceID: "g", configuration: configuration, batteryLowThreshold: 5)
+        _ = machine.deviceReadinessChanged(true, nextGeneration: { 4 })
+        _ = machine.start(nextGeneration: { 7 })
+        #expect(machine.generation == 7)
+        #expect(machine.timerFired(.wait).contains(.send(.stopStream(generation: 7))))  // abandoned start
+        _ = machine.start(nextGeneration: { 8 })
+        _ = machine.deviceReported(.starting(configuration), generation: 8)
+        #expect(machine.timerFired(.start).contains(.send(.stopStream(generation: 8))))  // start timeout
+        // Readiness without a pending start draws no generation.
+        var untouched = StreamStateMachine(deviceID: "g", configuration: configuration, batteryLowThreshold: 5)
+        _ = untouched.deviceReadinessChanged(true, nextGeneration: {
+            Issue.record("no start was sent, so no generation should be drawn")
+            return 1
+        })
+        #expect(untouched.generation == nil)
     }
 
     @Test("session: start, device started, stop, device ended")

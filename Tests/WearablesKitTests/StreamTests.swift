@@ -14,7 +14,7 @@ struct StreamLifecycleTests {
         #expect(stream.state == .stopped)
         stream.start()
         #expect(stream.state == .waitingForDevice)  // synchronous
-        #expect(rig.device.sent.last == .startStream(stream.streamConfiguration))
+        #expect(rig.device.sent.last == .startStream(stream.streamConfiguration, generation: 1))
         rig.run()
         #expect(stream.state == .streaming)
         rig.device.deliver(.stream(.paused))
@@ -89,7 +89,7 @@ struct StreamLifecycleTests {
         rig.scheduler.advance(by: .seconds(31))
         #expect(camera.stream.state == .stopped)
         #expect(errors.values == [.timeout])
-        #expect(rig.device.sent.last == .stopStream)
+        #expect(rig.device.sent.last == .stopStream(generation: 1))
         rig.device.behaviour.answersStreamStart = true
         rig.device.behaviour.reachesStreaming = false
         camera.stream.start()
@@ -130,6 +130,83 @@ struct StreamLifecycleTests {
         #expect(stream.state == .stopping)
         rig.scheduler.advance(by: .seconds(1))
         #expect(stream.state == .stopped)
+    }
+
+    @Test("a stop acknowledged after the grace period: the late stopped does not stop the stream started since")
+    func lateStopAcknowledgement() throws {
+        var behaviour = TestDevice.Behaviour()
+        behaviour.stopAcknowledgementDelay = .seconds(3)  // the grace period is 2 s
+        let rig = try Rig(behaviour: behaviour)
+        let (_, _, stream) = try rig.streaming(StreamConfiguration(videoCodec: .raw, resolution: .low, frameRate: 30))
+        let frames = Recorder<VideoFrame>()
+        let token = stream.videoFramePublisher.listen(frames.callback)
+        stream.stop()
+        rig.scheduler.advance(by: .seconds(2))
+        #expect(stream.state == .stopped)  // gave up waiting for the acknowledgement
+        stream.start()
+        #expect(rig.device.sent.last == .startStream(stream.streamConfiguration, generation: 2))
+        rig.run()
+        #expect(stream.state == .streaming)
+        rig.scheduler.advance(by: .seconds(1))  // the first stop's acknowledgement arrives now
+        #expect(stream.state == .streaming)
+        #expect(stream.staleStreamEvents == 1)
+        rig.device.sendRawFrame(pts: 1_000)
+        rig.run()
+        #expect(frames.count == 1)
+        #expect(stream.sampleCounters.discarded == 0)
+        withExtendedLifetime(token) {}
+    }
+
+    @Test("a late stop acknowledgement while the restarted stream waits for its answer is ignored too")
+    func lateStopAcknowledgementWhileWaiting() throws {
+        var behaviour = TestDevice.Behaviour()
+        behaviour.stopAcknowledgementDelay = .seconds(3)
+        let rig = try Rig(behaviour: behaviour)
+        let (_, _, stream) = try rig.streaming()
+        stream.stop()
+        rig.scheduler.advance(by: .seconds(2))
+        rig.device.behaviour.answersStreamStart = false  // the glasses are slow to answer the new start
+        stream.start()
+        rig.scheduler.advance(by: .seconds(1))
+        #expect(stream.state == .waitingForDevice)
+        #expect(stream.staleStreamEvents == 1)
+        rig.device.deliver(rig.device.streamEvent(.streaming(stream.streamConfiguration)))
+        rig.run()
+        #expect(stream.state == .streaming)
+    }
+
+    @Test("a new camera's stream after an unacknowledged stop of the last camera's: not stopped by the late answer")
+    func lateStopAcknowledgementOfAnotherCamera() throws {
+        var behaviour = TestDevice.Behaviour()
+        behaviour.stopAcknowledgementDelay = .seconds(3)
+        let rig = try Rig(behaviour: behaviour)
+        let (session, camera, _) = try rig.streaming()
+        camera.stop()
+        let next = try #require(try session.addCamera())
+        next.stream.start()
+        rig.scheduler.advance(by: .seconds(2))  // the old stream gives up; the new one starts
+        #expect(rig.device.sent.last == .startStream(next.stream.streamConfiguration, generation: 2))
+        #expect(next.stream.state == .streaming)
+        rig.scheduler.advance(by: .seconds(1))
+        #expect(next.stream.state == .streaming)
+        #expect(next.stream.staleStreamEvents == 1)
+    }
+
+    @Test("glasses that echo no generation: a late stop acknowledgement stops the restarted stream, as before")
+    func lateStopAcknowledgementWithoutGenerations() throws {
+        var behaviour = TestDevice.Behaviour()
+        behaviour.stopAcknowledgementDelay = .seconds(3)
+        behaviour.echoesGeneration = false
+        let rig = try Rig(behaviour: behaviour)
+        let (_, _, stream) = try rig.streaming()
+        stream.stop()
+        rig.scheduler.advance(by: .seconds(2))
+        stream.start()
+        rig.run()
+        #expect(stream.state == .streaming)
+        rig.scheduler.advance(by: .seconds(1))
+        #expect(stream.state == .stopped)  // the limitation generations remove (docs/PROTOCOL.md 7.6)
+        #expect(stream.staleStreamEvents == 0)
     }
 
     @Test("glasses that stop the stream themselves: stopped")

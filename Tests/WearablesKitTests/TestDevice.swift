@@ -22,6 +22,12 @@ final class TestDevice: DeviceLink {
         var startFault: DeviceStreamFault?
         /// Send frames while streaming.
         var sendsFrames = false
+        /// Echo the stream generation of the latest start or stop in stream events (false: glasses from before
+        /// generations, whose events carry none).
+        var echoesGeneration = true
+        /// Deliver the `stopped` that acknowledges a `stopStream` this long after it (a late acknowledgement);
+        /// nil: at once.
+        var stopAcknowledgementDelay: Duration?
     }
 
     private struct State {
@@ -32,6 +38,8 @@ final class TestDevice: DeviceLink {
         var streaming: StreamConfiguration?
         var frameTimer: ScheduledAction?
         var nextPTS: Int64 = 0
+        /// The stream generation of the latest start or stop the host sent.
+        var generation: UInt32?
     }
 
     let info: DeviceInfo
@@ -93,9 +101,15 @@ final class TestDevice: DeviceLink {
 
     // MARK: Controls for tests
 
-    /// Delivers `message` on the next scheduler turn.
-    func deliver(_ message: DeviceMessage) {
-        deliverEvent(.message(message))
+    /// Delivers `message` on the next scheduler turn (or after `delay`).
+    func deliver(_ message: DeviceMessage, after delay: Duration = .zero) {
+        deliverEvent(.message(message), after: delay)
+    }
+
+    /// A stream event as these glasses send it: with the latest generation, if they echo it.
+    func streamEvent(_ event: DeviceStreamEvent) -> DeviceMessage {
+        let (echoes, generation) = state.withLock { ($0.behaviour.echoesGeneration, $0.generation) }
+        return .stream(event, generation: echoes ? generation : nil)
     }
 
     /// Drops the link (the glasses went out of range).
@@ -150,26 +164,30 @@ final class TestDevice: DeviceLink {
         case .stopSession:
             stopFrames()
             if behaviour.answersSession { deliver(.session(.ended(reason: "stopped by host"))) }
-        case .startStream(let configuration):
+        case .startStream(let configuration, let generation):
+            state.withLock { $0.generation = generation }
             guard behaviour.answersStreamStart else { return }
             if let fault = behaviour.startFault {
                 deliver(.fault(fault, message: "refused"))
-                deliver(.stream(.stopped))
+                deliver(streamEvent(.stopped))
                 return
             }
-            deliver(.stream(.starting(configuration)))
+            deliver(streamEvent(.starting(configuration)))
             guard behaviour.reachesStreaming else { return }
             if configuration.videoCodec == .hvc1 { deliver(.codecConfiguration(Self.codecConfiguration)) }
-            deliver(.stream(.streaming(configuration)))
+            deliver(streamEvent(.streaming(configuration)))
             startFrames(configuration, behaviour)
-        case .stopStream:
+        case .stopStream(let generation):
+            state.withLock { $0.generation = generation }
             stopFrames()
-            if behaviour.answersStreamStop { deliver(.stream(.stopped)) }
+            if behaviour.answersStreamStop {
+                deliver(streamEvent(.stopped), after: behaviour.stopAcknowledgementDelay ?? .zero)
+            }
         case .capturePhoto(let format, let id):
             guard behaviour.answersPhoto else { return }
-            deliver(.stream(.paused))
+            deliver(streamEvent(.paused))
             deliver(.photo(PhotoData(data: Data([0xFF, 0xD8, 0xFF, 0xD9]), format: format), requestID: id))
-            deliver(.stream(.streaming(state.withLock { $0.streaming } ?? StreamConfiguration())))
+            deliver(streamEvent(.streaming(state.withLock { $0.streaming } ?? StreamConfiguration())))
         case .frameCredit, .heartbeat:
             break
         }
@@ -206,8 +224,8 @@ final class TestDevice: DeviceLink {
         timer?.cancel()
     }
 
-    private func deliverEvent(_ event: DeviceLinkEvent) {
-        scheduler.schedule(after: .zero) { [weak self] in
+    private func deliverEvent(_ event: DeviceLinkEvent, after delay: Duration = .zero) {
+        scheduler.schedule(after: delay) { [weak self] in
             guard let self else { return }
             let handler = self.state.withLock { state -> (@Sendable (DeviceLinkEvent) -> Void)? in
                 guard !state.closed else { return nil }
@@ -312,7 +330,14 @@ func eventually(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sour
 
 extension HostMessage {
     var isStartStream: Bool { if case .startStream = self { true } else { false } }
-    var isStopStream: Bool { self == .stopStream }
+    var isStopStream: Bool { if case .stopStream = self { true } else { false } }
+    /// The stream generation a `startStream` or `stopStream` carries (nil for other messages, or none).
+    var streamGeneration: UInt32? {
+        switch self {
+        case .startStream(_, let generation), .stopStream(let generation): generation
+        default: nil
+        }
+    }
     var isStartSession: Bool { self == .startSession }
     var isStopSession: Bool { self == .stopSession }
     var isCapturePhoto: Bool { if case .capturePhoto = self { true } else { false } }

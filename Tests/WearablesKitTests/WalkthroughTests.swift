@@ -158,7 +158,8 @@ struct WalkthroughTests {
         let device = try #require(rig.wearables.deviceForIdentifier("glasses-1"))
         #expect(device.linkState == .connected)
         let sent = rig.device.sent
-        let order = [HostMessage.startSession, .stopStream, .stopSession].map { message in sent.firstIndex(of: message) ?? -1 }
+        let kinds: [(HostMessage) -> Bool] = [{ $0.isStartSession }, { $0.isStopStream }, { $0.isStopSession }]
+        let order = kinds.map { kind in sent.firstIndex(where: kind) ?? -1 }
         #expect(order.allSatisfy { $0 >= 0 } && order == order.sorted())
     }
 }

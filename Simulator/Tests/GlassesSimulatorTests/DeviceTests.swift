@@ -33,7 +33,7 @@ struct DeviceTests {
         }
         let deltas = zip(samples.dropFirst(), samples).map { $0.presentationTimeUs - $1.presentationTimeUs }
         #expect(deltas.allSatisfy { abs($0 - 66_667) <= 1 })
-        rig.probe.send(.stopStream)
+        rig.probe.send(.stopStream())
         rig.run(0.5)
         #expect(rig.probe.streamEvents.last == .stopped)
         let count = rig.probe.samples.count

@@ -31,7 +31,7 @@ final class HostProbe: Sendable {
         messages.compactMap { if case .videoSample(let s) = $0 { return s } else { return nil } }
     }
     var streamEvents: [DeviceStreamEvent] {
-        messages.compactMap { if case .stream(let e) = $0 { return e } else { return nil } }
+        messages.compactMap { if case .stream(let e, _) = $0 { return e } else { return nil } }
     }
     var sessionEvents: [DeviceSessionEvent] {
         messages.compactMap { if case .session(let e) = $0 { return e } else { return nil } }

@@ -45,9 +45,9 @@ public enum LinkMessageType: UInt8, Sendable, CaseIterable {
     case startSession = 0x04
     /// ``HostMessage/stopSession``.
     case stopSession = 0x05
-    /// ``HostMessage/startStream(_:)``.
+    /// ``HostMessage/startStream(_:generation:)``.
     case startStream = 0x06
-    /// ``HostMessage/stopStream``.
+    /// ``HostMessage/stopStream(generation:)``.
     case stopStream = 0x07
     /// ``HostMessage/capturePhoto(_:requestID:)``.
     case capturePhoto = 0x08
@@ -64,7 +64,7 @@ public enum LinkMessageType: UInt8, Sendable, CaseIterable {
     case permission = 0x23
     /// ``DeviceMessage/session(_:)``.
     case session = 0x24
-    /// ``DeviceMessage/stream(_:)``.
+    /// ``DeviceMessage/stream(_:generation:)``.
     case stream = 0x25
     /// ``DeviceMessage/codecConfiguration(_:)``.
     case codecConfiguration = 0x26

@@ -73,10 +73,13 @@ enum MessageBodies {
             return .requestPermission
         case .startSession: return .startSession
         case .stopSession: return .stopSession
-        case .startStream(let configuration):
+        case .startStream(let configuration, let generation):
             write(configuration, into: &w)
+            writeTrailing(generation, into: &w)
             return .startStream
-        case .stopStream: return .stopStream
+        case .stopStream(let generation):
+            writeTrailing(generation, into: &w)
+            return .stopStream
         case .capturePhoto(let format, let requestID):
             WireCodes.photoFormat.write(format, to: &w)
             w.u32(requestID)
@@ -134,7 +137,7 @@ enum MessageBodies {
                 w.string(reason)
             }
             return .session
-        case .stream(let event):
+        case .stream(let event, let generation):
             switch event {
             case .starting(let configuration):
                 w.u8(0)
@@ -145,6 +148,7 @@ enum MessageBodies {
             case .paused: w.u8(2)
             case .stopped: w.u8(3)
             }
+            writeTrailing(generation, into: &w)
             return .stream
         case .codecConfiguration(let configuration):
             w.array(configuration.videoParameterSets) { $0.blob($1) }
@@ -197,6 +201,14 @@ enum MessageBodies {
         }
     }
 
+    /// A stream generation, appended (protocol 1 evolution) as `opt<u32>`; nothing at all when there is none, as an
+    /// older sender's body.
+    private static func writeTrailing(_ generation: UInt32?, into w: inout ByteWriter) {
+        guard let generation else { return }
+        w.bool(true)
+        w.u32(generation)
+    }
+
     private static func write(_ configuration: StreamConfiguration, into w: inout ByteWriter) {
         WireCodes.codec.write(configuration.videoCodec, to: &w)
         WireCodes.resolution.write(configuration.resolution, to: &w)
@@ -220,8 +232,10 @@ enum MessageBodies {
             return .host(.requestPermission(permission, requestID: try r.u32("request ID")))
         case .startSession: return .host(.startSession)
         case .stopSession: return .host(.stopSession)
-        case .startStream: return .host(.startStream(try readConfiguration(&r)))
-        case .stopStream: return .host(.stopStream)
+        case .startStream:
+            let configuration = try readConfiguration(&r)
+            return .host(.startStream(configuration, generation: try readGeneration(&r)))
+        case .stopStream: return .host(.stopStream(generation: try readGeneration(&r)))
         case .capturePhoto:
             let format = try WireCodes.photoFormat.read(from: &r)
             return .host(.capturePhoto(format, requestID: try r.u32("request ID")))
@@ -285,13 +299,15 @@ enum MessageBodies {
             case let other: throw BodyDecodingError(reason: "unknown session event \(other)")
             }
         case .stream:
+            let event: DeviceStreamEvent
             switch try r.u8("stream event") {
-            case 0: return .device(.stream(.starting(try readConfiguration(&r))))
-            case 1: return .device(.stream(.streaming(try readConfiguration(&r))))
-            case 2: return .device(.stream(.paused))
-            case 3: return .device(.stream(.stopped))
+            case 0: event = .starting(try readConfiguration(&r))
+            case 1: event = .streaming(try readConfiguration(&r))
+            case 2: event = .paused
+            case 3: event = .stopped
             case let other: throw BodyDecodingError(reason: "unknown stream event \(other)")
             }
+            return .device(.stream(event, generation: try readGeneration(&r)))
         case .codecConfiguration:
             let read: (inout ByteReader) throws(BodyDecodingError) -> Data = {
                 (r: inout ByteReader) throws(BodyDecodingError) in
@@ -373,6 +389,13 @@ enum MessageBodies {
     ) throws(BodyDecodingError) -> T? {
         guard r.remaining > 0, try r.bool(what) else { return nil }
         return try read(&r)
+    }
+
+    /// The appended `opt<u32>` stream generation of `startStream`, `stopStream` and `stream` bodies.
+    private static func readGeneration(_ r: inout ByteReader) throws(BodyDecodingError) -> UInt32? {
+        try readTrailingOptional(&r, "stream generation flag") { (r: inout ByteReader) throws(BodyDecodingError) in
+            try r.u32("stream generation")
+        }
     }
 
     private static func readConfiguration(_ r: inout ByteReader) throws(BodyDecodingError) -> StreamConfiguration {

@@ -52,6 +52,9 @@ public final class RelayDATClient: Sendable {
         var camera: Camera?
         var cameraGeneration: UInt64 = 0
         var settings: RelayStreamSettings?
+        /// The stream generation of the host's latest start or stop (set together with ``cameraGeneration``, so a
+        /// late DAT event of an earlier camera never carries a later start's number).
+        var hostGeneration: UInt32?
         var photoRequestID: UInt32?
         var asyncWork = 0
         var counters = Counters()
@@ -125,10 +128,10 @@ public final class RelayDATClient: Sendable {
             startSession()
         case .stopSession:
             stopSession(reason: "stopped by host")
-        case .startStream(let settings):
-            startStream(settings)
-        case .stopStream:
-            stopStream(report: true)
+        case .startStream(let settings, let generation):
+            startStream(settings, hostGeneration: generation)
+        case .stopStream(let generation):
+            stopStream(report: true, hostGeneration: .some(generation))
         case .capturePhoto(let format, let requestID):
             capturePhoto(format: format, requestID: requestID)
         }
@@ -372,31 +375,32 @@ public final class RelayDATClient: Sendable {
 
     // MARK: Camera and stream
 
-    private func startStream(_ settings: RelayStreamSettings) {
+    private func startStream(_ settings: RelayStreamSettings, hostGeneration: UInt32?) {
         let session = state.withLock { $0.session }
         guard let session, session.state == .started else {
             emit(.fault(name: "internalError", message: "no session is started; start a session first"))
-            emit(.stream(.stopped))
+            refuseStart(hostGeneration)
             return
         }
         guard let configuration = Self.configuration(settings) else {
             emit(.fault(name: "internalError", message: "the glasses cannot stream \(settings)"))
-            emit(.stream(.stopped))
+            refuseStart(hostGeneration)
             return
         }
-        // A camera already there stops first, so that addCamera can register a new one.
-        stopStream(report: false)
+        // A camera already there stops first, so that addCamera can register a new one; from here on the stream
+        // events carry this start's generation.
+        stopStream(report: false, hostGeneration: .some(hostGeneration))
         let added: Camera?
         do {
             added = try session.addCamera(config: configuration)
         } catch {
             emit(.fault(name: "internalError", message: error.localizedDescription))
-            emit(.stream(.stopped))
+            emit(.stream(.stopped, generation: hostGeneration))
             return
         }
         guard let camera = added else {
             emit(.fault(name: "internalError", message: "the session is not started, so no camera could be added"))
-            emit(.stream(.stopped))
+            emit(.stream(.stopped, generation: hostGeneration))
             return
         }
         let generation = state.withLock { state -> UInt64 in
@@ -422,31 +426,43 @@ public final class RelayDATClient: Sendable {
         stream.start()
     }
 
-    private func stopStream(report: Bool) {
-        let camera = state.withLock { state -> Camera? in
+    /// A start the glasses cannot carry out: `stopped`, answering it (the camera there, if any, runs on).
+    private func refuseStart(_ generation: UInt32?) {
+        state.withLock { $0.hostGeneration = generation }
+        emit(.stream(.stopped, generation: generation))
+    }
+
+    /// Stops the camera; `hostGeneration`, when given, is the generation of the host's start or stop carried out.
+    private func stopStream(report: Bool, hostGeneration newGeneration: UInt32?? = nil) {
+        let (camera, hostGeneration) = state.withLock { state -> (Camera?, UInt32?) in
             defer {
                 state.camera = nil
                 state.cameraGeneration += 1
                 state.photoRequestID = nil
             }
-            return state.camera
+            if let newGeneration { state.hostGeneration = newGeneration }
+            return (state.camera, state.hostGeneration)
         }
         streamTokens.clear()
         // Stopping the camera cascades to its stream and detaches it from the session.
         camera?.stop()
-        if report { emit(.stream(.stopped)) }
+        if report { emit(.stream(.stopped, generation: hostGeneration)) }
     }
 
     private func streamStateChanged(_ streamState: StreamState, generation: UInt64) {
-        guard let settings = state.withLock({ $0.cameraGeneration == generation ? $0.settings : nil }) else { return }
+        let current = state.withLock { state -> (settings: RelayStreamSettings, hostGeneration: UInt32?)? in
+            guard state.cameraGeneration == generation, let settings = state.settings else { return nil }
+            return (settings, state.hostGeneration)
+        }
+        guard let (settings, hostGeneration) = current else { return }
         if streamState == .starting {
-            emit(.stream(.starting(settings)))
+            emit(.stream(.starting(settings), generation: hostGeneration))
         } else if streamState == .streaming {
-            emit(.stream(.streaming(settings)))
+            emit(.stream(.streaming(settings), generation: hostGeneration))
         } else if streamState == .paused {
-            emit(.stream(.paused))
+            emit(.stream(.paused, generation: hostGeneration))
         } else if streamState == .stopped {
-            emit(.stream(.stopped))
+            emit(.stream(.stopped, generation: hostGeneration))
         }
         // `waitingForDevice` and `stopping` are DAT's own business: the host hears `starting` or `stopped`.
     }

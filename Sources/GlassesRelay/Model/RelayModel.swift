@@ -15,10 +15,11 @@ public enum RelayCommand: Sendable, Hashable {
     case startSession
     /// Stop the camera and the session.
     case stopSession
-    /// Add the camera with this configuration and start its stream (stopping a camera already there first).
-    case startStream(RelayStreamSettings)
-    /// Stop the camera (it cascades to its stream), so a later start adds a new one.
-    case stopStream
+    /// Add the camera with this configuration and start its stream (stopping a camera already there first);
+    /// `generation` is the host's number for this start, echoed in the stream events that follow (nil: none).
+    case startStream(RelayStreamSettings, generation: UInt32? = nil)
+    /// Stop the camera (it cascades to its stream), so a later start adds a new one; `generation` as for a start.
+    case stopStream(generation: UInt32? = nil)
     /// Capture a photo mid-stream (`Stream.capturePhoto(format:)`); `format` is a DAT case name (`jpeg`, `heic`).
     case capturePhoto(format: String, requestID: UInt32)
 }
@@ -177,8 +178,8 @@ public enum RelayEvent: Sendable, Hashable {
     case permission(permission: String, granted: Bool, requestID: UInt32)
     /// A session change.
     case session(RelaySessionEvent)
-    /// A stream change.
-    case stream(RelayStreamEvent)
+    /// A stream change, with the generation of the host's latest start or stop (nil when it carried none).
+    case stream(RelayStreamEvent, generation: UInt32? = nil)
     /// A stream error: DAT's `StreamError` case name (`hingesClosed`, …) and its `localizedDescription`.
     case fault(name: String, message: String)
     /// A video frame.

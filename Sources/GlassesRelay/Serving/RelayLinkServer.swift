@@ -124,12 +124,12 @@ public final class RelayLinkServer: Sendable {
             client.handle(.startSession)
         case .stopSession:
             client.handle(.stopSession)
-        case .startStream(let configuration):
+        case .startStream(let configuration, let generation):
             client.handle(.startStream(RelayStreamSettings(
                 codec: configuration.videoCodec.rawValue, resolution: configuration.resolution.rawValue,
-                frameRate: configuration.frameRate)))
-        case .stopStream:
-            client.handle(.stopStream)
+                frameRate: configuration.frameRate), generation: generation))
+        case .stopStream(let generation):
+            client.handle(.stopStream(generation: generation))
         case .capturePhoto(let format, let requestID):
             client.handle(.capturePhoto(format: format.rawValue, requestID: requestID))
         case .frameCredit, .heartbeat:
@@ -180,16 +180,17 @@ public final class RelayLinkServer: Sendable {
             case .resumed: send(.session(.resumed))
             case .ended(let reason): send(.session(.ended(reason: reason)))
             }
-        case .stream(let streamEvent):
+        case .stream(let streamEvent, let generation):
+            // The generation of the host's start or stop the DAT client was carrying out, echoed as glasses do.
             switch streamEvent {
             case .starting(let settings):
                 guard let configuration = Self.configuration(settings) else { return skip() }
-                send(.stream(.starting(configuration)))
+                send(.stream(.starting(configuration), generation: generation))
             case .streaming(let settings):
                 guard let configuration = Self.configuration(settings) else { return skip() }
-                send(.stream(.streaming(configuration)))
-            case .paused: send(.stream(.paused))
-            case .stopped: send(.stream(.stopped))
+                send(.stream(.streaming(configuration), generation: generation))
+            case .paused: send(.stream(.paused, generation: generation))
+            case .stopped: send(.stream(.stopped, generation: generation))
             }
         case .fault(let name, let message):
             state.withLock { $0.counters.faultsSent += 1 }

@@ -86,6 +86,9 @@ public final class Stream: Sendable {
     public var lastMalformedSample: MalformedSampleError? { core.withLock { $0.lastMalformed } }
     /// The last frame or parameter set refused for exceeding the negotiated resolution, if any.
     public var lastConfigurationViolation: StreamConfigurationViolation? { core.withLock { $0.lastViolation } }
+    /// Stream events from the glasses that were ignored as late answers to an earlier start or stop: they echoed
+    /// another stream generation than that of the latest `startStream` (a Linux addition; `docs/PROTOCOL.md`, 7.6).
+    public var staleStreamEvents: UInt64 { core.withLock { $0.machine.staleEventsIgnored } }
 
     /// The current state first, then every change; finishes after the final `.stopped` once the camera stopped.
     /// Lifecycle events are never dropped (unbounded buffer: a handful per session).
@@ -117,7 +120,7 @@ public final class Stream: Sendable {
     /// Does nothing unless the stream is `.stopped` and its camera is attached. If the glasses are not available
     /// within the configured device wait timeout the stream fails with ``StreamError/deviceNotConnected(_:)``.
     public func start() {
-        perform { $0.start() }
+        perform { $0.start(nextGeneration: nextGeneration) }
     }
 
     /// Stops streaming: `.stopping`, then `.stopped` when the glasses acknowledge (or after the grace period).
@@ -151,7 +154,9 @@ public final class Stream: Sendable {
 
     func detach() { update { $0.detach() } }
     func end() { update { $0.end() } }
-    func deviceReadinessChanged(_ ready: Bool) { update { $0.deviceReadinessChanged(ready) } }
+    func deviceReadinessChanged(_ ready: Bool) {
+        update { $0.deviceReadinessChanged(ready, nextGeneration: nextGeneration) }
+    }
     func linkLost() { update { $0.linkLost() } }
     func deviceStateChanged(from old: DeviceState, to new: DeviceState) {
         update { $0.deviceStateChanged(from: old, to: new) }
@@ -161,8 +166,8 @@ public final class Stream: Sendable {
     func handle(_ message: DeviceMessage) {
         core.withLock { core in
             switch message {
-            case .stream(let event):
-                apply(core.machine.deviceReported(event), &core)
+            case .stream(let event, let generation):
+                apply(core.machine.deviceReported(event, generation: generation), &core)
             case .fault(let fault, _):
                 apply(core.machine.deviceFault(fault), &core)
             case .photo(let photo, let requestID):
@@ -190,6 +195,12 @@ public final class Stream: Sendable {
     }
 
     var isStopped: Bool { state == .stopped }
+
+    /// A fresh stream generation from the device's counter (shared by every stream of these glasses), for the
+    /// `startStream` the machine is sending (called under the stream lock; the counter's lock is a leaf).
+    private func nextGeneration() -> UInt32 {
+        deviceReference.object?.nextStreamGeneration() ?? 1
+    }
 
     /// Counts and reports a refused sample or configuration (under the stream lock).
     private func reject(_ rejection: SampleRejection, _ core: inout Core) {

@@ -40,6 +40,11 @@ struct StreamStateMachine: Sendable {
     private(set) var startSent = false
     private(set) var detached = false
     private(set) var photoInFlight: UInt32?
+    /// The generation of the latest `startStream` sent (nil before the first): `stopStream` carries it, and a stream
+    /// event that echoes another generation answers an earlier start or stop and is ignored.
+    private(set) var generation: UInt32?
+    /// Stream events ignored because they echoed an earlier generation than ``generation``.
+    private(set) var staleEventsIgnored: UInt64 = 0
     private var nextPhotoID: UInt32 = 1
     private var conditionsReported: Set<StreamError> = []
     private var malformedReported = false
@@ -61,13 +66,15 @@ struct StreamStateMachine: Sendable {
     // MARK: Calls from the app
 
     /// `start()`: from `.stopped` to `.waitingForDevice`, asking the glasses at once if they are ready.
-    mutating func start() -> [Action] {
+    /// `nextGeneration` numbers the `startStream`, and is called only when one is sent (the owner draws from the
+    /// device's counter, so the streams of one pair of glasses never share a generation).
+    mutating func start(nextGeneration: () -> UInt32) -> [Action] {
         guard !detached, state == .stopped else { return [] }
         conditionsReported = []
         malformedReported = false
         configurationViolations = 0
         var actions = [transition(.waitingForDevice), .schedule(.wait)]
-        if deviceReady { actions += sendStart() }
+        if deviceReady { actions += sendStart(nextGeneration) }
         return actions
     }
 
@@ -81,7 +88,7 @@ struct StreamStateMachine: Sendable {
         case .waitingForDevice, .starting, .streaming, .paused:
             photoInFlight = nil
             startSent = false
-            return [.cancel(.wait), .cancel(.start), .cancel(.photo), transition(.stopping), .send(.stopStream), .schedule(.stop)]
+            return [.cancel(.wait), .cancel(.start), .cancel(.photo), transition(.stopping), .send(.stopStream(generation: generation)), .schedule(.stop)]
         }
     }
 
@@ -112,10 +119,10 @@ struct StreamStateMachine: Sendable {
 
     // MARK: Events from the session and the glasses
 
-    /// The session is started and the link is up (true), or not (false).
-    mutating func deviceReadinessChanged(_ ready: Bool) -> [Action] {
+    /// The session is started and the link is up (true), or not (false); `nextGeneration` as for ``start(nextGeneration:)``.
+    mutating func deviceReadinessChanged(_ ready: Bool, nextGeneration: () -> UInt32) -> [Action] {
         deviceReady = ready
-        if ready && state == .waitingForDevice && !startSent { return sendStart() }
+        if ready && state == .waitingForDevice && !startSent { return sendStart(nextGeneration) }
         return []
     }
 
@@ -140,8 +147,15 @@ struct StreamStateMachine: Sendable {
         }
     }
 
-    /// The glasses reported a stream state.
-    mutating func deviceReported(_ event: DeviceStreamEvent) -> [Action] {
+    /// The glasses reported a stream state, echoing the generation of the latest start or stop they received (nil
+    /// from glasses that do not echo it: then the event is taken as it comes, as before generations existed).
+    mutating func deviceReported(_ event: DeviceStreamEvent, generation reported: UInt32? = nil) -> [Action] {
+        if let reported, reported != generation {
+            // A late answer to an earlier start or stop (the grace period gave up on it, and the stream has been
+            // started again since): it says nothing about the current start.
+            staleEventsIgnored += 1
+            return []
+        }
         switch (event, state) {
         case (.starting, .waitingForDevice) where startSent:
             return [.cancel(.wait), transition(.starting), .schedule(.start)]
@@ -228,10 +242,10 @@ struct StreamStateMachine: Sendable {
         switch (timer, state) {
         case (.wait, .waitingForDevice):
             let error: StreamError = startSent ? .timeout : .deviceNotConnected(deviceID)
-            let abandon: [Action] = startSent ? [.send(.stopStream)] : []
+            let abandon: [Action] = startSent ? [.send(.stopStream(generation: generation))] : []
             return [.error(error)] + abandon + enterStopped()
         case (.start, .starting):
-            return [.error(.timeout), .send(.stopStream)] + enterStopped()
+            return [.error(.timeout), .send(.stopStream(generation: generation))] + enterStopped()
         case (.stop, .stopping):
             return enterStopped()
         case (.photo, _) where photoInFlight != nil:
@@ -273,9 +287,11 @@ struct StreamStateMachine: Sendable {
         return [.error(error)]
     }
 
-    private mutating func sendStart() -> [Action] {
+    private mutating func sendStart(_ nextGeneration: () -> UInt32) -> [Action] {
+        let next = nextGeneration()
         startSent = true
-        return [.resetSamples, .send(.startStream(configuration))]
+        generation = next
+        return [.resetSamples, .send(.startStream(configuration, generation: next))]
     }
 
     private mutating func transition(_ next: StreamState) -> Action {

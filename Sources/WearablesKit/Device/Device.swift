@@ -25,6 +25,8 @@ public final class Device: Sendable {
     }
 
     private let core: Mutex<Core>
+    /// The last stream generation handed out (0: none yet); see ``nextStreamGeneration()``.
+    private let lastStreamGeneration = Mutex<UInt32>(0)
     private let context: InstanceContext
     private let stateBroadcaster: Broadcaster<DeviceState>
     private let linkBroadcaster: Broadcaster<LinkState>
@@ -183,6 +185,16 @@ public final class Device: Sendable {
     func release(_ session: DeviceSession) {
         core.withLock { core in
             if core.session === session { core.session = nil }
+        }
+    }
+
+    /// A stream generation not handed out before for these glasses (1, 2, …, wrapping past `UInt32.max` to 1), for a
+    /// stream's next `startStream`. One counter for every stream of the glasses, so that a new camera's stream
+    /// never takes a late answer to an earlier camera's start or stop for its own.
+    func nextStreamGeneration() -> UInt32 {
+        lastStreamGeneration.withLock { last in
+            last = StreamGeneration.next(after: last)
+            return last
         }
     }
 

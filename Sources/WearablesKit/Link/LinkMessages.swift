@@ -76,6 +76,15 @@ public enum DeviceStreamEvent: Sendable, Hashable {
     case stopped
 }
 
+/// Stream generations: the number a host gives each `startStream` it sends, so that it can tell a device's answer to
+/// the current start or stop from a late answer to an earlier one (`docs/PROTOCOL.md`, 7.6).
+public enum StreamGeneration {
+    /// The generation after `generation`: one more, wrapping from `UInt32.max` to 1 (0 is never used).
+    public static func next(after generation: UInt32) -> UInt32 {
+        generation == .max ? 1 : generation + 1
+    }
+}
+
 /// A fault the device reports for a stream; WearablesKit maps these to `StreamError`.
 public enum DeviceStreamFault: String, Sendable, Hashable, CaseIterable {
     case internalError, videoStreamingError, permissionDenied, hingesClosed, thermalHot, batteryLow,
@@ -173,10 +182,11 @@ public enum HostMessage: Sendable, Hashable {
     case startSession
     /// Close the device session (and any stream).
     case stopSession
-    /// Start the camera stream with a configuration.
-    case startStream(StreamConfiguration)
-    /// Stop the camera stream.
-    case stopStream
+    /// Start the camera stream with a configuration. `generation` numbers this start (``StreamGeneration``); the
+    /// device echoes it in the stream events that follow. nil from a sender that does not number its starts.
+    case startStream(StreamConfiguration, generation: UInt32? = nil)
+    /// Stop the camera stream; `generation` is that of the start being stopped (nil: not numbered).
+    case stopStream(generation: UInt32? = nil)
     /// Capture a still photo during the stream.
     case capturePhoto(PhotoCaptureFormat, requestID: UInt32)
     /// Flow control: the host can take this many more video samples.
@@ -195,8 +205,9 @@ public enum DeviceMessage: Sendable, Hashable {
     case permission(Permission, PermissionStatus, requestID: UInt32)
     /// A session-level event.
     case session(DeviceSessionEvent)
-    /// A stream-level state change.
-    case stream(DeviceStreamEvent)
+    /// A stream-level state change; `generation` echoes that of the latest `startStream` or `stopStream` the
+    /// device received (nil from a device that does not echo it, or before any).
+    case stream(DeviceStreamEvent, generation: UInt32? = nil)
     /// HEVC parameter sets for the samples that follow.
     case codecConfiguration(HEVCCodecConfiguration)
     /// A video sample.

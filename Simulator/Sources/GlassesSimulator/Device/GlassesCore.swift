@@ -44,6 +44,9 @@ struct GlassesCore: Sendable {
     private(set) var pauses: PauseReasons = []
     /// The configuration the host asked for.
     private(set) var requested: StreamConfiguration?
+    /// The stream generation of the latest `startStream` or `stopStream` on this link (nil when it carried none, or
+    /// before any); every stream event echoes it, so the host can tell which request an event answers.
+    private(set) var streamGeneration: UInt32?
     /// Permission status per permission, and the answer the wearer gives to a request.
     var permissions: [Permission: PermissionStatus] = [.camera: .granted, .microphone: .granted]
     var requestAnswers: [Permission: PermissionStatus] = [.camera: .granted, .microphone: .granted]
@@ -84,6 +87,7 @@ struct GlassesCore: Sendable {
     mutating func linkClosed() -> [Action] {
         linkOpen = false
         helloDone = false
+        streamGeneration = nil
         sessionActive = false
         pauses = []
         let wasActive = stream != .idle
@@ -124,9 +128,11 @@ struct GlassesCore: Sendable {
             let wasActive = sessionActive
             sessionActive = false
             return actions + (wasActive ? [.send(.session(.ended(reason: "stopped by host")))] : [])
-        case .startStream(let configuration):
+        case .startStream(let configuration, let generation):
+            streamGeneration = generation
             return startStream(configuration)
-        case .stopStream:
+        case .stopStream(let generation):
+            streamGeneration = generation
             return endStream(report: true, always: true)
         case .capturePhoto(let format, let id):
             guard case .streaming(let c) = stream, !pauses.contains(.photo) else {
@@ -141,7 +147,7 @@ struct GlassesCore: Sendable {
             }
             pauses.insert(.photo)
             stream = .paused(c)
-            return [.stopFrames, .send(.stream(.paused)), .capturePhoto(format, requestID: id)]
+            return [.stopFrames, streamEvent(.paused), .capturePhoto(format, requestID: id)]
         case .frameCredit, .heartbeat:
             return []
         }
@@ -163,26 +169,31 @@ struct GlassesCore: Sendable {
         return actions
     }
 
+    /// A stream event for the host, echoing the latest stream generation.
+    private func streamEvent(_ event: DeviceStreamEvent) -> Action {
+        .send(.stream(event, generation: streamGeneration))
+    }
+
     private mutating func startStream(_ configuration: StreamConfiguration) -> [Action] {
         guard sessionActive else {
             return [.send(.fault(.internalError, message: "no session is active; start a session first")),
-                    .send(.stream(.stopped))]
+                    streamEvent(.stopped)]
         }
         if permissions[.camera] != .granted {
             return [.send(.fault(.permissionDenied, message: "camera permission is denied on the glasses")),
-                    .send(.stream(.stopped))]
+                    streamEvent(.stopped)]
         }
         var actions: [Action] = []
         if stream != .idle { actions += [.stopFrames] }
         requested = configuration
         let effective = adapted(configuration)
-        actions.append(.send(.stream(.starting(effective))))
+        actions.append(streamEvent(.starting(effective)))
         if pauses.isEmpty {
             stream = .streaming(effective)
-            actions += [.send(.stream(.streaming(effective))), .startFrames(effective)]
+            actions += [streamEvent(.streaming(effective)), .startFrames(effective)]
         } else {
             stream = .paused(effective)
-            actions.append(.send(.stream(.paused)))
+            actions.append(streamEvent(.paused))
         }
         return actions
     }
@@ -193,7 +204,7 @@ struct GlassesCore: Sendable {
         requested = nil
         pauses.remove(.photo)
         var actions: [Action] = wasActive ? [.stopFrames] : []
-        if report && (wasActive || always) { actions.append(.send(.stream(.stopped))) }
+        if report && (wasActive || always) { actions.append(streamEvent(.stopped)) }
         return actions
     }
 
@@ -202,7 +213,7 @@ struct GlassesCore: Sendable {
         pauses.insert(reason)
         guard wasClear, case .streaming(let c) = stream else { return [] }
         stream = .paused(c)
-        var actions: [Action] = [.stopFrames, .send(.stream(.paused))]
+        var actions: [Action] = [.stopFrames, streamEvent(.paused)]
         if reason != .photo { actions.append(.send(.session(.paused))) }
         return actions
     }
@@ -218,7 +229,7 @@ struct GlassesCore: Sendable {
         stream = .streaming(c)
         var actions: [Action] = []
         if sessionEvent { actions.append(.send(.session(.resumed))) }
-        return actions + [.send(.stream(.streaming(c))), .startFrames(c)]
+        return actions + [streamEvent(.streaming(c)), .startFrames(c)]
     }
 
     // MARK: Wearer and environment
@@ -315,7 +326,7 @@ struct GlassesCore: Sendable {
         guard effective != current else { return [] }
         if case .streaming = stream {
             stream = .streaming(effective)
-            return [.stopFrames, .send(.stream(.streaming(effective))), .startFrames(effective)]
+            return [.stopFrames, streamEvent(.streaming(effective)), .startFrames(effective)]
         }
         stream = .paused(effective)
         return []

@@ -361,6 +361,10 @@ public final class SimulatedGlasses: Sendable {
         logger?("[\(info.identifier) t=\(String(format: "%.3f", deviceTime))s] \(line)")
     }
 
+    private static func describe(generation: UInt32?) -> String {
+        generation.map { " (generation \($0))" } ?? ""
+    }
+
     static func describe(_ m: HostMessage) -> String {
         switch m {
         case .hello(let v, _): "hello v\(v)"
@@ -368,8 +372,9 @@ public final class SimulatedGlasses: Sendable {
         case .requestPermission(let p, _): "request permission \(p.rawValue)"
         case .startSession: "start session"
         case .stopSession: "stop session"
-        case .startStream(let c): "start stream \(c.videoCodec.rawValue) \(c.resolution.rawValue) \(c.frameRate) fps"
-        case .stopStream: "stop stream"
+        case .startStream(let c, let g):
+            "start stream \(c.videoCodec.rawValue) \(c.resolution.rawValue) \(c.frameRate) fps\(describe(generation: g))"
+        case .stopStream(let g): "stop stream\(describe(generation: g))"
         case .capturePhoto(let f, _): "capture photo \(f.rawValue)"
         case .frameCredit(let n): "credit \(n)"
         case .heartbeat(let s, _): "heartbeat \(s)"
