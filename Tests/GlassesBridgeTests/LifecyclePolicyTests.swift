@@ -277,6 +277,26 @@ struct LifecyclePolicyTests {
         #expect(harness.policy.phase == .streaming)
     }
 
+    @Test("a camera that could not start while the session was paused restarts when the session resumes, not a backoff later")
+    func aResumedSessionRestartsAWaitingCameraAtOnce() {
+        var harness = PolicyHarness()
+        harness.startStreaming()
+        // The glasses drop off the relay: a stream error, then the camera restart 2 s later fails (session paused).
+        _ = harness.take(harness.policy.streamError(.streamFailure, message: "not connected", now: harness.now))
+        #expect(harness.advance(by: .seconds(2)) == [.markDiscontinuity, .restartCamera])
+        #expect(harness.take(harness.policy.cameraFailed("the session is not started", now: harness.now)).isEmpty)
+        #expect(harness.policy.phase == .waiting)
+        // The glasses are back 50 ms later and the session resumes: the camera restarts now.
+        _ = harness.advance(by: .milliseconds(50))
+        #expect(harness.take(harness.policy.sessionStarted(now: harness.now)) == [.markDiscontinuity, .restartCamera])
+        #expect(harness.policy.phase == .startingStream)
+        // The backoff's timer is void, and a resume with nothing pending does nothing.
+        _ = harness.take(harness.policy.streamStreaming(now: harness.now))
+        #expect(harness.advance(by: .seconds(5), framesEvery: .milliseconds(40)).isEmpty)
+        #expect(harness.take(harness.policy.sessionStarted(now: harness.now)).isEmpty)
+        #expect(harness.policy.phase == .streaming)
+    }
+
     @Test func stopEndsTheRunNormallyOnce() {
         var harness = PolicyHarness()
         harness.startStreaming()

@@ -258,11 +258,24 @@ public struct LifecyclePolicy: Sendable {
             + retry(.reconnect, notice: "the relay's link ended")
     }
 
-    /// The device accepted a session.
+    /// The device accepted a session, or resumed it (the glasses came back to the relay after a link loss).
+    ///
+    /// A resume while a camera restart waits out its backoff restarts the camera at once: the camera could not start
+    /// while the session was paused, and the wait was for the session, not a pause between attempts (the glasses
+    /// dropping off a relay's radio otherwise streamed again one backoff, 4 s, later than they could).
     public mutating func sessionStarted(now: Duration) -> [Action] {
-        guard phase == .startingSession else { return [] }
-        phase = .startingStream
-        return [.markDiscontinuity, .startCamera] + armStreamStart()
+        switch phase {
+        case .startingSession:
+            phase = .startingStream
+            return [.markDiscontinuity, .startCamera] + armStreamStart()
+        case .waiting where generations[.restartCamera] != nil:
+            invalidate(.restartCamera)
+            phase = .startingStream
+            return [.notice("the session is back: restarting the camera now"), .markDiscontinuity, .restartCamera]
+                + armStreamStart()
+        default:
+            return []
+        }
     }
 
     /// Starting a session failed (for instance the glasses are folded).
