@@ -189,7 +189,10 @@ struct CheckBinaryTests {
         let xml = try String(contentsOfFile: junit, encoding: .utf8)
         #expect(xml.contains("name=\"interrupted\"") && xml.contains("type=\"interrupted\""), "\(xml)")
         #expect(xml.contains("name=\"hello\""), "\(xml)")
-        #expect(!xml.contains("<failure"), "a check cut short has no verdict: \(xml)")
+        // The stream check the signal cut short has no verdict: no stream testcase fails. (The checks before it may
+        // fail on their own: on a loaded machine a debug build's photo took 4–5 s against the plan's 5 s bound.)
+        let streamCases = xml.components(separatedBy: "<testcase").filter { $0.contains("classname=\"stream.") }
+        #expect(!streamCases.contains { $0.contains("<failure") }, "a check cut short has no verdict: \(xml)")
     }
 
     @Test("Ctrl-C while waiting for a relay to dial in ends the run at once, not at the connect timeout")

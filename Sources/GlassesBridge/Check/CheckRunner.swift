@@ -152,7 +152,8 @@ public final class CheckRunner: Sendable {
         let scheduler = target.clock.scheduler
         let origin = scheduler.now
         let window = plan.warmUpSeconds + plan.measureSeconds
-        let pipelineBox = Mutex<BridgePipeline?>(nil)
+        // The pipeline the observer acts on is the runner's current one (set below, before the run starts).
+        let current: @Sendable () -> BridgePipeline? = { [self] in interruption.withLock { $0.current } }
         let stopping = Atomic<Bool>(false)
         let scripted = Atomic<Bool>(false)
         settings.frameObserver = { frame, arrival in
@@ -161,12 +162,12 @@ public final class CheckRunner: Sendable {
                 state.frames.append(ObservedFrame(frame, arrival: time))
                 return state.frames[0].arrival
             }
-            if let script, !scripted.exchange(true, ordering: .relaxed), let pipeline = pipelineBox.withLock({ $0 }) {
+            if let script, !scripted.exchange(true, ordering: .relaxed), let pipeline = current() {
                 let lastArrival: @Sendable () -> Double = { observation.withLock { $0.frames.last?.arrival ?? 0 } }
                 scheduler.schedule(after: .zero) { script(first, pipeline, lastArrival) }
             }
             if stopAfterWindow, time - first >= window, !stopping.exchange(true, ordering: .relaxed) {
-                scheduler.schedule(after: .zero) { pipelineBox.withLock { $0 }?.requestStop(reason: "duration") }
+                scheduler.schedule(after: .zero) { current()?.requestStop(reason: "duration") }
             }
         }
         let tracker = Mutex(VitalsTracker(frameRate: configuration.frameRate))
@@ -190,14 +191,12 @@ public final class CheckRunner: Sendable {
             default: break
             }
         }
-        pipelineBox.withLock { $0 = pipeline }
         let interruptedAlready = interruption.withLock { state -> Bool in
             state.current = pipeline
             return state.interrupted
         }
         if interruptedAlready { pipeline.requestStop(reason: "signal") }
         let result = await pipeline.run()
-        pipelineBox.withLock { $0 = nil }
         interruption.withLock { $0.current = nil }
         var final = observation.withLock { $0 }
         final.summary = result.summary
