@@ -60,6 +60,40 @@ struct BinaryTests {
         #expect(types.contains("metrics"))
     }
 
+    @Test("measurements are stamped on the run's clock: a stream that starts 5 s into the run starts at 5 s, not 0")
+    func measurementsAreOnTheRunClock() throws {
+        // The glasses are off the face when the run starts and put on at 5 s: no frame before then.
+        let scenario = FileManager.default.temporaryDirectory.appendingPathComponent("late-start-\(getpid()).json")
+        try Data(#"{"events": [{"at": 0, "do": "doff"}, {"at": 5, "do": "don"}]}"#.utf8).write(to: scenario)
+        defer { try? FileManager.default.removeItem(at: scenario) }
+        let result = try BinaryRunner.run(["--no-realtime", "--duration", "20", "--resolution", "low", "--fps", "15",
+                                           "--sim-scenario", scenario.path, "--format", "ndjson"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        var firstTrace: (t: Double, timestamp: Double)?
+        var firstPulse: (t: Double, timestamp: Double)?
+        for line in result.lines {
+            let object = try jsonObject(line)
+            guard object["type"] as? String == "metrics", let t = object["t"] as? Double,
+                  let metrics = object["metrics"] as? [String: Any] else { continue }
+            let breathing = metrics["breathing"] as? [String: Any]
+            if firstTrace == nil, let point = (breathing?["upperTrace"] as? [[String: Any]])?.first,
+               let stamp = (point["timestamp"] as? String).flatMap(Double.init) {
+                firstTrace = (t, stamp / 1e6)
+            }
+            let cardio = metrics["cardio"] as? [String: Any]
+            if firstPulse == nil, let point = (cardio?["pulseRate"] as? [[String: Any]])?.first,
+               let stamp = (point["timestamp"] as? String).flatMap(Double.init) {
+                firstPulse = (t, stamp / 1e6)
+            }
+        }
+        let trace = try #require(firstTrace, "no trace: \(result.stdout.prefix(2000))")
+        // The first frame arrives just after 5 s, and its trace point is stamped there (it read 0.07 s before).
+        #expect(trace.timestamp >= 5 && trace.timestamp <= trace.t + 0.01, "first trace point at \(trace.timestamp) s, written at \(trace.t) s")
+        // The first pulse, after 10 s of face, is stamped at about 15 s, where the run's clock has it.
+        let pulse = try #require(firstPulse, "no pulse: \(result.stdout.suffix(2000))")
+        #expect(pulse.timestamp >= 15 && abs(pulse.timestamp - pulse.t) < 1.5, "first pulse at \(pulse.timestamp) s, written at \(pulse.t) s")
+    }
+
     @Test func sigintEndsTheRunGracefullyWithASummaryAndExitZero() throws {
         // Signal once frames flow (a run in which nothing arrived is a failure, exit 69, not what this test is about).
         let runner = try BinaryRunner(["--format", "ndjson", "--resolution", "low", "--fps", "15"]) { output in

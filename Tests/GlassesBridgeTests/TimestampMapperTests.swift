@@ -10,6 +10,18 @@ struct TimestampMapperTests {
         #expect(mapper.map(deviceUs: 5_083_333) == .submit(timestampUs: 83_333, restartInputFirst: false))
     }
 
+    @Test("with the run's start, the timeline is the run's clock: the first frame at its arrival, then the device's spacing")
+    func theTimelineStartsWhereTheRunDid() {
+        var mapper = TimestampMapper(frameRate: 24, originHostUs: 100_000_000)
+        #expect(mapper.map(deviceUs: 9_000_000, hostUs: 105_250_000) == .submit(timestampUs: 5_250_000, restartInputFirst: false))
+        #expect(mapper.map(deviceUs: 9_041_666, hostUs: 105_400_000) == .submit(timestampUs: 5_291_666, restartInputFirst: false))
+        // A host time before the start, an absurd one, or none: the timeline starts at 0.
+        for host: Int64? in [99_000_000, 100_000_000 + 86_400_000_001, nil, Int64.min] {
+            var other = TimestampMapper(frameRate: 24, originHostUs: 100_000_000)
+            #expect(other.map(deviceUs: 1, hostUs: host) == .submit(timestampUs: 0, restartInputFirst: false), "host \(String(describing: host))")
+        }
+    }
+
     @Test func negativeDeviceTimesAreShiftedOntoANonnegativeTimeline() {
         var mapper = TimestampMapper(frameRate: 30)
         #expect(mapper.map(deviceUs: -1_000) == .submit(timestampUs: 0, restartInputFirst: false))

@@ -226,6 +226,7 @@ public final class BridgePipeline: Sendable {
             engineQueueLimit: settings.engineQueueLimit,
             // The link's host end is opened on this scheduler too, so frame timing and this clock are one clock.
             hostClockUs: { scheduler.now.wholeMicroseconds },
+            runStartHostUs: startedAt.wholeMicroseconds,
             notice: { [weak self] message in self?.emit(.notice(message)) },
             fatal: { [weak self] failure in self?.fail(failure) }
         ))

@@ -22,6 +22,8 @@ struct FrameWorkerContext: Sendable {
     let engineQueueLimit: Int
     /// Now on the host's clock, µs: the scheduler the link's host end runs on (latency is measured against it).
     let hostClockUs: @Sendable () -> Int64
+    /// The run's start on that clock, µs: custom input's timeline is the run's clock from there.
+    let runStartHostUs: Int64
     /// Reports a notable event.
     let notice: @Sendable (String) -> Void
     /// Reports a failure that must end the run.
@@ -51,7 +53,8 @@ final class FrameWorker: @unchecked Sendable {
     init(handoff: FrameHandoff, context: FrameWorkerContext) {
         self.handoff = handoff
         self.context = context
-        self.mapper = TimestampMapper(frameRate: context.frameRate, maximumGapUs: CustomInput.maximumTimestampGapUs)
+        self.mapper = TimestampMapper(frameRate: context.frameRate, maximumGapUs: CustomInput.maximumTimestampGapUs,
+                                      originHostUs: context.runStartHostUs)
     }
 
     /// Starts the worker thread. Call once, after the SDK's `start()` returned.

@@ -45,6 +45,9 @@ public struct TimestampMapper: Sendable, Hashable {
     /// The nominal spacing used when a rebase has no better measure of elapsed time.
     public let nominalFrameIntervalUs: Int64
 
+    /// Where the timeline starts on the host clock, when it is the run's clock (see ``init(frameRate:maximumGapUs:originHostUs:)``).
+    public let originHostUs: Int64?
+
     private var lastDeviceUs: Int64?
     private var lastOutputUs: Int64?
     private var lastHostUs: Int64?
@@ -52,9 +55,13 @@ public struct TimestampMapper: Sendable, Hashable {
 
     /// Creates a mapper; `frameRate` sets the spacing used after a rebase that has no host time to measure by.
     /// - Parameter maximumGapUs: the custom input's gap limit (``CustomInput/maximumTimestampGapUs`` by default).
-    public init(frameRate: UInt, maximumGapUs: Int64 = TimestampMapper.maximumGapUs) {
+    /// - Parameter originHostUs: the run's start on the host clock `map` is given. The first frame is then stamped
+    ///   with its arrival since that start, so the timeline is the run's clock (a stream that took 5 s to start
+    ///   begins at 5 s, and a reference logged on the wall clock lines up); nil starts the timeline at 0.
+    public init(frameRate: UInt, maximumGapUs: Int64 = TimestampMapper.maximumGapUs, originHostUs: Int64? = nil) {
         self.nominalFrameIntervalUs = 1_000_000 / Int64(max(frameRate, 1))
         self.maximumGapUs = maximumGapUs
+        self.originHostUs = originHostUs
     }
 
     /// The last timestamp handed out, if any.
@@ -69,7 +76,7 @@ public struct TimestampMapper: Sendable, Hashable {
     /// monotonic clock; used only to measure the real pause across a rebase).
     public mutating func map(deviceUs: Int64, hostUs: Int64? = nil) -> Decision {
         guard let lastDevice = lastDeviceUs, let lastOutput = lastOutputUs else {
-            return accept(deviceUs: deviceUs, outputUs: 0, hostUs: hostUs, restart: false)
+            return accept(deviceUs: deviceUs, outputUs: firstOutputUs(hostUs: hostUs), hostUs: hostUs, restart: false)
         }
         if discontinuity {
             discontinuity = false
@@ -88,6 +95,15 @@ public struct TimestampMapper: Sendable, Hashable {
             return accept(deviceUs: deviceUs, outputUs: 0, hostUs: hostUs, restart: true)
         }
         return accept(deviceUs: deviceUs, outputUs: output, hostUs: hostUs, restart: delta > maximumGapUs)
+    }
+
+    /// The first frame's timestamp: its arrival since ``originHostUs`` when both are known and sane (never negative,
+    /// at most a day: a host clock that jumped is not a reason for an absurd timeline), else 0.
+    private func firstOutputUs(hostUs: Int64?) -> Int64 {
+        guard let hostUs, let originHostUs else { return 0 }
+        let (since, overflow) = hostUs.subtractingReportingOverflow(originHostUs)
+        guard !overflow, since > 0, since <= 86_400_000_000 else { return 0 }
+        return since
     }
 
     private mutating func rebase(deviceUs: Int64, lastOutput: Int64, hostUs: Int64?) -> Decision {
