@@ -45,6 +45,44 @@ struct ReportBinaryTests {
         #expect(again.contains("<title>Pulse</title>") && again.contains("<td>truth</td><td>\(truth)</td>"))
     }
 
+    @Test("the truth in stats lines has the documented windows (--truth-out's), the summary's covers the whole run")
+    func truthWindows() throws {
+        let directory = try Self.scratch("truth-windows")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let scenario = directory.appendingPathComponent("step.json")
+        let truth = directory.appendingPathComponent("truth.csv").path
+        // 80 bpm for 50 s, then 100: the run's median is 80, the last 30 s average about 87.
+        try Data(#"{"subject": {"pulseRate": 80}, "events": [{"at": 50, "do": "pulseRate", "bpm": 100}]}"#.utf8)
+            .write(to: scenario)
+        let result = try BinaryRunner.run(["--no-realtime", "--duration", "60", "--resolution", "low", "--fps", "15",
+                                           "--sim-scenario", scenario.path, "--truth-out", truth, "--format", "ndjson"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        // --truth-out: HRV over the trailing 30 s, at 10 samples a second.
+        var exported: [Int: Double] = [:]
+        let rows = try String(contentsOfFile: truth, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        let header = try #require(rows.first).map(String.init)
+        let time = try #require(header.firstIndex(of: "time_s")), hrv = try #require(header.firstIndex(of: "hrvRmssd"))
+        for row in rows.dropFirst() where row.count == header.count {
+            if let t = Double(row[time]), let v = Double(row[hrv]), abs(t - t.rounded()) < 0.01 { exported[Int(t.rounded())] = v }
+        }
+        var compared = 0
+        var summary: [String: Any] = [:]
+        for line in result.lines {
+            let object = try jsonObject(line)
+            if object["type"] as? String == "summary" { summary = object }
+            guard object["type"] as? String == "stats", let t = object["t"] as? Double,
+                  let stamped = (object["truth"] as? [String: Any])?["hrvRmssd"] as? Double,
+                  let expected = exported[Int(t.rounded())] else { continue }
+            #expect(abs(stamped - expected) < 0.11, "stats truth RMSSD \(stamped) ms at \(t) s, --truth-out \(expected)")
+            compared += 1
+        }
+        #expect(compared >= 50, "only \(compared) stats lines compared")
+        let runTruth = try #require(summary["truth"] as? [String: Any])
+        let truthPulse = try #require(runTruth["pulseRate"] as? Double)
+        let pulse = try #require(summary["pulseRate"] as? Double)
+        #expect(abs(truthPulse - 80) < 1.5 && abs(truthPulse - pulse) < 2, "summary \(pulse) bpm against truth \(truthPulse)")
+    }
+
     @Test("report: 64 for usage, 65 for a malformed line (named) or a reference that misses the run, 73 for an unwritable page")
     func reportExitCodes() throws {
         let directory = try Self.scratch("codes")

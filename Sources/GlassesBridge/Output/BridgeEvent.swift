@@ -34,7 +34,8 @@ public struct BridgeSummary: Sendable, Hashable {
     public var vitals = VitalsSnapshot()
     /// What each of ``vitals`` rests on: how many stable values, and their quartiles.
     public var basis = VitalsBasis()
-    /// The simulator's ground truth over the run, when simulated.
+    /// The simulator's ground truth over the whole run, when simulated (``TruthSpan/wholeRun``: medians of 10 s
+    /// means, as the run's values are medians of windows).
     public var truth: VitalsSnapshot?
     /// Why ``vitals`` has no pulse rate (nil when it has one).
     public var pulseAbsence: VitalAbsence?

@@ -390,7 +390,7 @@ public final class BridgePipeline: Sendable {
         fillRestartCounts(&stats)
         stats.latency = counters.takeIntervalLatency()
         let vitals = tracker.withLock { $0.latest }
-        emit(.stats(stats, vitals: vitals, truth: source.truth?(10)))
+        emit(.stats(stats, vitals: vitals, truth: source.truth?(.trailing(rates: 10, hrv: 30))))
     }
 
     private func fillRestartCounts(_ stats: inout BridgeStats) {
@@ -565,7 +565,7 @@ public final class BridgePipeline: Sendable {
             summary.breathingAbsence = summary.breathingAbsence?.noFrameMeasured()
             summary.hrvAbsence = summary.hrvAbsence?.noFrameMeasured()
         }
-        summary.truth = source.truth?(30)
+        summary.truth = source.truth?(.wholeRun)
         summary.stats = stats
         summary.durationSeconds = (clock.scheduler.now - startedAt).inSeconds
         summary.failure = failure

@@ -18,6 +18,16 @@ public enum BridgeClock: Sendable {
     }
 }
 
+/// The stretch of a run a ground-truth snapshot covers (``BridgeSource`` truth, for simulated glasses).
+public enum TruthSpan: Sendable, Hashable {
+    /// Rates over the trailing `rates` seconds and RMSSD over the trailing `hrv` seconds of device time: what the
+    /// live values are compared with (the `stats` lines' `truth`: 10 and 30 s).
+    case trailing(rates: Double, hrv: Double)
+    /// The whole run, as the summary's values are: pulse and breathing the median of their 10 s means (the run's
+    /// values are medians of windows), RMSSD over every interval of the run.
+    case wholeRun
+}
+
 /// Where a run's frames come from: glasses reached through links, or a file.
 public struct BridgeSource: Sendable {
     enum Kind: Sendable {
@@ -26,8 +36,8 @@ public struct BridgeSource: Sendable {
     }
 
     let kind: Kind
-    /// Ground truth over the trailing `seconds` of device time, for simulated glasses.
-    let truth: (@Sendable (_ trailingSeconds: Double) -> VitalsSnapshot?)?
+    /// Ground truth over a span of the run, for simulated glasses.
+    let truth: (@Sendable (TruthSpan) -> VitalsSnapshot?)?
     /// What the source is, for messages.
     public let description: String
 
@@ -39,12 +49,12 @@ public struct BridgeSource: Sendable {
 
     /// Glasses reached by opening links with `connect` (called again to reconnect after a loss).
     /// - Parameters:
-    ///   - truth: ground truth over the trailing seconds of device time, when known (simulators).
+    ///   - truth: ground truth over a span of the run, when known (simulators).
     ///   - connectBlocks: `connect` may take a while (a socket dial that waits for its listener): it then runs on a
     ///     thread of its own, so that the run's timers, and a stop (Ctrl-C), are not held up by it.
     public static func glasses(
         _ description: String,
-        truth: (@Sendable (_ trailingSeconds: Double) -> VitalsSnapshot?)? = nil,
+        truth: (@Sendable (TruthSpan) -> VitalsSnapshot?)? = nil,
         connectBlocks: Bool = false,
         connect: @escaping @Sendable () throws -> any DeviceLink
     ) -> BridgeSource {
@@ -55,10 +65,10 @@ public struct BridgeSource: Sendable {
     /// Glasses that dial this host (a relay on a phone, `--listen`): `waitForDevice` blocks until one has paired,
     /// and is called again after a loss. There is no backoff before waiting again: the relay decides when it
     /// dials, and it keeps DAT's own spacing between sessions (new sessions after a loss still back off).
-    /// - Parameter truth: ground truth over the trailing seconds of device time, when known (simulators).
+    /// - Parameter truth: ground truth over a span of the run, when known (simulators).
     public static func dialledGlasses(
         _ description: String,
-        truth: (@Sendable (_ trailingSeconds: Double) -> VitalsSnapshot?)? = nil,
+        truth: (@Sendable (TruthSpan) -> VitalsSnapshot?)? = nil,
         waitForDevice: @escaping @Sendable () throws -> any DeviceLink
     ) -> BridgeSource {
         BridgeSource(kind: .glasses(connect: waitForDevice, deviceDials: true, connectBlocks: true), truth: truth,

@@ -12,7 +12,7 @@ extension BridgeSource {
         let scheduler = glasses.scheduler
         return .glasses(
             "built-in simulator (\(glasses.info.name))",
-            truth: { seconds in BridgeSource.truth(of: glasses, trailingSeconds: seconds) },
+            truth: { span in BridgeSource.truth(of: glasses, span: span) },
             connect: {
                 let pair = InProcessLink.makePair(scheduler: scheduler, liveness: liveness)
                 glasses.attach(pair.device)
@@ -21,17 +21,44 @@ extension BridgeSource {
         )
     }
 
-    /// The simulator's truth over the trailing window of its device time.
-    public static func truth(of glasses: SimulatedGlasses, trailingSeconds: Double) -> VitalsSnapshot? {
+    /// The simulator's truth over a span of its device time (``TruthSpan``).
+    public static func truth(of glasses: SimulatedGlasses, span: TruthSpan) -> VitalsSnapshot? {
         let truth = glasses.groundTruth
         let end = min(glasses.deviceTime, truth.coveredThrough)
         guard end > 1 else { return nil }
-        let window = max(0, end - trailingSeconds)...end
-        return VitalsSnapshot(
-            pulseRate: truth.meanPulseRate(in: window),
-            breathingRate: truth.meanBreathingRate(in: window),
-            hrvRmssd: truth.rmssd(window: window)
-        )
+        switch span {
+        case .trailing(let rates, let hrv):
+            let window = max(0, end - rates)...end
+            return VitalsSnapshot(
+                pulseRate: truth.meanPulseRate(in: window),
+                breathingRate: truth.meanBreathingRate(in: window),
+                hrvRmssd: truth.rmssd(window: max(0, end - hrv)...end)
+            )
+        case .wholeRun:
+            // The median of 10 s means, from one pass over the run's intervals (a window's scan each would be
+            // quadratic in the run's length).
+            let bin = 10.0
+            var sums: [Int: (seconds: Double, count: Int)] = [:]
+            for interval in truth.rrIntervals(in: 0...end) {
+                let index = Int(interval.time / bin)
+                sums[index, default: (0, 0)].seconds += interval.seconds
+                sums[index, default: (0, 0)].count += 1
+            }
+            let pulse = sums.values.compactMap { $0.count > 0 && $0.seconds > 0 ? 60 * Double($0.count) / $0.seconds : nil }
+            let bins = Int((end / bin).rounded(.up))
+            let breathing = (0..<bins).compactMap { i in
+                truth.meanBreathingRate(in: Double(i) * bin...min(end, Double(i + 1) * bin))
+            }
+            return VitalsSnapshot(pulseRate: Self.median(pulse), breathingRate: Self.median(breathing),
+                                  hrvRmssd: truth.rmssd(window: 0...end))
+        }
+    }
+
+    private static func median(_ values: [Double]) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        let mid = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
     }
 }
 
