@@ -54,6 +54,31 @@ struct VitalAbsenceTests {
         #expect(absence?.message.contains("never stable") == true)
     }
 
+    @Test("HRV requested alone (no pulse values in the payloads): the HRV windows tell how long the face was measured")
+    func hrvWithoutPulseValues() {
+        func windows(at seconds: [Int]) -> VitalsTracker {
+            var tracker = VitalsTracker()
+            for second in seconds {
+                var metrics = Metrics()
+                metrics.cardio.hrv = [Hrv(rmssd: 40, meanNn: 830, sdnn: 45, baevsky: 0, timestamp: Int64(second) * 1_000_000,
+                                          confidence: 30, stable: false)]
+                tracker.ingest(metrics)
+            }
+            return tracker
+        }
+        // A 45 s run: windows at 30 and 40 s, the face measured for about 40 s.
+        let short = windows(at: [30, 40]).hrvAbsence(requested: true)
+        #expect(short?.code == .tooShort, "\(String(describing: short))")
+        #expect(short?.message.contains("about 40 s") == true, "\(String(describing: short))")
+        // Windows from 30 to 90 s, none stable: unstable, and nothing said of a pulse that was not in the output.
+        let long = windows(at: Array(stride(from: 30, through: 90, by: 10))).hrvAbsence(requested: true)
+        #expect(long?.code == .unstable, "\(String(describing: long))")
+        #expect(long?.message.contains("pulse was stable") == false, "\(String(describing: long))")
+        // Windows with a break of 40 s between them: two short stretches, not one long one.
+        let broken = windows(at: [30, 40, 80, 90]).hrvAbsence(requested: true)
+        #expect(broken?.code == .tooShort, "\(String(describing: broken))")
+    }
+
     @Test("stretches shorter than the HRV window, however long the run")
     func tooShort() {
         var tracker = VitalsTracker()

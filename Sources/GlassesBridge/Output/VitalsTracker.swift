@@ -167,9 +167,14 @@ struct RateEvidence: Sendable, Hashable {
     private var stretchStart: Double?
     private var last: Double?
     private var longestClosed = 0.0
-
     /// A gap between values longer than this (seconds) ends a stretch of continuous measurement.
-    static let stretchGap = 2.5
+    let stretchGap: Double
+
+    /// Evidence for values that come about every `stretchGap` seconds at most while measured (2.5 s for the rates,
+    /// which come every second).
+    init(stretchGap: Double = 2.5) {
+        self.stretchGap = stretchGap
+    }
 
     /// The span (seconds) from the first to the last value of the longest stretch, the open one included.
     var longestStretch: Double {
@@ -182,7 +187,7 @@ struct RateEvidence: Sendable, Hashable {
         samples += 1
         if stable { stableSamples += 1 }
         bestConfidence = max(bestConfidence ?? confidence, confidence)
-        if let last, time - last <= Self.stretchGap, time >= last {
+        if let last, time - last <= stretchGap, time >= last {
             self.last = time
             return
         }
@@ -228,6 +233,8 @@ public struct VitalsTracker: Sendable, Hashable {
     /// Seconds of face before the first pulse or breathing value of a stretch (the embedded engine's first of each
     /// comes after 10 s of face data): added to a stretch of values to tell how long the face was measured.
     static let leadSeconds = 10.0
+    /// Seconds of face before the first HRV window of a stretch (the embedded engine's first comes at 30 s).
+    static let hrvLeadSeconds = 30.0
     /// Seconds of face a stable pulse needs: the embedded engine's pulse is stable at the earliest after 12 s.
     public static let pulseSettleSeconds = 12.0
     /// Seconds of face a stable breathing rate needs: the embedded engine's breathing window, 30 s.
@@ -239,6 +246,9 @@ public struct VitalsTracker: Sendable, Hashable {
     private var breathingEvidence = RateEvidence()
     /// HRV windows seen, and the best confidence of any.
     private var hrvWindows = 0
+    /// The HRV windows' own stretches (one every 10 s while measured): how long the face was measured when the
+    /// pulse was not requested and its values are not in the payloads.
+    private var hrvEvidence = RateEvidence(stretchGap: 12)
     private var bestHRVConfidence: Double?
 
     private static func seconds(_ value: Double) -> String { String(format: "%.0f s", value) }
@@ -307,12 +317,15 @@ public struct VitalsTracker: Sendable, Hashable {
             return .frameRate(capability, vital: "HRV", trust: capability.hrv)
         }
         let e = pulseEvidence
-        guard e.stableSamples > 0 else {
+        // Without pulse values (`--metrics hrv` alone) the HRV windows tell how long the face was measured.
+        let windowsOnly = e.samples == 0 && hrvWindows > 0
+        guard e.stableSamples > 0 || windowsOnly else {
             let what = e.samples == 0 ? "no pulse was measured" : "the pulse was never stable"
             return VitalAbsence(code: .noStablePulse, message: "\(what), so there were no beats to time for HRV")
         }
-        // The face was measured for about as long as its pulse, plus the lead before the pulse's first value.
-        let longest = e.longestStretch + Self.leadSeconds
+        // The face was measured for about as long as its pulse, plus the lead before the pulse's first value (or
+        // as long as its HRV windows, plus the lead before the first window).
+        let longest = windowsOnly ? hrvEvidence.longestStretch + Self.hrvLeadSeconds : e.longestStretch + Self.leadSeconds
         if longest < Self.hrvSettleSeconds {
             return VitalAbsence(code: .tooShort, message: "a stable HRV value needs about \(Self.seconds(Self.hrvSettleSeconds)) "
                 + "of face without a break; the longest stretch measured was about \(Self.seconds(longest))")
@@ -321,7 +334,9 @@ public struct VitalsTracker: Sendable, Hashable {
         var message = hrvWindows == 1 ? "the one HRV window measured was not stable" : "none of the \(hrvWindows) HRV windows measured was stable"
         if let best = bestHRVConfidence { message += String(format: " (best confidence %.0f %%)", best) }
         message += ": the beats were too noisy to time"
-        if stableShare < 0.8 { message += String(format: ", and the pulse was stable in only %.0f %% of its samples", stableShare * 100) }
+        if stableShare < 0.8, !windowsOnly {
+            message += String(format: ", and the pulse was stable in only %.0f %% of its samples", stableShare * 100)
+        }
         message += " (small or compressed faces and motion blur beat timing: docs/VITALS-ENGINE.md)"
         return VitalAbsence(code: .unstable, message: message)
     }
@@ -357,6 +372,7 @@ public struct VitalsTracker: Sendable, Hashable {
                 if sample.stable { lastStable.hrvRmssd = sample.rmssd; stableValues[2].append(sample.rmssd) }
                 hrvWindows += 1
                 bestHRVConfidence = max(bestHRVConfidence ?? 0, Double(sample.confidence))
+                hrvEvidence.note(at: Double(sample.timestamp) / 1e6, stable: sample.stable, confidence: Double(sample.confidence))
                 rows.append(VitalsSample(
                     metric: "hrvRmssd", timeSeconds: Double(sample.timestamp) / 1e6, value: sample.rmssd,
                     confidence: Double(sample.confidence), stable: sample.stable
