@@ -156,8 +156,15 @@ struct ReportPageTests {
         }
         let html = RunReport(run: try RunRecord.parse(ndjson: text)).html()
         #expect(html.contains("<title>Latency</title>") && !html.contains("not measured"))
-        #expect(html.contains("<td>p99</td><td class=\"num\">33.0</td><td class=\"num\">35.0</td>"))
-        #expect(html.contains("<td>link max</td><td class=\"num\">9.0</td>"))
+        // Without a summary there is no whole-run figure: a dash, then the seconds' median and largest.
+        #expect(html.contains("<td>p99</td><td class=\"num\">–</td><td class=\"num\">33.0</td><td class=\"num\">35.0</td>"), "\(html)")
+        #expect(html.contains("<td>link max</td><td class=\"num\">–</td><td class=\"num\">9.0</td>"))
+        // With one, the whole run's tail (a 210 ms p99 the per-second lines never show) comes first.
+        text += #"{"type":"summary","t":5,"pulseRate":null,"breathingRate":null,"hrvRmssd":null,"framesReceived":120,"framesSubmitted":120,"#
+            + #""durationSeconds":5,"reason":"duration","latencyMs":{"p50":12,"p99":209.9,"max":282,"linkP50":2,"linkP99":4,"linkMax":9}}"# + "\n"
+        let whole = RunReport(run: try RunRecord.parse(ndjson: text)).html()
+        #expect(whole.contains("<td>p99</td><td class=\"num\">209.9</td><td class=\"num\">33.0</td><td class=\"num\">35.0</td>"), "\(whole)")
+        #expect(whole.contains("<td>max</td><td class=\"num\">282.0</td>"))
     }
 
     @Test("every page is self-contained: no scripts, nothing fetched, light and dark, print")
