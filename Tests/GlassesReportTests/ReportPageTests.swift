@@ -167,6 +167,13 @@ struct ReportPageTests {
         #expect(whole.contains("<td>max</td><td class=\"num\">282.0</td>"))
     }
 
+    @Test("the run's start is shown to the millisecond, as the run wrote it")
+    func startedAtKeepsMilliseconds() throws {
+        let text = #"{"type":"start","t":0,"schemaVersion":1,"simulated":false,"startedAt":"2026-12-05T10:16:40.296Z"}"# + "\n"
+        let html = RunReport(run: try RunRecord.parse(ndjson: text)).html()
+        #expect(html.contains("2026-12-05T10:16:40.296Z"), "\(html)")
+    }
+
     @Test("every page is self-contained: no scripts, nothing fetched, light and dark, print")
     func selfContained() throws {
         for (name, html) in try Pages.all() {

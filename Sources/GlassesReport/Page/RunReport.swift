@@ -468,7 +468,12 @@ public struct RunReport: Sendable {
         }
         rows.append(["simulated", run.simulated ? "yes" : "no"])
         rows.append(["NDJSON schema version", run.schemaVersion.map(String.init) ?? "not given"])
-        if let startedAt = run.startedAt { rows.append(["started at", ISO8601DateFormatter().string(from: startedAt)]) }
+        if let startedAt = run.startedAt {
+            // With milliseconds, as the run wrote it: a reference is lined up with the run by this instant.
+            let format = ISO8601DateFormatter()
+            format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            rows.append(["started at", format.string(from: startedAt)])
+        }
         if let summary = run.summary {
             rows.append(["duration", "\(Self.number(summary.durationSeconds, 3)) s"])
             rows.append(["ended", summary.reason])
