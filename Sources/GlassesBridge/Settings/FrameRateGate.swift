@@ -12,6 +12,9 @@ public struct FrameRateGate: Sendable {
     public let askedRate: UInt
     /// The table's row for that rate.
     public let capability: FrameRateCapability
+    /// Whether the rate is a recording's declared one: frames then arrive at the playback's speed, which says
+    /// nothing of the stream's rate, and the hint speaks of the file, not of `--fps`.
+    public let isFile: Bool
     private var arrivingRate: Double?
     private var lastShown: ValidationCode?
 
@@ -19,13 +22,23 @@ public struct FrameRateGate: Sendable {
     public init(askedRate: UInt) {
         self.askedRate = askedRate
         capability = FrameRateTable.capability(at: askedRate)
+        isFile = false
+    }
+
+    /// Creates the gate for a recording that declares `fileFrameRate` frames per second (29.97 is judged as 30).
+    public init(fileFrameRate: Double) {
+        let rate = fileFrameRate.isFinite ? min(max(fileFrameRate.rounded(), 1), 1000) : 1
+        askedRate = UInt(rate)
+        capability = FrameRateTable.capability(at: askedRate)
+        isFile = true
+        arrivingRate = rate
     }
 
     /// The event as it should be printed, or nil to leave it out (a verdict that repeats the last one shown).
     public mutating func adjust(_ event: BridgeEvent) -> BridgeEvent? {
         switch event {
         case .stats(let stats, _, _):
-            if stats.framesPerSecondIn > 0 { arrivingRate = stats.framesPerSecondIn }
+            if !isFile, stats.framesPerSecondIn > 0 { arrivingRate = stats.framesPerSecondIn }
             return event
         case .validation(let status):
             var shown = status
@@ -34,8 +47,9 @@ public struct FrameRateGate: Sendable {
                 if askedRate >= FrameRateTable.lowestMeasuredRate, arriving >= 0.8 * Double(FrameRateTable.lowestMeasuredRate) {
                     shown = ValidationStatus(code: .ok, hint: "Measuring: hold still and breathe normally.")
                 } else {
-                    shown = ValidationStatus(code: .frameRateTooLow, hint: FrameRateTable.lowFrameRateHint(
-                        askedRate: askedRate, arrivingRate: arriving))
+                    shown = ValidationStatus(code: .frameRateTooLow, hint: isFile
+                        ? FrameRateTable.lowFileFrameRateHint(fileRate: askedRate)
+                        : FrameRateTable.lowFrameRateHint(askedRate: askedRate, arrivingRate: arriving))
                 }
             }
             guard shown.code != lastShown else { return nil }

@@ -93,8 +93,15 @@ public enum FrameRateTable {
             + "Values are shown but never marked stable. Stream at \(lowestMeasuredRate) fps or more for trustworthy vitals."
     }
 
-    /// The hint for a `frameRateTooLow` verdict, in the table's terms (the engine's own hint names 24–30 fps,
-    /// which the table contradicts: 15 fps is measured).
+    /// The hint for a `frameRateTooLow` verdict on a recording that declares `fileRate` frames per second.
+    public static func lowFileFrameRateHint(fileRate: UInt) -> String {
+        "Frame rate too low for stable vitals: the recording is at \(fileRate) fps, below the \(lowestMeasuredRate) fps "
+            + "they need (record at \(lowestMeasuredRate), 24 or 30 fps)."
+    }
+
+    /// The hint for a `frameRateTooLow` verdict on a live stream asked at `askedRate` whose frames arrive at
+    /// `arrivingRate`, in the table's terms (the engine's own hint names 24–30 fps, which the table contradicts:
+    /// 15 fps is measured).
     public static func lowFrameRateHint(askedRate: UInt, arrivingRate: Double) -> String {
         let arriving = arrivingRate.rounded() == arrivingRate ? "\(Int(arrivingRate))" : String(format: "%.1f", arrivingRate)
         if askedRate >= lowestMeasuredRate {

@@ -11,6 +11,13 @@ public enum SourceFileInfo {
         guard let reader = try? VideoFileReader(path: path) else { return nil }
         return reader.durationSeconds
     }
+
+    /// The frame rate the file declares (``VideoFileReader/declaredFrameRate``): what the frame-rate table judges a
+    /// recording by. Nil for bare HEVC or H.264 streams (no timing in them) and for unreadable files.
+    public static func frameRate(path: String) -> Double? {
+        guard let reader = try? VideoFileReader(path: path) else { return nil }
+        return reader.declaredFrameRate
+    }
 }
 
 extension BridgeSettings {

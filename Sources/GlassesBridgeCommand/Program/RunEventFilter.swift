@@ -3,7 +3,7 @@ import GlassesBridge
 import Synchronization
 
 /// What the command does to the pipeline's events before they are printed: the frame-rate table's rule
-/// (``FrameRateGate``), and the watch over a raw `--record` into Y4M, which has no timestamps and so cannot keep a
+/// (``FrameRateGate``; for a recording, at the rate it declares), and the watch over a raw `--record` into Y4M, which has no timestamps and so cannot keep a
 /// gap: the first pause in the stream ends the run with a clear error (exit 73) instead of a recording that replays
 /// the session faster than it happened.
 final class RunEventFilter: Sendable {
@@ -21,7 +21,12 @@ final class RunEventFilter: Sendable {
     /// - Parameter stop: ends the run (called once, when a Y4M recording meets a gap).
     init(options: BridgeOptions, stop: @escaping @Sendable () -> Void) {
         var initial = State()
-        if case .file = options.device {} else { initial.gate = FrameRateGate(askedRate: options.frameRate) }
+        if case .file(let path) = options.device {
+            // A recording is judged by the rate it declares (a bare HEVC stream declares none: no table then).
+            initial.gate = SourceFileInfo.frameRate(path: path).map { FrameRateGate(fileFrameRate: $0) }
+        } else {
+            initial.gate = FrameRateGate(askedRate: options.frameRate)
+        }
         if let path = options.recordPath, path.lowercased().hasSuffix(".y4m") { initial.recordPath = path }
         state = Mutex(initial)
         self.stop = stop

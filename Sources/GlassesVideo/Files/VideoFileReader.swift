@@ -59,6 +59,18 @@ public final class VideoFileReader {
         return seconds.isFinite && seconds <= 360_000 ? seconds : nil
     }
 
+    /// The frame rate the file declares (Y4M: its header; MP4 and Matroska: the video track's average rate), or nil
+    /// when it declares none in range (raw HEVC or H.264 streams carry no timing: their rate is only assumed).
+    public var declaredFrameRate: Double? {
+        if let y4m {
+            let header = y4m.header
+            guard header.frameRateNumerator > 0, header.frameRateDenominator > 0 else { return nil }
+            return Double(header.frameRateNumerator) / Double(header.frameRateDenominator)
+        }
+        return isAnnexB ? nil : containerFrameRate
+    }
+
+    private var containerFrameRate: Double?
     private let y4m: Y4MReader?
     private let input: FormatInputHandle?
     private let packet: PacketHandle?
@@ -162,6 +174,7 @@ public final class VideoFileReader {
            Int64(average.num) >= Int64(VideoFileLimits.minimumFrameRate) * Int64(average.den),
            Int64(average.num) <= Int64(VideoFileLimits.maximumFrameRate) * Int64(average.den) {
             frameDurationUs = Int64(average.den) * 1_000_000 / Int64(average.num)
+            containerFrameRate = Double(average.num) / Double(average.den)
         }
         if codecID == AV_CODEC_ID_H264 {
             codec = "h264"
