@@ -22,6 +22,22 @@ struct TimestampMapperTests {
         }
     }
 
+    @Test("a first frame whose capture time the link knows is placed at its capture, not its late arrival")
+    func theFirstFrameIsPlacedAtItsCapture() {
+        var mapper = TimestampMapper(frameRate: 15, originHostUs: 100_000_000)
+        // Captured at 5.0 s into the run, arrived 0.3 s later (a link still settling).
+        #expect(mapper.map(deviceUs: 7_000_000, hostUs: 105_300_000, capturedUs: 105_000_000)
+            == .submit(timestampUs: 5_000_000, restartInputFirst: false))
+        #expect(mapper.map(deviceUs: 7_066_666, hostUs: 105_310_000, capturedUs: 105_066_666)
+            == .submit(timestampUs: 5_066_666, restartInputFirst: false))
+        // A capture estimate after the arrival, or more than 10 s before it, is not believed: the arrival places it.
+        for captured: Int64 in [105_400_000, 95_299_999] {
+            var other = TimestampMapper(frameRate: 15, originHostUs: 100_000_000)
+            #expect(other.map(deviceUs: 7_000_000, hostUs: 105_300_000, capturedUs: captured)
+                == .submit(timestampUs: 5_300_000, restartInputFirst: false), "captured \(captured)")
+        }
+    }
+
     @Test func negativeDeviceTimesAreShiftedOntoANonnegativeTimeline() {
         var mapper = TimestampMapper(frameRate: 30)
         #expect(mapper.map(deviceUs: -1_000) == .submit(timestampUs: 0, restartInputFirst: false))

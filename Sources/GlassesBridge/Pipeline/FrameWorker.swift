@@ -172,7 +172,7 @@ final class FrameWorker: @unchecked Sendable {
         handoff.setWorkerWaitsForEngine(true)
         context.sdk.waitForQueueRoom(allowingPending: max(1, context.engineQueueLimit) - 1)
         handoff.setWorkerWaitsForEngine(false)
-        switch mapper.map(deviceUs: picture.presentationTimeUs, hostUs: hostUs) {
+        switch mapper.map(deviceUs: picture.presentationTimeUs, hostUs: hostUs, capturedUs: timing?.captureUs) {
         case .drop(let reason):
             context.counters.update { $0.recordDropped(reason) }
             return

@@ -36,6 +36,10 @@ public struct TimestampMapper: Sendable, Hashable {
         case drop(FrameDropReason)
     }
 
+    /// How long before its arrival a first frame's capture estimate may lie and still place it (10 s; an estimate
+    /// further back is a clock that has not settled).
+    public static let maximumCaptureLeadUs: Int64 = 10_000_000
+
     /// The largest gap custom input accepts between two timestamps of one run: custom input's own limit.
     public static let maximumGapUs: Int64 = CustomInput.maximumTimestampGapUs
 
@@ -73,10 +77,17 @@ public struct TimestampMapper: Sendable, Hashable {
     }
 
     /// Decides what to do with a frame the device stamped `deviceUs`, received at host time `hostUs` (µs on any
-    /// monotonic clock; used only to measure the real pause across a rebase).
-    public mutating func map(deviceUs: Int64, hostUs: Int64? = nil) -> Decision {
+    /// monotonic clock; used to measure the real pause across a rebase, and to place the first frame).
+    /// - Parameter capturedUs: when the frame was captured, on the same host clock, if the link knows (its clock
+    ///   estimate): the first frame is placed there rather than at its arrival, so that a first frame that came
+    ///   late (a link still settling) does not put every later timestamp ahead of its own frame's arrival.
+    public mutating func map(deviceUs: Int64, hostUs: Int64? = nil, capturedUs: Int64? = nil) -> Decision {
         guard let lastDevice = lastDeviceUs, let lastOutput = lastOutputUs else {
-            return accept(deviceUs: deviceUs, outputUs: firstOutputUs(hostUs: hostUs), hostUs: hostUs, restart: false)
+            var anchor = hostUs
+            if let hostUs, let capturedUs, capturedUs <= hostUs, hostUs - capturedUs <= Self.maximumCaptureLeadUs {
+                anchor = capturedUs
+            }
+            return accept(deviceUs: deviceUs, outputUs: firstOutputUs(hostUs: anchor), hostUs: hostUs, restart: false)
         }
         if discontinuity {
             discontinuity = false
