@@ -60,9 +60,11 @@ public enum BridgeCommandLine {
         case .simulator, .file: break
         }
         if realClock { context.startedAt = Date() }  // references logged on the wall clock line up with it
+        var fileInfo: SourceFileInfo?
         if case .file(let path) = options.device {
             context.isFile = true
-            context.fileDuration = SourceFileInfo.durationSeconds(path: path)
+            fileInfo = SourceFileInfo(path: path)
+            context.fileDuration = fileInfo?.durationSeconds
         } else {
             context.frameRate = options.frameRate
         }
@@ -90,7 +92,7 @@ public enum BridgeCommandLine {
         }
         defer { sink.close() }
         let stopper = Mutex<BridgePipeline?>(nil)
-        let filter = RunEventFilter(options: options) {
+        let filter = RunEventFilter(options: options, file: fileInfo) {
             stopper.withLock { $0 }?.requestStop(reason: BridgeFailure.Kind.outputFailed.rawValue)
         }
         held.open { event, seconds in

@@ -18,12 +18,14 @@ final class RunEventFilter: Sendable {
     private let state: Mutex<State>
     private let stop: @Sendable () -> Void
 
-    /// - Parameter stop: ends the run (called once, when a Y4M recording meets a gap).
-    init(options: BridgeOptions, stop: @escaping @Sendable () -> Void) {
+    /// - Parameters:
+    ///   - file: what a `--device file:` source declares, when the caller read it already (read here otherwise).
+    ///   - stop: ends the run (called once, when a Y4M recording meets a gap).
+    init(options: BridgeOptions, file: SourceFileInfo? = nil, stop: @escaping @Sendable () -> Void) {
         var initial = State()
         if case .file(let path) = options.device {
             // A recording is judged by the rate it declares (a bare HEVC stream declares none: no table then).
-            initial.gate = SourceFileInfo.frameRate(path: path).map { FrameRateGate(fileFrameRate: $0) }
+            initial.gate = (file ?? SourceFileInfo(path: path))?.frameRate.map { FrameRateGate(fileFrameRate: $0) }
         } else {
             initial.gate = FrameRateGate(askedRate: options.frameRate)
         }

@@ -49,16 +49,10 @@ extension BridgeSource {
             let breathing = (0..<bins).compactMap { i in
                 truth.meanBreathingRate(in: Double(i) * bin...min(end, Double(i + 1) * bin))
             }
-            return VitalsSnapshot(pulseRate: Self.median(pulse), breathingRate: Self.median(breathing),
+            // The median as the summary takes its own (VitalBasis).
+            return VitalsSnapshot(pulseRate: VitalBasis(pulse)?.median, breathingRate: VitalBasis(breathing)?.median,
                                   hrvRmssd: truth.rmssd(window: 0...end))
         }
-    }
-
-    private static func median(_ values: [Double]) -> Double? {
-        guard !values.isEmpty else { return nil }
-        let sorted = values.sorted()
-        let mid = sorted.count / 2
-        return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
     }
 }
 
