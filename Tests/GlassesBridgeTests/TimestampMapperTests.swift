@@ -31,7 +31,7 @@ struct TimestampMapperTests {
         #expect(mapper.map(deviceUs: 7_066_666, hostUs: 105_310_000, capturedUs: 105_066_666)
             == .submit(timestampUs: 5_066_666, restartInputFirst: false))
         // A capture estimate after the arrival, or more than 10 s before it, is not believed: the arrival places it.
-        for captured: Int64 in [105_400_000, 95_299_999] {
+        for captured: Int64 in [105_400_000, 95_299_999, Int64.min, Int64.max] {
             var other = TimestampMapper(frameRate: 15, originHostUs: 100_000_000)
             #expect(other.map(deviceUs: 7_000_000, hostUs: 105_300_000, capturedUs: captured)
                 == .submit(timestampUs: 5_300_000, restartInputFirst: false), "captured \(captured)")

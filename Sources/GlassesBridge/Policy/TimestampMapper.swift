@@ -84,7 +84,9 @@ public struct TimestampMapper: Sendable, Hashable {
     public mutating func map(deviceUs: Int64, hostUs: Int64? = nil, capturedUs: Int64? = nil) -> Decision {
         guard let lastDevice = lastDeviceUs, let lastOutput = lastOutputUs else {
             var anchor = hostUs
-            if let hostUs, let capturedUs, capturedUs <= hostUs, hostUs - capturedUs <= Self.maximumCaptureLeadUs {
+            // The estimate comes from the device's clock: its lead over the arrival is computed without overflow.
+            if let hostUs, let capturedUs, case let (lead, overflow) = hostUs.subtractingReportingOverflow(capturedUs),
+               !overflow, lead >= 0, lead <= Self.maximumCaptureLeadUs {
                 anchor = capturedUs
             }
             return accept(deviceUs: deviceUs, outputUs: firstOutputUs(hostUs: anchor), hostUs: hostUs, restart: false)
