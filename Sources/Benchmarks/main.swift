@@ -17,9 +17,11 @@ case "vitals-frame":
     writePhotoFrame(Array(arguments.dropFirst()))
 case "latency":
     runRelayLatencyBenchmark(Array(arguments.dropFirst()))
+case "faces":
+    runFaceSearchBenchmark(Array(arguments.dropFirst()))
 case "streams":
     runStreamsBenchmark(Array(arguments.dropFirst()))
 default:
-    FileHandle.standardError.write(Data("usage: Benchmarks decode|bridge|copies|vitals|vitals-replay|vitals-frame|latency|streams [options]\n".utf8))
+    FileHandle.standardError.write(Data("usage: Benchmarks decode|bridge|faces|copies|vitals|vitals-replay|vitals-frame|latency|streams [options]\n".utf8))
     exit(64)
 }

@@ -28,12 +28,9 @@ public struct FaceDetector: Sendable {
         var raw: [VitalsRect] = []
         var scale = 1.0
         let ww = cascade.windowWidth, wh = cascade.windowHeight
-        // Every level's integral image has the stride of the largest, so the stumps are laid out once per search.
-        let stride = image.width + 1
-        var packed: [PackedStump] = []
-        // The integral images too are allocated once, for the largest level; row 0 and column 0 stay zero.
-        var sum = [Int32](repeating: 0, count: stride * (image.height + 1))
-        var squares = [Double](repeating: 0, count: stride * (image.height + 1))
+        // Every level's integral image has the stride of the largest, so the stumps are laid out once per search,
+        // and the integral images are allocated once, for the largest level.
+        var workspace = Workspace()
         while true {
             let sw = Int(Double(image.width) / scale), sh = Int(Double(image.height) / scale)
             if sw < ww || sh < wh { break }
@@ -42,8 +39,8 @@ public struct FaceDetector: Sendable {
             if faceSize >= minSize {
                 let level = scale == 1 ? image : image.resized(width: sw, height: sh)
                 let step = scale > 2 ? 1 : 2
-                if packed.isEmpty { packed = packStumps(stride: stride) }
-                scan(level, step: step, stride: stride, packed: packed, sum: &sum, squares: &squares) { x, y in
+                if workspace.stride == 0 { workspace.prepare(for: self, width: image.width, height: image.height) }
+                scan(level, step: step, workspace: &workspace) { x, y in
                     raw.append(VitalsRect(
                         x: Int((Double(x) * scale).rounded()), y: Int((Double(y) * scale).rounded()),
                         width: Int((Double(ww) * scale).rounded()), height: Int((Double(wh) * scale).rounded())))
@@ -54,9 +51,35 @@ public struct FaceDetector: Sendable {
         return Self.group(raw, minNeighbors: minNeighbors)
     }
 
+    /// What a scan needs besides the image: the stumps laid out for one integral-image row length, and integral
+    /// images big enough for every image of at most the prepared size, kept from one scan to the next.
+    struct Workspace {
+        /// Row length of the integral images (the widest image's width + 1); 0 before ``prepare(for:width:height:)``.
+        private(set) var stride = 0
+        private(set) var rows = 0
+        fileprivate var packed: [PackedStump] = []
+        fileprivate var sum: [Int32] = []
+        fileprivate var squares: [Double] = []
+
+        /// Makes room for images up to `width`×`height` (laying the stumps out again only when the row length grows).
+        mutating func prepare(for detector: FaceDetector, width: Int, height: Int) {
+            if width + 1 > stride {
+                stride = width + 1
+                packed = detector.packStumps(stride: stride)
+                rows = 0
+            }
+            if height + 1 > rows {
+                rows = height + 1
+                // Row 0 and column 0 stay zero: every scan writes the rest.
+                sum = [Int32](repeating: 0, count: stride * rows)
+                squares = [Double](repeating: 0, count: stride * rows)
+            }
+        }
+    }
+
     /// Every stump with its feature's corner offsets resolved for an integral image of row length `stride`, in
     /// stage order (the order of evaluation).
-    private func packStumps(stride iw: Int) -> [PackedStump] {
+    fileprivate func packStumps(stride iw: Int) -> [PackedStump] {
         let stumps = cascade.stumps, features = cascade.features
         var packed = [PackedStump](repeating: PackedStump(), count: stumps.count)
         for (i, stump) in stumps.enumerated() {
@@ -77,15 +100,23 @@ public struct FaceDetector: Sendable {
         return packed
     }
 
-    /// Evaluates every window position of one pyramid level (no wider than `stride - 1`, no taller than the
-    /// integral images hold rows for), building its integral images in `sum` and `squares` first.
-    private func scan(_ image: GrayImage, step: Int, stride iw: Int, packed: [PackedStump], sum: inout [Int32],
-                      squares: inout [Double], hit: (Int, Int) -> Void) {
+    /// Evaluates every window position of one pyramid level (no larger than `workspace` was prepared for),
+    /// building its integral images in the workspace first.
+    /// - Parameters:
+    ///   - minimumDeviation: windows whose luma varies less than this (standard deviation, 0–255) are rejected
+    ///     before any stage: a flat patch, or one only the camera's noise varies, holds no eyes, brows or mouth.
+    ///   - mask: which windows to evaluate at all (nil: every one).
+    ///   - hit: called with the top-left corner of every window that passes every stage.
+    /// - Returns: the windows evaluated (those the mask lets through, flat ones included).
+    @discardableResult
+    func scan(_ image: GrayImage, step: Int, workspace: inout Workspace, minimumDeviation: Double = 0,
+              mask: WindowMask? = nil, hit: (Int, Int) -> Void) -> Int {
         let w = image.width, h = image.height
-        precondition(w < iw && (h + 1) * iw <= sum.count && sum.count == squares.count, "pyramid level larger than its integral image")
+        let iw = workspace.stride
+        precondition(w < iw && h < workspace.rows, "pyramid level larger than its integral image")
         image.pixels.withUnsafeBufferPointer { px in
-            sum.withUnsafeMutableBufferPointer { sum in
-                squares.withUnsafeMutableBufferPointer { sq in
+            workspace.sum.withUnsafeMutableBufferPointer { sum in
+                workspace.squares.withUnsafeMutableBufferPointer { sq in
                     for y in 0 ..< h {
                         var rowSum: Int32 = 0
                         var rowSq = 0.0
@@ -106,21 +137,38 @@ public struct FaceDetector: Sendable {
         let stageThresholds = stages.map(\.threshold)
         let ww = cascade.windowWidth, wh = cascade.windowHeight
         let normArea = Double((ww - 2) * (wh - 2))
+        // nf below is normArea × the window's standard deviation.
+        let leastNorm = minimumDeviation * normArea
         let n0 = iw + 1, n1 = iw + ww - 1, n2 = (wh - 1) * iw + 1, n3 = (wh - 1) * iw + ww - 1
-        sum.withUnsafeBufferPointer { s in
-            squares.withUnsafeBufferPointer { q in
-                packed.withUnsafeBufferPointer { st in
+        var evaluated = 0
+        let changes = mask?.changes ?? [], stride = mask?.stride ?? 0
+        let firstColumn = mask?.firstColumn ?? [], lastColumn = mask?.lastColumn ?? []
+        let firstRow = mask?.firstRow ?? [], lastRow = mask?.lastRow ?? []
+        let masked = mask != nil
+        workspace.sum.withUnsafeBufferPointer { s in
+            workspace.squares.withUnsafeBufferPointer { q in
+                workspace.packed.withUnsafeBufferPointer { st in
                     stageEnds.withUnsafeBufferPointer { ends in
                         stageThresholds.withUnsafeBufferPointer { thresholds in
                             var y = 0
                             while y + wh <= h {
                                 var x = 0
+                                let top = masked ? Int(firstRow[y]) * stride : 0, bottom = masked ? (Int(lastRow[y]) + 1) * stride : 0
                                 while x + ww <= w {
+                                    if masked {
+                                        let left = Int(firstColumn[x]), right = Int(lastColumn[x]) + 1
+                                        if changes[bottom + right] &- changes[top + right] &- changes[bottom + left] &+ changes[top + left] == 0 {
+                                            x += step
+                                            continue
+                                        }
+                                    }
+                                    evaluated += 1
                                     let base = y * iw + x
                                     let vs = Double(s[base + n3] - s[base + n1] - s[base + n2] + s[base + n0])
                                     let vq = q[base + n3] - q[base + n1] - q[base + n2] + q[base + n0]
                                     var nf = normArea * vq - vs * vs
                                     nf = nf > 0 ? nf.squareRoot() : 1
+                                    if nf < leastNorm { x += step; continue }
                                     let nff = Float(nf)
                                     let sp = s.baseAddress! + base
                                     var passed = true
@@ -130,10 +178,12 @@ public struct FaceDetector: Sendable {
                                         var total: Float = 0
                                         while si < end {
                                             let p = st[si]
-                                            var value = p.w0 * Float(sp[Int(p.d0)] - sp[Int(p.b0)] - sp[Int(p.c0)] + sp[Int(p.a0)])
-                                            value += p.w1 * Float(sp[Int(p.d1)] - sp[Int(p.b1)] - sp[Int(p.c1)] + sp[Int(p.a1)])
+                                            // Rectangle sums of an integral image of at most 4096² 8-bit pixels
+                                            // fit in Int32: no overflow to check.
+                                            var value = p.w0 * Float(sp[Int(p.d0)] &- sp[Int(p.b0)] &- sp[Int(p.c0)] &+ sp[Int(p.a0)])
+                                            value += p.w1 * Float(sp[Int(p.d1)] &- sp[Int(p.b1)] &- sp[Int(p.c1)] &+ sp[Int(p.a1)])
                                             if p.w2 != 0 {
-                                                value += p.w2 * Float(sp[Int(p.d2)] - sp[Int(p.b2)] - sp[Int(p.c2)] + sp[Int(p.a2)])
+                                                value += p.w2 * Float(sp[Int(p.d2)] &- sp[Int(p.b2)] &- sp[Int(p.c2)] &+ sp[Int(p.a2)])
                                             }
                                             total += value < p.threshold * nff ? p.left : p.right
                                             si += 1
@@ -150,10 +200,23 @@ public struct FaceDetector: Sendable {
                 }
             }
         }
+        return evaluated
+    }
+
+    /// Which windows of one image a scan evaluates: those that cover a changed cell of a coarse grid. `changes` is
+    /// the grid's summed-area table (row length `stride`, a zero row and column first); the window whose corner is
+    /// at (x, y) covers the cells `firstColumn[x] ... lastColumn[x]` across and `firstRow[y] ... lastRow[y]` down.
+    struct WindowMask {
+        var changes: [Int32]
+        var stride: Int
+        var firstColumn: [Int32]
+        var lastColumn: [Int32]
+        var firstRow: [Int32]
+        var lastRow: [Int32]
     }
 
     /// A stump with its feature's rectangle corners resolved for one integral-image stride.
-    private struct PackedStump {
+    fileprivate struct PackedStump {
         var a0: Int32 = 0, b0: Int32 = 0, c0: Int32 = 0, d0: Int32 = 0
         var a1: Int32 = 0, b1: Int32 = 0, c1: Int32 = 0, d1: Int32 = 0
         var a2: Int32 = 0, b2: Int32 = 0, c2: Int32 = 0, d2: Int32 = 0

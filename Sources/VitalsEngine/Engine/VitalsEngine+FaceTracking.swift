@@ -5,38 +5,34 @@ import Foundation
 extension VitalsEngine {
     func trackFace(_ view: VitalsPixelView, at t: Double) {
         let shorter = min(view.width, view.height)
+        guard let current = trackedBox else {
+            scoutForFace(view, at: t)
+            return
+        }
         let confirming = pendingFaces.contains { $0.sightings < Self.secondFaceSightings } && t - lastFullDetection >= Self.confirmDelay
-        if t - lastFullDetection >= configuration.fullDetectionInterval || trackedBox == nil && t - lastFullDetection >= 0.25
-            || confirming {
+        if t - lastFullDetection >= configuration.fullDetectionInterval || confirming {
             lastFullDetection = t
             // With a face tracked the search is for a second face as large as a rival subject (at least
             // ``rivalFaceFraction`` of the tracked width): a face much further away than the subject does not compete
             // for the measurement, and the small scales are most of a search's cost.
-            let atLeast = trackedBox.map { Int(Double($0.width) * Self.rivalFaceFraction) } ?? 0
-            let found = fullFrameFaces(view, smallest: trackedBox == nil, atLeast: atLeast, rivalsOfLargest: trackedBox == nil)
+            let atLeast = Int(Double(current.width) * Self.rivalFaceFraction)
+            let found = fullFrameFaces(view, smallest: false, atLeast: atLeast)
             var faces = found.map(\.rect)
-            if faces.isEmpty, trackedBox == nil || usingSkinFinder, let blob = SkinFaceFinder(step: max(2, shorter / 128)).find(in: view) {
+            if faces.isEmpty, usingSkinFinder, let blob = SkinFaceFinder(step: max(2, shorter / 128)).find(in: view) {
                 faces = [blob]
-                usingSkinFinder = true
             } else if !faces.isEmpty {
                 usingSkinFinder = false
             }
             let strong = found.filter { $0.votes >= Self.secondFaceVotes }.map(\.rect)
             var others = faces
-            if let current = trackedBox {
-                // Ours is the detection on the tracked face; a miss keeps the track (hysteresis, see `noteMiss`).
-                if let i = faces.indices.max(by: { Self.overlap(faces[$0], current) < Self.overlap(faces[$1], current) }),
-                   Self.overlap(faces[i], current) > 0.25 {
-                    noteHit(at: t)
-                    adopt(faces[i], view: view, force: false, at: t)
-                    others.remove(at: i)
-                } else {
-                    noteMiss(at: t)
-                }
-            } else if let first = faces.first {
+            // Ours is the detection on the tracked face; a miss keeps the track (hysteresis, see `noteMiss`).
+            if let i = faces.indices.max(by: { Self.overlap(faces[$0], current) < Self.overlap(faces[$1], current) }),
+               Self.overlap(faces[i], current) > 0.25 {
                 noteHit(at: t)
-                adopt(first, view: view, force: true, at: t)
-                others.removeFirst()
+                adopt(faces[i], view: view, force: false, at: t)
+                others.remove(at: i)
+            } else {
+                noteMiss(at: t)
             }
             // A second face counts only when later searches find it again in the same place.
             others = others.filter { o in strong.contains(o) }
@@ -73,21 +69,63 @@ extension VitalsEngine {
             }
             return
         }
-        // Around the tracked face, on luma shrunk so the face is about 40 px across (never below the cascade's 24).
+        if let face = localFace(view, near: box) {
+            noteHit(at: t)
+            adopt(face, view: view, force: false, at: t)
+        } else {
+            noteMiss(at: t)
+        }
+    }
+
+    /// The face near `box` in this frame, 0.8–1.25 of its width: the cascade around it, on luma shrunk so the face
+    /// is about 40 px across (never below the cascade's 24).
+    func localFace(_ view: VitalsPixelView, near box: VitalsRect) -> VitalsRect? {
         let factor = max(1, box.width / 40)
         let margin = box.width / 2
         let region = VitalsRect(x: box.x - margin, y: box.y - margin, width: box.width + 2 * margin, height: box.height + 2 * margin)
             .clamped(width: view.width, height: view.height)
         let image = GrayImage(downsampling: view, factor: factor, region: region)
         let minSize = Int(Double(box.width) * 0.8) / factor, maxSize = Int(Double(box.width) * 1.25) / factor + 1
-        let faces = searchDetector.detect(in: image, minSize: max(24, minSize), maxSize: max(25, maxSize))
-        if let face = faces.first {
-            noteHit(at: t)
-            let r = scaled(face.rect, by: factor)
-            adopt(VitalsRect(x: r.x + region.x, y: r.y + region.y, width: r.width, height: r.height), view: view, force: false, at: t)
-        } else {
-            noteMiss(at: t)
+        guard let face = searchDetector.detect(in: image, minSize: max(24, minSize), maxSize: max(25, maxSize)).first else { return nil }
+        let r = scaled(face.rect, by: factor)
+        return VitalsRect(x: r.x + region.x, y: r.y + region.y, width: r.width, height: r.height)
+    }
+
+    /// With no face tracked: this frame's share of the budgeted search (``FaceScout``). A face it reports is adopted
+    /// once this frame confirms it where it is now (the hits behind it may be from the last few frames), the others
+    /// as large as a rival start the second-face count; a skin-colour blob is adopted as it is.
+    private func scoutForFace(_ view: VitalsPixelView, at t: Double) {
+        let span = (frameTimes.last ?? 0) - (frameTimes.first ?? 0)
+        let rate = frameTimes.count >= 2 && span > 0 ? Double(frameTimes.count - 1) / span : 30
+        switch scout.step(view, at: t, detector: searchDetector, frameRate: rate, minimumFaceFraction: configuration.minimumFaceFraction) {
+        case .nothing:
+            return
+        case .skin(let blob):
+            usingSkinFinder = true
+            start(tracking: blob, view: view, others: [], at: t)
+        case .faces(let faces, let fresh):
+            guard let largest = faces.first else { return }
+            let confirmed = fresh ? largest.rect : localFace(view, near: largest.rect)
+            guard let face = confirmed else {
+                // Seen on earlier frames, not where it was on this one: looked for afresh.
+                scout.forget(largest.rect)
+                return
+            }
+            usingSkinFinder = false
+            let rivals = faces.dropFirst().filter { $0.votes >= Self.secondFaceVotes }.map(\.rect)
+            start(tracking: face, view: view, others: rivals, at: t)
         }
+    }
+
+    /// Starts tracking a face the search found; `others` (rivals with a second face's votes) are seen once.
+    private func start(tracking face: VitalsRect, view: VitalsPixelView, others: [VitalsRect], at t: Double) {
+        noteHit(at: t)
+        adopt(face, view: view, force: true, at: t)
+        lastFullDetection = t
+        pendingFaces = others.map { (rect: $0, sightings: 1) }
+        extraFaces = 0
+        framesSinceLocal = 0
+        scout.reset()
     }
 
     /// Seconds after a search that found a possible second face before the search that may confirm it.
@@ -237,5 +275,6 @@ extension VitalsEngine {
         trackedBox = nil
         anchorBox = nil
         localMisses = 0
+        scout.reset()
     }
 }

@@ -32,6 +32,8 @@ public final class VitalsEngine {
     var pendingFaces: [(rect: VitalsRect, sightings: Int)] = []
     var extraFaces = 0
     var usingSkinFinder = false
+    /// The budgeted search while no face is tracked.
+    var scout = FaceScout()
     var subpixel = (x: 0.0, y: 0.0)
     /// Where the skin regions are sampled: the tracked position through a play (backlash) filter, so that tracking
     /// jitter below the play (codec artefacts move texture by fractions of a pixel) leaves the regions still.
@@ -107,6 +109,13 @@ public final class VitalsEngine {
     /// How many times the measurement started over after it had begun (a gap in the input or the face lost for
     /// longer than ``VitalsEngineConfiguration/maximumGap``): the rare, visible exception, not every flicker.
     public private(set) var restarts = 0
+
+    /// What looking for a face cost on the last frame processed while no face was tracked: the detector windows it
+    /// evaluated and the pixels of the shrunken pictures it built (0 and 0 while a face is tracked). For benchmarks
+    /// and for tests of the search's budget (docs/VITALS-ENGINE.md, *Looking for a face*).
+    public var lastFaceSearchWork: (windows: Int, pixels: Int) {
+        trackedBox == nil ? (scout.lastFrameWindows, scout.lastFramePixels) : (0, 0)
+    }
 
     /// Creates an engine with a face detector built on `cascade`.
     public init(configuration: VitalsEngineConfiguration = VitalsEngineConfiguration(), cascade: HaarCascade) {
