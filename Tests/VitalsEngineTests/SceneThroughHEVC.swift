@@ -40,7 +40,9 @@ enum SceneThroughHEVC {
     }
 
     /// Runs `engine` on a decoded NV12 picture.
-    static func process(_ decoded: DecodedVideoFrame, with engine: VitalsEngine) throws -> VitalsFrameResult {
+    /// Runs the engine on one decoded frame; `after` is handed the same frame's view once the engine is done with it.
+    static func process(_ decoded: DecodedVideoFrame, with engine: VitalsEngine,
+                        after: (VitalsPixelView) -> Void = { _ in }) throws -> VitalsFrameResult {
         let pb = decoded.pixelBuffer
         return try pb.withUnsafeReadOnlyStorage { storage -> VitalsFrameResult in
             guard let base = storage.baseAddress?.assumingMemoryBound(to: UInt8.self), pb.planes.count > 1 else {
@@ -50,7 +52,9 @@ enum SceneThroughHEVC {
                 format: .nv12VideoRange, width: pb.width, height: pb.height,
                 plane0: UnsafePointer(base + pb.planes[0].offset), bytesPerRow0: pb.planes[0].bytesPerRow,
                 plane1: UnsafePointer(base + pb.planes[1].offset), bytesPerRow1: pb.planes[1].bytesPerRow)
-            return engine.process(view, timestampUs: decoded.presentationTimeUs)
+            let result = engine.process(view, timestampUs: decoded.presentationTimeUs)
+            after(view)
+            return result
         }
     }
 }

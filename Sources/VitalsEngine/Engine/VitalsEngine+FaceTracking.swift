@@ -92,8 +92,8 @@ extension VitalsEngine {
     }
 
     /// With no face tracked: this frame's share of the budgeted search (``FaceScout``). A face it reports is adopted
-    /// once this frame confirms it where it is now (the hits behind it may be from the last few frames), the others
-    /// as large as a rival start the second-face count; a skin-colour blob is adopted as it is.
+    /// once this frame confirms it where it is now (the hits behind it may be from the last few frames), and the
+    /// others start the second-face count; a skin-colour blob is adopted as it is.
     private func scoutForFace(_ view: VitalsPixelView, at t: Double) {
         let span = (frameTimes.last ?? 0) - (frameTimes.first ?? 0)
         let rate = frameTimes.count >= 2 && span > 0 ? Double(frameTimes.count - 1) / span : 30
@@ -112,12 +112,14 @@ extension VitalsEngine {
                 return
             }
             usingSkinFinder = false
-            let rivals = faces.dropFirst().filter { $0.votes >= Self.secondFaceVotes }.map(\.rect)
+            // Other faces as large as a rival are a first sighting; the searches that confirm them (0.3 s apart)
+            // hold them to the strict detector's votes.
+            let rivals = faces.dropFirst().map(\.rect)
             start(tracking: face, view: view, others: rivals, at: t)
         }
     }
 
-    /// Starts tracking a face the search found; `others` (rivals with a second face's votes) are seen once.
+    /// Starts tracking a face the search found; `others` (rivals as large as the subject) count as seen once.
     private func start(tracking face: VitalsRect, view: VitalsPixelView, others: [VitalsRect], at t: Double) {
         noteHit(at: t)
         adopt(face, view: view, force: true, at: t)
@@ -211,7 +213,7 @@ extension VitalsEngine {
     /// Takes a detection as the face box when it differs enough from the tracked one (detector jitter would
     /// otherwise step the skin averages); a box that replaces a tracked one is spliced into the colours, and the
     /// time of any change (`t`) kept in ``lastBoxChange``.
-    private func adopt(_ face: VitalsRect, view: VitalsPixelView, force: Bool, at t: Double) {
+    func adopt(_ face: VitalsRect, view: VitalsPixelView, force: Bool, at t: Double) {
         var replaced: (box: VitalsRect, position: (x: Double, y: Double), background: [VitalsRect])?
         if !force, let current = trackedBox {
             let dcx = Double(face.x + face.width / 2 - current.x - current.width / 2)
