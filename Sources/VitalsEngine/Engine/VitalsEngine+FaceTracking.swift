@@ -105,11 +105,17 @@ extension VitalsEngine {
             start(tracking: blob, view: view, others: [], at: t)
         case .faces(let faces, let fresh):
             guard let largest = faces.first else { return }
-            let confirmed = fresh ? largest.rect : localFace(view, near: largest.rect)
-            guard let face = confirmed else {
-                // Seen on earlier frames, not where it was on this one: looked for afresh.
-                scout.forget(largest.rect)
-                return
+            var face = largest.rect
+            if !fresh {
+                // Seen partly on earlier frames: confirmed where it is on this one. The box keeps the search's size (the
+                // mean of its windows over several scales; one local detection of a 50 px face can say 47, under the
+                // measurable size) and takes this frame's position.
+                guard let here = localFace(view, near: largest.rect) else {
+                    scout.forget(largest.rect)
+                    return
+                }
+                face.x = here.x + (here.width - face.width) / 2
+                face.y = here.y + (here.height - face.height) / 2
             }
             usingSkinFinder = false
             // Other faces as large as a rival are a first sighting; the searches that confirm them (0.3 s apart)
