@@ -1,18 +1,18 @@
 /// The search for a face while none is tracked, on a budget: what glasses mostly see is no face at all, so the cost
 /// of looking must be bounded per frame and spread over frames, while a face that enters the view is still found
-/// quickly.
+/// quickly (docs/VITALS-ENGINE.md, *Looking for a face where there is none*).
 ///
-/// The search is the search detector's scale pyramid over the frame's luma, cut into jobs: one band of rows of one
-/// pyramid level each (at most ``bandWindows`` windows), and the skin-colour fallback. A *cycle* runs every job
-/// once, spread over the frames of ``cycleSeconds`` at the stream's own frame rate: each frame runs jobs in order
-/// until it has done its share of the cycle's work (at least one job). Every job reads the frame it runs on, never
-/// an older one, so a face that is in view from time t is in every window evaluated after t: with each window
-/// evaluated once per cycle, it is found at most one cycle after it entered.
+/// The search is a scale pyramid over the frame's luma, cut into jobs: one band of rows of one pyramid level each
+/// (at most ``bandWindows`` windows), and the skin-colour fallback. A *cycle* runs every job once: each job falls due
+/// at a time in proportion to the work before it, so the cycle's work is spread evenly over ``cycleSeconds``, and a
+/// frame runs the jobs due before the next frame would come. Every job reads the frame it runs on, never an older
+/// one, so a face that is in view from time t is in every window evaluated after t: with each window evaluated once
+/// per cycle, it is found at most one cycle (and a frame) after it entered.
 ///
 /// Two lanes: the *measurable* lane looks for faces the engine can measure (at least
 /// ``VitalsEngineConfiguration/minimumFaceFraction`` of the frame's shorter side, 48 px at 504×896) in every cycle;
 /// the *too-far* lane (faces from two thirds of that, reported `faceTooFar`) only in every ``tooFarEvery``-th cycle,
-/// the first one included.
+/// the first one included, after the measurable lane.
 ///
 /// Nothing is searched where nothing changed: the frame is cut into tiles (12 px of the measurable lane's level 0,
 /// about 24 px at 504×896) whose mean luma is compared with the tile's when each pyramid level last scanned it; a
@@ -21,13 +21,14 @@
 /// after its first cycle; a moving one is searched in full. A window whose luma is nearly flat (standard deviation
 /// under ``minimumDeviation``) is rejected before the cascade's first stage.
 ///
-/// Raw hits are kept per level from its latest scan and grouped after every frame that changed them (OpenCV's rule,
-/// as ``FaceDetector`` groups one search), so hits on one face from neighbouring levels, scanned on neighbouring
-/// frames, make one detection. No I/O, no clock: the engine calls ``step(_:detector:at:frameRate:)`` once per frame.
+/// Raw hits are kept per level from its latest scan and grouped, lane by lane, after every frame that changed them
+/// (OpenCV's rule, as ``FaceDetector`` groups one search), so hits on one face from neighbouring levels, scanned on
+/// neighbouring frames, make one detection. No I/O and no clock of its own: the engine calls
+/// ``step(_:at:detector:frameRate:minimumFaceFraction:)`` once per frame with the frame's time.
 struct FaceScout {
-    /// Seconds a cycle is spread over: a face in view is found within this (and a frame).
+    /// Seconds a cycle is spread over: a face in view is found within this and a frame (0.5 s at 24 fps).
     static let cycleSeconds = 0.42
-    /// Every this many cycles, the too-far lane is searched too (about every 2 s).
+    /// Every this many cycles, the too-far lane is searched too (about every 2.5 s).
     static let tooFarEvery = 6
     /// Most windows one job evaluates (a band of rows of one level).
     static let bandWindows = 8_000
@@ -38,9 +39,8 @@ struct FaceScout {
     static let pyramidStep = 1.1
     /// Windows with a luma standard deviation below this are rejected before the cascade (0–255).
     static let minimumDeviation = 5.0
-    /// The measurable lane's level 0 has the smallest face it looks for this many pixels across (the cascade's
-    /// window): its shorter side is `minimumFaceFraction × 24`… in other words the frame shrunk until that face is
-    /// one window wide.
+    /// The cascade's window, in pixels of a level: the measurable lane's level 0 is the frame shrunk until the
+    /// smallest face the engine measures is one window wide.
     static let windowSize = 24
 
     /// A face from the grouped raw hits, in frame pixels, with the raw windows that voted for it.
@@ -83,8 +83,6 @@ struct FaceScout {
     /// pixels built.
     private(set) var lastFrameWindows = 0
     private(set) var lastFramePixels = 0
-    /// Cycles completed since the last reset.
-    private(set) var cyclesCompleted = 0
 
     private(set) var levels: [Level] = []
     private var frameWidth = 0, frameHeight = 0
@@ -116,7 +114,6 @@ struct FaceScout {
         queue = []
         cycle = 0
         cycleStart = -Double.infinity
-        cyclesCompleted = 0
         cycleFoundFace = false
     }
 
@@ -158,13 +155,13 @@ struct FaceScout {
         queue = []
         cycle = 0
         cycleStart = -Double.infinity
-        cyclesCompleted = 0
     }
 
     /// One frame's share of the search.
     /// - Parameters:
-    ///   - frameRate: the stream's recent frame rate (frames a cycle is spread over).
-    ///   - minimumFaceFraction, scaleFactor: the engine's smallest measurable face and the detector's pyramid step.
+    ///   - t: the frame's time, seconds (increasing).
+    ///   - frameRate: the stream's recent frame rate (how far ahead the next frame is).
+    ///   - minimumFaceFraction: the engine's smallest measurable face, as a fraction of the frame's shorter side.
     mutating func step(_ view: VitalsPixelView, at t: Double, detector: FaceDetector, frameRate: Double,
                        minimumFaceFraction: Double) -> Outcome {
         configure(width: view.width, height: view.height, minimumFaceFraction: minimumFaceFraction,
@@ -176,6 +173,8 @@ struct FaceScout {
         // A frame runs the jobs that fall due before the next one would (half a frame on); a cycle starts once the
         // last one's time is up, so every job runs once every ``cycleSeconds``, however cheap the last run was.
         let horizon = t + 0.5 / rate
+        // After a gap in the frames (a stall) the rest of a cycle is not run in one burst: a new one starts.
+        if !queue.isEmpty, t > cycleStart + 2 * Self.cycleSeconds { queue = [] }
         if queue.isEmpty {
             guard horizon >= cycleStart + Self.cycleSeconds else { return .nothing }
             startCycle(at: max(t, cycleStart + Self.cycleSeconds))
@@ -194,7 +193,6 @@ struct FaceScout {
                     skinFound = SkinFaceFinder(step: max(2, min(view.width, view.height) / 128)).find(in: view)
                 }
             }
-            if queue.isEmpty { cyclesCompleted += 1 }
         }
         if hitsChanged || cycleFoundFace {
             let faces = grouped(detector: detector)

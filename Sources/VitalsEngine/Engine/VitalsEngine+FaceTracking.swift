@@ -129,7 +129,9 @@ extension VitalsEngine {
     private func start(tracking face: VitalsRect, view: VitalsPixelView, others: [VitalsRect], at t: Double) {
         noteHit(at: t)
         adopt(face, view: view, force: true, at: t)
-        lastFullDetection = t
+        // The search adopts the first face it finds, larger faces first, so a rival may be in levels it had not
+        // reached: the first full search for rivals comes 0.3 s later, not 2 s.
+        lastFullDetection = t - configuration.fullDetectionInterval + Self.confirmDelay
         pendingFaces = others.map { (rect: $0, sightings: 1) }
         extraFaces = 0
         framesSinceLocal = 0
