@@ -260,6 +260,15 @@ public final class BridgePipeline: Sendable {
             frameSource = GlassesController(
                 policy: LifecyclePolicy(configuration: policy), dependencies: dependencies
             )
+        case .network(let address, let connectTimeout):
+            var policy = settings.policy
+            // A listener waits for the publisher to come back at once; a caller dials again after a backoff.
+            policy.reconnectWaitsForDevice = address.listens
+            frameSource = NetworkStreamSource(policy: LifecyclePolicy(configuration: policy), dependencies: NetworkStreamSource.Dependencies(
+                address: address, connectTimeout: connectTimeout, scheduler: scheduler, handoff: handoff, counters: counters,
+                latenessTolerance: settings.fileLatenessTolerance, emit: emitClosure,
+                finish: { [weak self] failure in self?.markFinished(failure) }
+            ))
         case .file(let path):
             frameSource = FilePlaybackSource(dependencies: FilePlaybackSource.Dependencies(
                 path: path, clock: clock, startedAt: startedAt, stopAt: settings.duration.map { startedAt + $0 }, handoff: handoff,
@@ -296,6 +305,7 @@ public final class BridgePipeline: Sendable {
     private func describe(_ configuration: StreamConfiguration, file: Bool) -> String {
         let size = configuration.resolution.videoFrameSize
         let stream = file ? "the file's own codec, size and frame rate"
+            : source.isNetworkStream ? "the stream's own codec, size and frame rate"
             : "\(configuration.videoCodec.rawValue) \(size) at \(configuration.frameRate) fps"
         return "\(stream), submitted as \(settings.pixelFormat.rawValue), metrics \(settings.metrics)"
     }
