@@ -41,9 +41,14 @@ typedef struct cffmpeg_error_counter {
 typedef void (*cffmpeg_rtmp_mismatch_hook)(const char *expected);
 static cffmpeg_rtmp_mismatch_hook cffmpeg_rtmp_hook = NULL;
 
-/// Sets the hook told about RTMP publishes to an unexpected stream key (set once, before any RTMP listener opens).
+static void cffmpeg_counting_log_callback(void *avcl, int level, const char *fmt, va_list vl);
+
+/// Sets the hook told about RTMP publishes to an unexpected stream key (set once, before any RTMP listener opens),
+/// and installs the log callback of the same translation unit: a static variable in this header exists once per
+/// unit that uses it, so the callback that reads the hook must be the one installed with it.
 static inline void cffmpeg_set_rtmp_mismatch_hook(cffmpeg_rtmp_mismatch_hook hook) {
     __atomic_store_n(&cffmpeg_rtmp_hook, hook, __ATOMIC_RELEASE);
+    av_log_set_callback(cffmpeg_counting_log_callback);
 }
 
 /// The log callback: counts error-level lines of codec contexts that carry a counter, tells the RTMP hook about a
