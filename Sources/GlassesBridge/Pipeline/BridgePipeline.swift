@@ -264,9 +264,11 @@ public final class BridgePipeline: Sendable {
             var policy = settings.policy
             // A listener waits for the publisher to come back at once; a caller dials again after a backoff.
             policy.reconnectWaitsForDevice = address.listens
+            policy.deviceIsStreamPublisher = true
             frameSource = NetworkStreamSource(policy: LifecyclePolicy(configuration: policy), dependencies: NetworkStreamSource.Dependencies(
                 address: address, connectTimeout: connectTimeout, scheduler: scheduler, handoff: handoff, counters: counters,
-                latenessTolerance: settings.fileLatenessTolerance, emit: emitClosure,
+                // A network stream arrives in bursts (the stream's analysis, jitter): a frame may wait up to 1 s for room.
+                latenessTolerance: max(settings.fileLatenessTolerance, .seconds(1)), emit: emitClosure,
                 finish: { [weak self] failure in self?.markFinished(failure) }
             ))
         case .file(let path):
@@ -536,7 +538,9 @@ public final class BridgePipeline: Sendable {
             if reason == "endOfFile" { return BridgeFailure(.badInputData, "\(path) holds no playable frame") }
             return BridgeFailure(.noFrames, "no frame of \(path) was played in \(elapsed) s")
         }
-        let advice = "check that the glasses are on, unfolded and worn, that the address is right, and that the "
+        let advice = source.isNetworkStream
+            ? "check that the phone app streams to this address (with its stream key or passphrase) in H.264 or H.265, and that the publisher was not refused."
+            : "check that the glasses are on, unfolded and worn, that the address is right, and that the "
             + "stream was not refused."
         // What the glasses said when they stopped the stream (a feed of the wrong size, a camera fault) beats advice.
         if let said = run.withLock({ $0.frameSource?.lastDeviceFault }) {

@@ -313,6 +313,7 @@ final class NetworkStreamSource: FrameSource, Sendable {
         let wallStart = ContinuousClock.now
         var latePolicy = LateFramePolicy(tolerance: deps.latenessTolerance)
         var oversized = 0
+        var size: (width: Int, height: Int)?
         while isCurrent(connection) {
             let frame: VideoFrame?
             do {
@@ -329,6 +330,12 @@ final class NetworkStreamSource: FrameSource, Sendable {
                 oversized = reader.oversizedPackets
                 deps.emit(.notice("skipped a video packet of \(deps.address) larger than \(NetworkStreamReader.maximumPacketBytes >> 20) MiB"))
             }
+            let newSize = reader.pictureSize
+            if let size, size != newSize {
+                // DAT lowers the resolution on its own under load; the decoder and converter follow the new size.
+                deps.emit(.notice("the picture size of \(deps.address) changed from \(size.width)x\(size.height) to \(newSize.width)x\(newSize.height)"))
+            }
+            size = newSize
             let now = deps.scheduler.now
             let current = state.withLock { state -> Bool in
                 guard state.connection === connection, !state.tornDown else { return false }

@@ -83,6 +83,9 @@ public final class NetworkStreamReader {
     /// Whether the frame ``nextFrame(readTimeout:)`` returned last starts a new timeline: its time jumped (the
     /// publisher restarted, or its timestamps are broken).
     public private(set) var lastFrameStartsNewTimeline = false
+    /// The picture size of the frame ``nextFrame(readTimeout:)`` returned last (for HEVC, what its parameter sets
+    /// declare).
+    public private(set) var pictureSize: (width: Int, height: Int) = (0, 0)
     /// Packets skipped because they were larger than ``maximumPacketBytes``.
     public private(set) var oversizedPackets = 0
 
@@ -224,6 +227,7 @@ public final class NetworkStreamReader {
                 let (pts, image) = pendingImages.removeFirst()
                 let time = stamp(pts: pts, dts: FFmpegResult.noTimestamp)
                 frameIndex += 1
+                pictureSize = (image.width, image.height)
                 return VideoFrame(presentationTimeUs: time, content: .raw(image))
             }
             if endOfInput { return nil }
@@ -243,7 +247,7 @@ public final class NetworkStreamReader {
                 if let h264 { pendingImages += try h264.decode(nil, frameIndex: frameIndex) }
                 if read == FFmpegResult.endOfFile { continue }
                 if !pendingImages.isEmpty { continue }
-                throw VideoCodecError.ffmpeg(.fileError, "the stream from \(label) broke off", read, context: ["path": label])
+                throw VideoCodecError.ffmpeg(.fileError, "the connection from \(label) ended", read, context: ["path": label])
             }
             guard packet.pointer.pointee.stream_index == streamIndex else { continue }  // audio: ignored
             let size = Int(packet.pointer.pointee.size)
@@ -281,6 +285,7 @@ public final class NetworkStreamReader {
             let isKeyframe = isFlaggedKey
                 || rest.contains { HEVCNALUnits.isRandomAccessPoint(type: HEVCNALUnits.type(of: $0) ?? 0) }
             frameIndex += 1
+            pictureSize = (configuration.width, configuration.height)
             let sample = HEVCSample(data: HEVCNALUnits.lengthPrefixed(rest), isKeyframe: isKeyframe,
                                     codecConfiguration: configuration)
             return VideoFrame(presentationTimeUs: time, content: .hevc(sample))
