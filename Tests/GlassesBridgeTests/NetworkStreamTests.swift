@@ -201,7 +201,7 @@ struct NetworkStreamTests {
     @Test("the secret rules: off loopback RTMP needs a key and SRT a passphrase; UDP listens on loopback only; each refusal says what to use (64)")
     func secretRulesAreUsageErrors() throws {
         let cases: [([String], String)] = [
-            (["--device", "udp://0.0.0.0:7300"], "use udp://127.0.0.1:7300 for a publisher on this machine, or srt://0.0.0.0:7300?mode=listener with --token PASSPHRASE"),
+            (["--device", "udp://0.0.0.0:7300"], "Use udp://127.0.0.1:7300 for a publisher on this machine, or srt://0.0.0.0:7300?mode=listener with --token PASSPHRASE"),
             (["--device", "srt://0.0.0.0:7200?mode=listener"], "give an SRT passphrase"),
             (["--device", "srt://0.0.0.0:7200?mode=listener", "--token", "short"], "10 to 79 characters"),
             (["--device", "rtmp://0.0.0.0:1935/live"], "give the stream key the app publishes to"),

@@ -233,6 +233,10 @@ public struct NetworkStreamAddress: Sendable, Hashable, CustomStringConvertible 
             // overrun (a slow host) loses datagrams instead of failing the stream.
             options["localaddr"] = host
             options["overrun_nonfatal"] = "1"
+            // Without a read timeout libavformat's UDP reader waits on its buffer's condition variable and never asks
+            // the interrupt callback: a silent port would hold an open, a read or a stop. With one it wakes every
+            // 0.1 s to ask, and fails a read after this long without a datagram: the source's own silence limit.
+            options["timeout"] = "15000000"
             options["protocol_whitelist"] = "udp"
             return NetworkStreamRequest(url: "udp://\(hostPart):\(port)", label: description, format: "mpegts", options: options)
         }

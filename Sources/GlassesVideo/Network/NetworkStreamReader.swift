@@ -125,6 +125,12 @@ public final class NetworkStreamReader {
         } catch {
             throw Self.blockingError(error, interrupt: interrupt, label: label, waiting: "no publisher came")
         }
+        // The MPEG-TS demuxer opens "successfully" when its reads were interrupted (it keeps what it found, nothing):
+        // the deadline or a stop that ended the wait is told here, before the analysis gets a deadline of its own.
+        if interrupt.isStopped || interrupt.handle.timedOut {
+            throw Self.blockingError(VideoCodecError(code: .fileError, message: "cannot open the stream"), interrupt: interrupt,
+                                     label: label, waiting: "no publisher came")
+        }
         if let watch, RTMPStreamKeyWatch.mismatches(watch) > 0 {
             // libavformat's RTMP listener only logs a publish to another key, and would go on serving it.
             throw VideoCodecError(code: .streamRefused,
