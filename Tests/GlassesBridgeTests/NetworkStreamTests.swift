@@ -8,7 +8,8 @@ import Testing
 ///
 /// The clips are the simulator's rendered person (pulse 72 bpm, breathing 15 /min by default), rendered once as
 /// Y4M by `glasses-sim` and encoded by ffmpeg the way phone apps send it: H.264 main profile with an AAC track in
-/// FLV for RTMP, HEVC in MPEG-TS for SRT and UDP.
+/// FLV for RTMP, HEVC in MPEG-TS for SRT and UDP. A publisher that must outlast the run loops its clip: a publisher
+/// that leaves before the run ends is a lost stream, and the run exits 69 (as it should).
 @Suite("network streams through libavformat (out of process, ffmpeg as publisher)", .serialized)
 struct NetworkStreamTests {
     // MARK: RTMP
@@ -18,7 +19,7 @@ struct NetworkStreamTests {
         let clips = try NetworkClips.shared()
         let port = try freePort(udp: false)
         let bridge = try BinaryRunner(["--device", "rtmp://127.0.0.1:\(port)/live/key1234567", "--duration", "19", "--format", "ndjson"])
-        let publisher = try Publisher(["-re", "-i", clips.h264FLV, "-c", "copy", "-f", "flv", "rtmp://127.0.0.1:\(port)/live/key1234567"],
+        let publisher = try Publisher(["-stream_loop", "-1", "-re", "-i", clips.h264FLV, "-c", "copy", "-f", "flv", "rtmp://127.0.0.1:\(port)/live/key1234567"],
                                       after: (port, udp: false))
         let result = bridge.finish(timeout: 60)
         publisher.stop()
@@ -58,13 +59,13 @@ struct NetworkStreamTests {
         let port = try freePort(udp: false)
         let url = "rtmp://127.0.0.1:\(port)/live/k"
         let bridge = try BinaryRunner(["--device", url, "--token", "k", "--duration", "16", "--format", "ndjson"])
-        let first = try Publisher(["-re", "-i", clips.h264FLV, "-c", "copy", "-f", "flv", url], after: (port, udp: false))
+        let first = try Publisher(["-stream_loop", "-1", "-re", "-i", clips.h264FLV, "-c", "copy", "-f", "flv", url], after: (port, udp: false))
         #expect(bridge.waitForOutput(timeout: 20) { $0.contains("\"framesSubmitted\":") && Self.lastSubmitted($0) >= 48 },
                 "the first publisher's frames did not flow")
         first.kill()
         #expect(bridge.waitForOutput(timeout: 10) { $0.contains("waiting for the publisher to connect again") })
         let before = Self.lastSubmitted(bridge.stdoutSoFar)
-        let second = try Publisher(["-re", "-i", clips.h264FLV, "-c", "copy", "-f", "flv", url], after: (port, udp: false))
+        let second = try Publisher(["-stream_loop", "-1", "-re", "-i", clips.h264FLV, "-c", "copy", "-f", "flv", url], after: (port, udp: false))
         let result = bridge.finish(timeout: 40)
         second.stop()
         #expect(result.status == 0, "stderr: \(result.stderr)")
@@ -83,7 +84,7 @@ struct NetworkStreamTests {
         let port = try freePort(udp: true)
         let bridge = try BinaryRunner(["--device", "srt://127.0.0.1:\(port)?mode=listener", "--duration", "19", "--format", "ndjson"],
                                       environment: ["GLASSES_TOKEN": "passphrase-0123"])
-        let publisher = try Publisher(["-re", "-i", clips.hevcTS, "-c", "copy", "-f", "mpegts", "srt://127.0.0.1:\(port)?passphrase=passphrase-0123"],
+        let publisher = try Publisher(["-stream_loop", "-1", "-re", "-i", clips.hevcTS, "-c", "copy", "-f", "mpegts", "srt://127.0.0.1:\(port)?passphrase=passphrase-0123"],
                                       after: (port, udp: true))
         let result = bridge.finish(timeout: 60)
         publisher.stop()
@@ -118,7 +119,7 @@ struct NetworkStreamTests {
         let clips = try NetworkClips.shared()
         let port = try freePort(udp: true)
         // The publisher listens first; the bridge's dial is tried again every 0.25 s until the connect timeout.
-        let publisher = try Publisher(["-re", "-i", clips.smallTS, "-c", "copy", "-f", "mpegts", "srt://127.0.0.1:\(port)?mode=listener"], after: nil)
+        let publisher = try Publisher(["-stream_loop", "-1", "-re", "-i", clips.smallTS, "-c", "copy", "-f", "mpegts", "srt://127.0.0.1:\(port)?mode=listener"], after: nil)
         let result = try BinaryRunner.run(["--device", "srt://127.0.0.1:\(port)", "--duration", "5", "--format", "ndjson"], timeout: 40)
         publisher.stop()
         #expect(result.status == 0, "stderr: \(result.stderr)")
