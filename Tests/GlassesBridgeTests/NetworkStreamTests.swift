@@ -128,6 +128,28 @@ struct NetworkStreamTests {
         #expect((summary["framesSubmitted"] as? Int ?? 0) > 24, "\(summary)")
     }
 
+    @Test("glasses-sim --publish over SRT: the rendered person (pulse 80) published as HEVC in MPEG-TS is measured within 5 bpm")
+    func simulatorPublishesOverSRT() throws {
+        let port = try freePort(udp: true)
+        let bridge = try BinaryRunner(["--device", "srt://127.0.0.1:\(port)?mode=listener", "--token", "passphrase-0123", "--duration", "20",
+                                       "--format", "ndjson"])
+        try #require(waitForListener(port: port, udp: true, timeout: 15))
+        // Low resolution at 15 fps: what a debug build renders and encodes in real time on a shared machine.
+        let simulator = try BinaryRunner(["--publish", "srt://127.0.0.1:\(port)?passphrase=passphrase-0123", "--duration", "26",
+                                          "--resolution", "low", "--fps", "15", "--pulse", "80", "--quiet"], binary: "glasses-sim")
+        let result = bridge.finish(timeout: 60)
+        let published = simulator.finish(timeout: 30)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(!published.stderr.contains("passphrase-0123"), "the passphrase was printed: \(published.stderr)")
+        let summary = try jsonObject(try #require(result.lines.last))
+        try expectAccountingIdentity(summary)
+        #expect((summary["framesSubmitted"] as? Int ?? 0) > 150, "\(summary)")
+        let pulse = try #require(summary["pulseRate"] as? Double, "no stable pulse: \(summary)")
+        #expect(abs(pulse - 80) <= 5, "pulse \(pulse)")
+        let refused = try BinaryRunner.run(["--publish", "rtmp://127.0.0.1:1935/live/k", "--duration", "1"], binary: "glasses-sim", timeout: 20)
+        #expect(refused.status == 64 && refused.stderr.contains("carries H.264 and the simulator encodes HEVC"), "\(refused.stderr)")
+    }
+
     // MARK: UDP and hostile input
 
     @Test("UDP MPEG-TS: a resolution change mid-stream (360x640, then 504x896) is survived, with frames after the change")

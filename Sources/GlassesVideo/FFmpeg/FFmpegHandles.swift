@@ -227,6 +227,7 @@ final class FormatOutputHandle {
 
     init(path: String, formatName: String) throws(VideoCodecError) {
         FFmpegLogging.configureOnce()
+        NetworkInitialisation.once()  // a path may be a URL (srt://, udp://)
         var context: UnsafeMutablePointer<AVFormatContext>?
         let allocated = avformat_alloc_output_context2(&context, nil, formatName, path)
         guard allocated >= 0, let context else {
