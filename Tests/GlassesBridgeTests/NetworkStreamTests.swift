@@ -97,6 +97,41 @@ struct NetworkStreamTests {
         #expect(abs(pulse - 72) <= 5, "pulse \(pulse)")
     }
 
+    @Test("SRT listener: srt-live-transmit (Debian's srt-tools) as a second SRT client, fed MPEG-TS at the clip's pace")
+    func srtLiveTransmitPublishes() throws {
+        let clips = try NetworkClips.shared()
+        let port = try freePort(udp: true)
+        let bridge = try BinaryRunner(["--device", "srt://127.0.0.1:\(port)?mode=listener", "--token", "passphrase-0123", "--duration", "8",
+                                       "--format", "ndjson"])
+        try #require(waitForListener(port: port, udp: true, timeout: 15))
+        // ffmpeg only paces the file (-re, copied, to standard output); srt-live-transmit is the SRT client.
+        let pipe = Pipe()
+        let pacer = Process(), transmit = Process()
+        pacer.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        pacer.arguments = ["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-stream_loop", "-1", "-re", "-i", clips.hevcTS,
+                           "-c", "copy", "-f", "mpegts", "-"]
+        pacer.standardOutput = pipe
+        pacer.standardError = FileHandle.nullDevice
+        transmit.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        transmit.arguments = ["srt-live-transmit", "-q", "file://con", "srt://127.0.0.1:\(port)?passphrase=passphrase-0123"]
+        transmit.standardInput = pipe
+        transmit.standardOutput = FileHandle.nullDevice
+        transmit.standardError = FileHandle.nullDevice
+        try transmit.run()
+        try pacer.run()
+        defer {
+            for process in [pacer, transmit] where process.isRunning { process.terminate() }
+            pacer.waitUntilExit()
+            transmit.waitUntilExit()
+        }
+        let result = bridge.finish(timeout: 40)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("hevc 504x896 over SRT (mpegts)"))
+        let summary = try jsonObject(try #require(result.lines.last))
+        try expectAccountingIdentity(summary)
+        #expect((summary["framesSubmitted"] as? Int ?? 0) > 100, "\(summary)")
+    }
+
     @Test("SRT: a publisher with a wrong passphrase is refused in SRT's handshake (the publisher says so), and no frame is taken")
     func srtRefusesAWrongPassphrase() throws {
         let clips = try NetworkClips.shared()
