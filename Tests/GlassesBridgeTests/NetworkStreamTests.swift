@@ -58,7 +58,7 @@ struct NetworkStreamTests {
         let clips = try NetworkClips.shared()
         let port = try freePort(udp: false)
         let url = "rtmp://127.0.0.1:\(port)/live/k"
-        let bridge = try BinaryRunner(["--device", url, "--token", "k", "--duration", "16", "--format", "ndjson"])
+        let bridge = try BinaryRunner(["--device", url, "--token", "k", "--duration", "13", "--format", "ndjson"])
         let first = try Publisher(["-stream_loop", "-1", "-re", "-i", clips.h264FLV, "-c", "copy", "-f", "flv", url], after: (port, udp: false))
         #expect(bridge.waitForOutput(timeout: 20) { $0.contains("\"framesSubmitted\":") && Self.lastSubmitted($0) >= 48 },
                 "the first publisher's frames did not flow")
@@ -78,11 +78,11 @@ struct NetworkStreamTests {
 
     // MARK: SRT
 
-    @Test("SRT listener with a passphrase: HEVC in MPEG-TS from ffmpeg; vitals within the simulator's bounds")
+    @Test("SRT listener with a passphrase from GLASSES_TOKEN: HEVC in MPEG-TS from ffmpeg; the accounting identity holds")
     func srtListenerCarriesHEVC() throws {
         let clips = try NetworkClips.shared()
         let port = try freePort(udp: true)
-        let bridge = try BinaryRunner(["--device", "srt://127.0.0.1:\(port)?mode=listener", "--duration", "19", "--format", "ndjson"],
+        let bridge = try BinaryRunner(["--device", "srt://127.0.0.1:\(port)?mode=listener", "--duration", "8", "--format", "ndjson"],
                                       environment: ["GLASSES_TOKEN": "passphrase-0123"])
         let publisher = try Publisher(["-stream_loop", "-1", "-re", "-i", clips.hevcTS, "-c", "copy", "-f", "mpegts", "srt://127.0.0.1:\(port)?passphrase=passphrase-0123"],
                                       after: (port, udp: true))
@@ -93,15 +93,14 @@ struct NetworkStreamTests {
         #expect(!result.stdout.contains("passphrase-0123"))
         let summary = try jsonObject(try #require(result.lines.last))
         try expectAccountingIdentity(summary)
-        let pulse = try #require(summary["pulseRate"] as? Double, "no stable pulse: \(summary)")
-        #expect(abs(pulse - 72) <= 5, "pulse \(pulse)")
+        #expect((summary["framesSubmitted"] as? Int ?? 0) > 100, "\(summary)")
     }
 
     @Test("SRT listener: srt-live-transmit (Debian's srt-tools) as a second SRT client, fed MPEG-TS at the clip's pace")
     func srtLiveTransmitPublishes() throws {
         let clips = try NetworkClips.shared()
         let port = try freePort(udp: true)
-        let bridge = try BinaryRunner(["--device", "srt://127.0.0.1:\(port)?mode=listener", "--token", "passphrase-0123", "--duration", "8",
+        let bridge = try BinaryRunner(["--device", "srt://127.0.0.1:\(port)?mode=listener", "--token", "passphrase-0123", "--duration", "6",
                                        "--format", "ndjson"])
         try #require(waitForListener(port: port, udp: true, timeout: 15))
         // ffmpeg only paces the file (-re, copied, to standard output); srt-live-transmit is the SRT client.
@@ -119,8 +118,13 @@ struct NetworkStreamTests {
         transmit.standardError = FileHandle.nullDevice
         try transmit.run()
         try pacer.run()
+        // Only the two children hold the pipe now: when one goes, the other sees the end of it.
+        try pipe.fileHandleForReading.close()
+        try pipe.fileHandleForWriting.close()
         defer {
-            for process in [pacer, transmit] where process.isRunning { process.terminate() }
+            // SIGKILL: once the bridge has gone, srt-live-transmit stops reading and ffmpeg blocks writing to the
+            // full pipe, where neither heeds SIGTERM.
+            for process in [pacer, transmit] where process.isRunning { kill(process.processIdentifier, SIGKILL) }
             pacer.waitUntilExit()
             transmit.waitUntilExit()
         }
@@ -129,7 +133,7 @@ struct NetworkStreamTests {
         #expect(result.stdout.contains("hevc 504x896 over SRT (mpegts)"))
         let summary = try jsonObject(try #require(result.lines.last))
         try expectAccountingIdentity(summary)
-        #expect((summary["framesSubmitted"] as? Int ?? 0) > 100, "\(summary)")
+        #expect((summary["framesSubmitted"] as? Int ?? 0) > 72, "\(summary)")
     }
 
     @Test("SRT: a publisher with a wrong passphrase is refused in SRT's handshake (the publisher says so), and no frame is taken")
@@ -173,6 +177,7 @@ struct NetworkStreamTests {
         let simulator = try BinaryRunner(["--publish", "srt://127.0.0.1:\(port)?passphrase=passphrase-0123", "--duration", "26",
                                           "--resolution", "low", "--fps", "15", "--pulse", "80", "--quiet"], binary: "glasses-sim")
         let result = bridge.finish(timeout: 60)
+        simulator.send(SIGTERM)  // its run is longer than the bridge's: it finishes and exits on the signal
         let published = simulator.finish(timeout: 30)
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(!published.stderr.contains("passphrase-0123"), "the passphrase was printed: \(published.stderr)")
@@ -214,9 +219,9 @@ struct NetworkStreamTests {
     func udpSurvivesGarbage() throws {
         let clips = try NetworkClips.shared()
         let port = try freePort(udp: true)
-        let bridge = try BinaryRunner(["--device", "udp://127.0.0.1:\(port)", "--duration", "10", "--format", "ndjson"])
+        let bridge = try BinaryRunner(["--device", "udp://127.0.0.1:\(port)", "--duration", "8", "--format", "ndjson"])
         try #require(waitForListener(port: port, udp: true, timeout: 15))
-        try sendGarbage(to: port, seconds: 2.5)
+        try sendGarbage(to: port, seconds: 2)
         let publisher = try Publisher(["-re", "-i", clips.smallTS, "-c", "copy", "-f", "mpegts", "udp://127.0.0.1:\(port)?pkt_size=1316"],
                                       after: nil)
         let result = bridge.finish(timeout: 40)
@@ -418,7 +423,7 @@ final class Publisher: Sendable {
 struct NetworkClips: Sendable {
     /// 18 s of the rendered person, 504x896 24 fps, H.264 main profile with an AAC track, in FLV (RTMP).
     let h264FLV: String
-    /// The same as HEVC in MPEG-TS (SRT, UDP).
+    /// Its first 8 s as HEVC in MPEG-TS (SRT, UDP).
     let hevcTS: String
     /// Its first 4 s at 360x640, HEVC in MPEG-TS.
     let smallTS: String
@@ -447,7 +452,7 @@ struct NetworkClips: Sendable {
         try ffmpeg(["-i", raw, "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100",
                     "-map", "0:v", "-map", "1:a", "-shortest", "-c:v", "libx264", "-profile:v", "main", "-preset", "veryfast", "-g", "24",
                     "-b:v", "1500k", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "64k", "-f", "flv", path("face_h264.flv"),
-                    "-map", "0:v"] + x265 + ["-b:v", "1500k", "-f", "mpegts", path("face_hevc.ts"),
+                    "-map", "0:v", "-t", "8"] + x265 + ["-b:v", "1500k", "-f", "mpegts", path("face_hevc.ts"),
                     "-map", "0:v", "-t", "4", "-vf", "scale=360:640"] + x265 + ["-b:v", "800k", "-f", "mpegts", path("small.ts"),
                     "-map", "0:v", "-ss", "4", "-t", "4"] + x265 + ["-b:v", "1500k", "-f", "mpegts", path("large.ts")])
         // Two MPEG-TS streams one after the other, as a publisher that re-opens its encoder at a new size sends them.
