@@ -196,7 +196,7 @@ struct NetworkStreamTests {
     func udpSurvivesAResolutionChange() throws {
         let clips = try NetworkClips.shared()
         let port = try freePort(udp: true)
-        let bridge = try BinaryRunner(["--device", "udp://127.0.0.1:\(port)", "--duration", "12", "--format", "ndjson"])
+        let bridge = try BinaryRunner(["--device", "udp://127.0.0.1:\(port)", "--duration", "9", "--format", "ndjson"])
         let publisher = try Publisher(["-re", "-i", clips.changeTS, "-c", "copy", "-f", "mpegts", "udp://127.0.0.1:\(port)?pkt_size=1316"],
                                       after: (port, udp: true))
         let result = bridge.finish(timeout: 40)
@@ -245,6 +245,28 @@ struct NetworkStreamTests {
         let rtmp = try BinaryRunner.run(["--device", "rtmp://127.0.0.1:\(rtmpPort)/live/abc", "--connect-timeout", "1.5"], timeout: 30)
         #expect(rtmp.status == 69, "stderr: \(rtmp.stderr)")
         #expect(rtmp.stderr.contains("within the 1.5 s connect timeout"))
+    }
+
+    @Test("an address already in use ends the run at once with 69, in words (not a wait for a publisher)")
+    func anAddressInUseExits69() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 1) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        try #require(bound)
+        let port = UInt16(bigEndian: address.sin_port)
+        let started = Date()
+        let result = try BinaryRunner.run(["--device", "rtmp://127.0.0.1:\(port)/live/abc"], timeout: 30)
+        #expect(result.status == 69, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("Cannot listen on rtmp://127.0.0.1:\(port)/live/…: address already in use"), "\(result.stderr)")
+        #expect(Date().timeIntervalSince(started) < 10)
     }
 
     @Test("SIGINT while listening for a publisher ends the run at once (the blocking open is interrupted), exit 69 noFrames")
@@ -421,13 +443,14 @@ final class Publisher: Sendable {
 
 /// The clips the publishers send, made once per test run in a temporary folder.
 struct NetworkClips: Sendable {
-    /// 18 s of the rendered person, 504x896 24 fps, H.264 main profile with an AAC track, in FLV (RTMP).
+    /// 18 s of the rendered person, 504x896 (scaled from 360x640) 24 fps, H.264 main profile with an AAC track, in
+    /// FLV (RTMP).
     let h264FLV: String
     /// Its first 8 s as HEVC in MPEG-TS (SRT, UDP).
     let hevcTS: String
-    /// Its first 4 s at 360x640, HEVC in MPEG-TS.
+    /// Its first 3 s at 360x640, HEVC in MPEG-TS.
     let smallTS: String
-    /// 360x640 for 4 s, then 504x896 for 4 s, HEVC in one MPEG-TS stream (a resolution change mid-stream).
+    /// 360x640 for 3 s, then 504x896 for 3 s, HEVC in one MPEG-TS stream (a resolution change mid-stream).
     let changeTS: String
 
     private static let made = Mutex<Result<NetworkClips, any Error>?>(nil)
@@ -444,17 +467,19 @@ struct NetworkClips: Sendable {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
         let raw = path("face.y4m")
-        let sim = try BinaryRunner.run(["--write", raw, "--codec", "raw", "--duration", "18", "--resolution", "medium", "--fps", "24",
+        // Rendered at 360x640 (half the pixels of 504x896: the fixture's main cost in a debug build); the 504x896
+        // streams are scaled up from it by ffmpeg.
+        let sim = try BinaryRunner.run(["--write", raw, "--codec", "raw", "--duration", "18", "--resolution", "low", "--fps", "24",
                                         "--seed", "1", "--quiet"], binary: "glasses-sim", timeout: 120)
         try #require(sim.status == 0, "glasses-sim: \(sim.stderr)")
         defer { try? FileManager.default.removeItem(atPath: raw) }
         let x265 = ["-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error", "-g", "24", "-pix_fmt", "yuv420p"]
         try ffmpeg(["-i", raw, "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100",
-                    "-map", "0:v", "-map", "1:a", "-shortest", "-c:v", "libx264", "-profile:v", "main", "-preset", "veryfast", "-g", "24",
+                    "-map", "0:v", "-map", "1:a", "-shortest", "-vf", "scale=504:896", "-c:v", "libx264", "-profile:v", "main", "-preset", "veryfast", "-g", "24",
                     "-b:v", "1500k", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "64k", "-f", "flv", path("face_h264.flv"),
-                    "-map", "0:v", "-t", "8"] + x265 + ["-b:v", "1500k", "-f", "mpegts", path("face_hevc.ts"),
-                    "-map", "0:v", "-t", "4", "-vf", "scale=360:640"] + x265 + ["-b:v", "800k", "-f", "mpegts", path("small.ts"),
-                    "-map", "0:v", "-ss", "4", "-t", "4"] + x265 + ["-b:v", "1500k", "-f", "mpegts", path("large.ts")])
+                    "-map", "0:v", "-t", "8", "-vf", "scale=504:896"] + x265 + ["-b:v", "1500k", "-f", "mpegts", path("face_hevc.ts"),
+                    "-map", "0:v", "-t", "3"] + x265 + ["-b:v", "800k", "-f", "mpegts", path("small.ts"),
+                    "-map", "0:v", "-ss", "3", "-t", "3", "-vf", "scale=504:896"] + x265 + ["-b:v", "1500k", "-f", "mpegts", path("large.ts")])
         // Two MPEG-TS streams one after the other, as a publisher that re-opens its encoder at a new size sends them.
         let change = try Data(contentsOf: URL(fileURLWithPath: path("small.ts"))) + Data(contentsOf: URL(fileURLWithPath: path("large.ts")))
         try change.write(to: URL(fileURLWithPath: path("change.ts")))

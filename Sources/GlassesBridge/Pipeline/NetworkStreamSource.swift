@@ -73,6 +73,8 @@ final class NetworkStreamSource: FrameSource, Sendable {
         var previousReleased: DispatchSemaphore?
         var tornDown = false
         var refusals = 0
+        /// A publisher was served once (a listen that fails later may be the port's moment, not for good).
+        var everOpened = false
     }
 
     private let state: Mutex<State>
@@ -208,12 +210,24 @@ final class NetworkStreamSource: FrameSource, Sendable {
             do {
                 let reader = try NetworkStreamReader(request: address.request, interrupt: interrupt, openTimeout: remaining)
                 let released = DispatchSemaphore(value: 0)
-                state.withLock { $0.previousReleased = released }
+                state.withLock { state in
+                    state.previousReleased = released
+                    state.everOpened = true
+                }
                 return .success(Connection(reader: reader, interrupt: interrupt, attempt: attempt, released: released))
             } catch {
                 switch error.code {
                 case .streamCancelled: return nil
                 case .streamTimedOut: return .failure(timedOut(lastRefusal: lastRefusal))
+                case .streamCannotListen where address.listens:
+                    // Not a publisher's fault: the address itself cannot be served. At the start that ends the run;
+                    // after a publisher was served, the port may be freed again (tried twice a second meanwhile).
+                    guard state.withLock({ $0.everOpened }) else {
+                        return .failure(BridgeFailure(.deviceUnavailable, error.message.prefix(1).uppercased() + error.message.dropFirst()
+                            + ". Choose another port, or stop what listens there."))
+                    }
+                    lastRefusal = error.message
+                    Thread.sleep(forTimeInterval: 0.5)
                 default:
                     guard address.listens else {
                         // Dialling (SRT caller): the publisher may not listen yet; tried again until the timeout.

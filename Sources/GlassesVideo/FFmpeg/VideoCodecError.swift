@@ -41,6 +41,8 @@ public struct VideoCodecError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let streamTimedOut = Code("streamTimedOut")
         /// A blocking network call was cancelled because the run is stopping.
         public static let streamCancelled = Code("streamCancelled")
+        /// The address cannot be listened on (in use, not this machine's, or a privileged port).
+        public static let streamCannotListen = Code("streamCannotListen")
         /// A publisher was turned away (a stream key other than the configured one).
         public static let streamRefused = Code("streamRefused")
 

@@ -215,6 +215,11 @@ public final class NetworkStreamReader {
         if interrupt.handle.timedOut || error.ffmpegCode == cffmpeg_averror(ETIMEDOUT) {
             return VideoCodecError(code: .streamTimedOut, message: "\(waiting) on \(label) in time", context: context)
         }
+        if let code = error.ffmpegCode, [EADDRINUSE, EADDRNOTAVAIL, EACCES].map(cffmpeg_averror).contains(code) {
+            return VideoCodecError(code: .streamCannotListen,
+                                   message: "cannot listen on \(label): \(FFmpegResult.text(code).prefix(1).lowercased() + FFmpegResult.text(code).dropFirst())",
+                                   ffmpegCode: code, ffmpegMessage: error.ffmpegMessage, context: context)
+        }
         let reason = error.ffmpegMessage.map { ": \($0.prefix(1).lowercased() + $0.dropFirst())" } ?? ""
         return VideoCodecError(code: error.code == .fileError ? .fileError : error.code, message: "\(error.message) \(label)\(reason)"
                                    .replacingOccurrences(of: "cannot open the stream \(label)", with: "cannot open \(label)"),
