@@ -6,19 +6,20 @@ import Testing
 /// the publisher: a client no one here wrote. Every test starts its own bridge and publishers on 127.0.0.1 with a
 /// free port, waits with bounds, and stops what it started.
 ///
-/// The clips are the simulator's rendered person (pulse 72 bpm, breathing 15 /min by default), rendered once as
-/// Y4M by `glasses-sim` and encoded by ffmpeg the way phone apps send it: H.264 main profile with an AAC track in
-/// FLV for RTMP, HEVC in MPEG-TS for SRT and UDP. A publisher that must outlast the run loops its clip: a publisher
+/// The clips are the simulator's rendered person, rendered once as Y4M by `glasses-sim` and encoded by ffmpeg the
+/// way phone apps send it: H.264 main profile with an AAC track in FLV for RTMP, HEVC in MPEG-TS for SRT and UDP.
+/// Vitals are checked once, through `glasses-sim --publish` over SRT (the whole route with known truth): a stable
+/// pulse needs about 15 s of stream, and the suite is kept near 2 minutes. A publisher that must outlast the run loops its clip: a publisher
 /// that leaves before the run ends is a lost stream, and the run exits 69 (as it should).
 @Suite("network streams through libavformat (out of process, ffmpeg as publisher)", .serialized)
 struct NetworkStreamTests {
     // MARK: RTMP
 
-    @Test("RTMP listener: H.264 with an AAC track from ffmpeg -f flv; vitals within the simulator's bounds; the accounting identity holds")
+    @Test("RTMP listener: H.264 with an AAC track from ffmpeg -f flv; frames flow and the accounting identity holds")
     func rtmpCarriesH264WithAudio() throws {
         let clips = try NetworkClips.shared()
         let port = try freePort(udp: false)
-        let bridge = try BinaryRunner(["--device", "rtmp://127.0.0.1:\(port)/live/key1234567", "--duration", "19", "--format", "ndjson"])
+        let bridge = try BinaryRunner(["--device", "rtmp://127.0.0.1:\(port)/live/key1234567", "--duration", "8", "--format", "ndjson"])
         let publisher = try Publisher(["-stream_loop", "-1", "-re", "-i", clips.h264FLV, "-c", "copy", "-f", "flv", "rtmp://127.0.0.1:\(port)/live/key1234567"],
                                       after: (port, udp: false))
         let result = bridge.finish(timeout: 60)
@@ -30,9 +31,7 @@ struct NetworkStreamTests {
         let summary = try #require(lines.last)
         try expectAccountingIdentity(summary)
         let submitted = try #require(summary["framesSubmitted"] as? Int)
-        #expect(submitted > 200, "\(summary)")
-        let pulse = try #require(summary["pulseRate"] as? Double, "no stable pulse: \(summary)")
-        #expect(abs(pulse - 72) <= 5, "pulse \(pulse)")
+        #expect(submitted > 72, "\(summary)")
     }
 
     @Test("RTMP listener: a publish to another stream key is refused, said in words, and the listener waits on; the run ends 69 at the connect timeout")
@@ -443,7 +442,7 @@ final class Publisher: Sendable {
 
 /// The clips the publishers send, made once per test run in a temporary folder.
 struct NetworkClips: Sendable {
-    /// 18 s of the rendered person, 504x896 (scaled from 360x640) 24 fps, H.264 main profile with an AAC track, in
+    /// 8 s of the rendered person, 504x896 (scaled from 360x640) 24 fps, H.264 main profile with an AAC track, in
     /// FLV (RTMP).
     let h264FLV: String
     /// Its first 8 s as HEVC in MPEG-TS (SRT, UDP).
@@ -469,7 +468,7 @@ struct NetworkClips: Sendable {
         let raw = path("face.y4m")
         // Rendered at 360x640 (half the pixels of 504x896: the fixture's main cost in a debug build); the 504x896
         // streams are scaled up from it by ffmpeg.
-        let sim = try BinaryRunner.run(["--write", raw, "--codec", "raw", "--duration", "18", "--resolution", "low", "--fps", "24",
+        let sim = try BinaryRunner.run(["--write", raw, "--codec", "raw", "--duration", "8", "--resolution", "low", "--fps", "24",
                                         "--seed", "1", "--quiet"], binary: "glasses-sim", timeout: 120)
         try #require(sim.status == 0, "glasses-sim: \(sim.stderr)")
         defer { try? FileManager.default.removeItem(atPath: raw) }
