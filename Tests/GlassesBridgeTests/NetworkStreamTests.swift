@@ -472,6 +472,11 @@ struct NetworkClips: Sendable {
     private static func make() throws -> NetworkClips {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("glasses-network-clips-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // The clips serve every test of the run; the folder goes when the test process exits.
+        atexit {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("glasses-network-clips-\(getpid())")
+            try? FileManager.default.removeItem(at: folder)
+        }
         func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
         let raw = path("face.y4m")
         // Rendered at 360x640 (half the pixels of 504x896: the fixture's main cost in a debug build); the 504x896
