@@ -73,7 +73,8 @@ struct FileTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let first = try encodeSegment(width: 720, height: 1280, start: 0, count: 3)
         let second = try encodeSegment(width: 504, height: 896, start: 3, count: 3)
-        let path = directory.appendingPathComponent("out.\(container == .mp4 ? "mp4" : container == .matroska ? "mkv" : "hevc")").path
+        let names: [HEVCFileWriter.Container: String] = [.mp4: "mp4", .matroska: "mkv", .mpegts: "ts", .annexB: "hevc"]
+        let path = directory.appendingPathComponent("out.\(names[container] ?? "hevc")").path
         let writer = try HEVCFileWriter(path: path, codecConfiguration: first.0)
         #expect(writer.container == container)
         for (configuration, samples) in [first, second] {
@@ -83,6 +84,8 @@ struct FileTests {
         let run = try Tool.run("ffmpeg", ["-hide_banner", "-nostdin", "-v", "error", "-i", path, "-f", "null", "-"])
         #expect(run.status == 0)
         #expect(run.errorText.isEmpty, "ffmpeg said: \(run.errorText)")
+        // MPEG-TS (what glasses-sim --publish sends) is not a file container the bridge plays; ffmpeg's word is the check.
+        guard container != .mpegts else { return }
         let (frames, decoder) = try decodeFile(path)
         #expect(frames.map(\.pixelBuffer.width) == [720, 720, 720, 504, 504, 504])
         #expect(decoder.statistics.corrupt == 0)

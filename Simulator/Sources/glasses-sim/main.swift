@@ -26,6 +26,8 @@ and faults from a scenario file. Ground truth can be written next to the video.
 Usage:
   glasses-sim --listen unix:PATH|tcp:HOST:PORT [options]    serve a host (e.g. glasses-bridge)
   glasses-sim --write FILE [--duration S] [options]          no host: stream to a file by itself
+  glasses-sim --publish URL --duration S [options]           no host: publish HEVC in MPEG-TS over SRT or UDP, in
+                                                             real time, as a phone app streaming glasses would
 
 Serving:
   --listen ADDR          unix:/path/to/socket or tcp:127.0.0.1:PORT (port 0 picks one)
@@ -60,6 +62,10 @@ Time and output:
                          forever when the scenario has none; without --listen, --duration or a scenario duration
                          is required)
   --write FILE           write what is streamed: .hevc/.h265 (Annex B), .mp4, .mkv for HEVC; .y4m for raw
+  --publish URL          publish what is streamed (hvc1 only) as MPEG-TS to srt://HOST:PORT?passphrase=P (SRT
+                         caller, e.g. to glasses-bridge --device 'srt://…?mode=listener') or udp://127.0.0.1:PORT;
+                         real time by default. RTMP is not offered: FLV carries H.264 in this FFmpeg, and the
+                         simulator encodes HEVC (publish a clip with ffmpeg instead, docs/CLI.md)
   --truth FILE           write ground truth at the end: .csv or .ndjson (10 samples/s), in the bridge's
                          keys (t, pulseRate, breathingRate, hrvRmssd) on the device clock
   --codec raw|hvc1       without --listen, what the built-in host asks for: default hvc1 for a .hevc, .h265,
@@ -93,6 +99,8 @@ struct Options: Sendable {
     var listen: String?
     var scenarioPath: String?
     var writePath: String?
+    /// `--publish URL`: an `srt://` or `udp://` URL the stream goes to as MPEG-TS (it may hold a passphrase).
+    var publishURL: String?
     var truthPath: String?
     var realtime: Bool?
     var duration: Double?
@@ -115,7 +123,7 @@ struct Options: Sendable {
     static let names = [
         "--listen", "--allow-remote", "--token", "--pulse", "--breathing", "--hrv", "--amplitude", "--noise", "--light",
         "--motion", "--face", "--feed", "--seed", "--bitrate", "--scenario", "--realtime", "--no-realtime",
-        "--duration", "--write", "--truth", "--codec", "--resolution", "--fps", "--quiet", "--version", "--help",
+        "--duration", "--write", "--publish", "--truth", "--codec", "--resolution", "--fps", "--quiet", "--version", "--help",
         "--encoder-threads", "--passthrough",
     ]
 
@@ -123,6 +131,11 @@ struct Options: Sendable {
     static let hevcExtensions = ["hevc", "h265", "265", "mp4", "mkv"]
     /// File types `--write` produces.
     static let writableExtensions = hevcExtensions + ["y4m"]
+
+    /// A `--publish` URL as messages show it: without its query (a passphrase).
+    static func publishLabel(_ url: String) -> String {
+        url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? url
+    }
 
     /// What the command line asks for: options to run with, or a text to print.
     enum Parsed {
@@ -163,6 +176,16 @@ struct Options: Sendable {
                         "--write \(what): use .hevc/.h265 (Annex B), .mp4 or .mkv for HEVC, .y4m for raw (got '\(path)')")
                 }
                 o.writePath = path
+            case "--publish":
+                let url = try cursor.value(for: flag, inline: inline)
+                let lower = url.lowercased()
+                if lower.hasPrefix("rtmp://") || lower.hasPrefix("rtmps://") {
+                    throw UsageError("--publish \(Options.publishLabel(url)) is not offered: RTMP (FLV in this FFmpeg) carries H.264 and the simulator encodes HEVC; publish over srt:// or udp://, or publish a clip with ffmpeg -f flv (docs/CLI.md)")
+                }
+                guard lower.hasPrefix("srt://") || lower.hasPrefix("udp://") else {
+                    throw UsageError("--publish takes srt://HOST:PORT[?passphrase=P] or udp://127.0.0.1:PORT (got '\(Options.publishLabel(url))')")
+                }
+                o.publishURL = url
             case "--truth":
                 let path = try cursor.path(for: flag, inline: inline)
                 let lower = path.lowercased()
@@ -232,6 +255,12 @@ struct Options: Sendable {
                 guard !(o.token?.isEmpty ?? true) else { throw UsageError("--listen \(listen) needs --token (or GLASSES_TOKEN)") }
             }
         }
+        if let url = o.publishURL {
+            let label = Options.publishLabel(url)
+            if o.writePath != nil { throw UsageError("--publish and --write are two outputs: give one") }
+            if o.listen != nil { throw UsageError("--publish \(label) streams by itself, without a host: it cannot be combined with --listen") }
+            if o.codecName == "raw" { throw UsageError("--publish sends HEVC (hvc1): --codec raw cannot be published") }
+        }
         // The file's type must hold what the built-in host asks for (with --listen, --codec is refused below).
         if o.listen == nil, let path = o.writePath, let codec = o.codecName {
             let isHEVCFile = hevcExtensions.contains(URL(fileURLWithPath: path).pathExtension.lowercased())
@@ -280,8 +309,8 @@ if let scenarioPath = options.scenarioPath {
 options.apply(to: &profile)
 do { try profile.validate() } catch { fail(error.message) }
 let stopAfter = options.duration ?? scenario.duration
-if options.listen == nil && options.writePath == nil && options.truthPath == nil {
-    fail("nothing to do: give --listen ADDR to serve a host, or --write/--truth to stream by itself (see --help)")
+if options.listen == nil && options.writePath == nil && options.publishURL == nil && options.truthPath == nil {
+    fail("nothing to do: give --listen ADDR to serve a host, or --write/--publish/--truth to stream by itself (see --help)")
 }
 if options.listen == nil && stopAfter == nil { fail("without --listen, give --duration (or a scenario with a duration)") }
 if options.listen == nil {
@@ -294,7 +323,7 @@ if options.listen == nil {
         fail("--resolution applies without --listen only: with --listen the host chooses the stream", .usage)
     }
 }
-let virtualTime = !(options.realtime ?? (options.listen != nil))
+let virtualTime = !(options.realtime ?? (options.listen != nil || options.publishURL != nil))
 let quiet = options.quiet
 
 @Sendable func log(_ line: String) {
@@ -351,7 +380,7 @@ if options.listen == nil {
     let ext = URL(fileURLWithPath: options.writePath ?? "").pathExtension.lowercased()
     let codec: VideoCodec
     switch options.codecName {
-    case nil: codec = Options.hevcExtensions.contains(ext) ? .hvc1 : .raw
+    case nil: codec = Options.hevcExtensions.contains(ext) || options.publishURL != nil ? .hvc1 : .raw
     case "raw": codec = .raw
     default: codec = .hvc1  // parsing admitted only raw, hvc1 and hevc
     }
@@ -409,8 +438,16 @@ glasses.setFeedFailureHandler { error in
 
 // Trapped before the glasses say they listen: a signal sent as soon as they do is heard.
 let trap = SignalTrap { name in requestFinish(name) }
-let recorder = options.writePath.map {
-    StreamRecorder(path: $0, frameRate: Int(options.fps), overflow: .wait) { _ in requestFinish("--write failed") }
+/// What the stream goes to (a file, or a URL for --publish), and how it is named in messages.
+let outputTarget = options.writePath ?? options.publishURL
+let outputLabel = options.writePath ?? options.publishURL.map(Options.publishLabel)
+let recorder = outputTarget.map {
+    StreamRecorder(path: $0, frameRate: Int(options.fps), overflow: .wait) { message in
+        if options.publishURL != nil, let label = outputLabel, let url = outputTarget {
+            log("glasses-sim: \(message.replacingOccurrences(of: url, with: label))")
+        }
+        requestFinish(options.publishURL != nil ? "--publish failed" : "--write failed")
+    }
 }
 if let recorder { recorder.attach(to: glasses) }
 
@@ -440,7 +477,7 @@ if let listen = options.listen {
     pair.host.send(.startSession)
     pair.host.send(.startStream(configuration))
     probeLink = pair.host
-    log("built-in host: streaming \(configuration.videoCodec.rawValue) \(configuration.resolution.videoFrameSize) @ \(configuration.frameRate) fps to \(options.writePath ?? "nowhere")")
+    log("built-in host: streaming \(configuration.videoCodec.rawValue) \(configuration.resolution.videoFrameSize) @ \(configuration.frameRate) fps to \(outputLabel ?? "nowhere")")
 } else {
     preconditionFailure("without --listen, the built-in host's stream is set above")
 }
@@ -461,9 +498,9 @@ func finish() -> ExitCode {
     if let recorder {
         do {
             try recorder.finish()
-            log("wrote \(recorder.written) samples to \(recorder.path)")
+            log("\(options.publishURL != nil ? "published" : "wrote") \(recorder.written) samples to \(outputLabel ?? recorder.path)")
         } catch {
-            ConsoleText.standardError("glasses-sim: error: \(error.reason)\n")
+            ConsoleText.standardError("glasses-sim: error: \(error.reason.replacingOccurrences(of: recorder.path, with: outputLabel ?? ""))\n")
             status = .cannotWriteOutput
         }
     }

@@ -260,6 +260,17 @@ public final class BridgePipeline: Sendable {
             frameSource = GlassesController(
                 policy: LifecyclePolicy(configuration: policy), dependencies: dependencies
             )
+        case .network(let address, let connectTimeout):
+            var policy = settings.policy
+            // A listener waits for the publisher to come back at once; a caller dials again after a backoff.
+            policy.reconnectWaitsForDevice = address.listens
+            policy.deviceIsStreamPublisher = true
+            frameSource = NetworkStreamSource(policy: LifecyclePolicy(configuration: policy), dependencies: NetworkStreamSource.Dependencies(
+                address: address, connectTimeout: connectTimeout, scheduler: scheduler, handoff: handoff, counters: counters,
+                // A network stream arrives in bursts (the stream's analysis, jitter): a frame may wait up to 1 s for room.
+                latenessTolerance: max(settings.fileLatenessTolerance, .seconds(1)), emit: emitClosure,
+                finish: { [weak self] failure in self?.markFinished(failure) }
+            ))
         case .file(let path):
             frameSource = FilePlaybackSource(dependencies: FilePlaybackSource.Dependencies(
                 path: path, clock: clock, startedAt: startedAt, stopAt: settings.duration.map { startedAt + $0 }, handoff: handoff,
@@ -296,6 +307,7 @@ public final class BridgePipeline: Sendable {
     private func describe(_ configuration: StreamConfiguration, file: Bool) -> String {
         let size = configuration.resolution.videoFrameSize
         let stream = file ? "the file's own codec, size and frame rate"
+            : source.isNetworkStream ? "the stream's own codec, size and frame rate"
             : "\(configuration.videoCodec.rawValue) \(size) at \(configuration.frameRate) fps"
         return "\(stream), submitted as \(settings.pixelFormat.rawValue), metrics \(settings.metrics)"
     }
@@ -526,7 +538,9 @@ public final class BridgePipeline: Sendable {
             if reason == "endOfFile" { return BridgeFailure(.badInputData, "\(path) holds no playable frame") }
             return BridgeFailure(.noFrames, "no frame of \(path) was played in \(elapsed) s")
         }
-        let advice = "check that the glasses are on, unfolded and worn, that the address is right, and that the "
+        let advice = source.isNetworkStream
+            ? "check that the phone app streams to this address (with its stream key or passphrase) in H.264 or H.265, and that the publisher was not refused."
+            : "check that the glasses are on, unfolded and worn, that the address is right, and that the "
             + "stream was not refused."
         // What the glasses said when they stopped the stream (a feed of the wrong size, a camera fault) beats advice.
         if let said = run.withLock({ $0.frameSource?.lastDeviceFault }) {

@@ -33,6 +33,7 @@ public struct BridgeSource: Sendable {
     enum Kind: Sendable {
         case glasses(connect: @Sendable () throws -> any DeviceLink, deviceDials: Bool, connectBlocks: Bool)
         case file(path: String)
+        case network(NetworkStreamAddress, connectTimeout: Duration)
     }
 
     let kind: Kind
@@ -73,6 +74,19 @@ public struct BridgeSource: Sendable {
     ) -> BridgeSource {
         BridgeSource(kind: .glasses(connect: waitForDevice, deviceDials: true, connectBlocks: true), truth: truth,
                      description: description)
+    }
+
+    /// A network stream a phone app publishes (RTMP, SRT, UDP MPEG-TS), under the same lifecycle policy as glasses.
+    /// - Parameter connectTimeout: how long each wait for a publisher (or, dialling, for the publisher to answer)
+    ///   may take; the first wait that ends without one ends the run (exit 69).
+    public static func stream(_ address: NetworkStreamAddress, connectTimeout: Duration) -> BridgeSource {
+        BridgeSource(kind: .network(address, connectTimeout: connectTimeout), truth: nil, description: address.description)
+    }
+
+    /// Whether frames come from a network stream.
+    var isNetworkStream: Bool {
+        if case .network = kind { return true }
+        return false
     }
 
     /// A recording (`.y4m`, `.mp4`, `.mkv`, Annex B HEVC) played as if glasses sent it.

@@ -84,6 +84,8 @@ public struct LifecyclePolicy: Sendable {
         /// The device dials this host (listen mode): after a lost link the host waits for it to dial again at once,
         /// with no backoff (the connect action itself waits). New sessions and cameras still back off.
         public var reconnectWaitsForDevice = false
+        /// The device is a network stream's publisher (a phone app), not glasses: messages name it so.
+        public var deviceIsStreamPublisher = false
 
         /// Creates the defaults: 5 s watchdog, 10 s for a stream to start, 2–30 s backoff, 4 stall restarts (stalls and
         /// starts that time out, in a row), unlimited reconnects.
@@ -450,6 +452,12 @@ public struct LifecyclePolicy: Sendable {
         if let lost = lostLink {
             let attempts = lost.attempts == 1 ? "1 reconnect attempt" : "\(lost.attempts) reconnect attempts"
             // A listening bridge does not reconnect: it waits for the relay to dial in again.
+            if configuration.deviceIsStreamPublisher {
+                let notBack = configuration.reconnectWaitsForDevice ? "no publisher had connected again" : "it had not come back (\(attempts))"
+                return finish(BridgeFailure(
+                    .deviceLost, "Lost the stream \(Self.format(now - lost.at)) before the run ended (\(lost.message)), and "
+                        + "\(notBack). Check that the phone app is still streaming to this address."))
+            }
             let notBack = configuration.reconnectWaitsForDevice ? "no relay had dialled in again" : "they had not come back (\(attempts))"
             return finish(BridgeFailure(
                 .deviceLost, "Lost the glasses \(Self.format(now - lost.at)) before the run ended (\(lost.message)), and "
@@ -477,7 +485,8 @@ public struct LifecyclePolicy: Sendable {
         if timer == .reconnect, configuration.reconnectWaitsForDevice {
             retryAttempt += 1
             phase = .waiting
-            return [.notice("\(notice): waiting for the glasses to dial again")] + schedule(timer, after: .zero)
+            let who = configuration.deviceIsStreamPublisher ? "waiting for the publisher to connect again" : "waiting for the glasses to dial again"
+            return [.notice("\(notice): \(who)")] + schedule(timer, after: .zero)
         }
         let delay = backoff(attempt: retryAttempt)
         retryAttempt += 1

@@ -251,8 +251,16 @@ public enum BridgeCommand: Sendable, Hashable {
             options.device = .listening(listen)
         }
         if options.token == nil, let fromEnvironment = environment["GLASSES_TOKEN"], !fromEnvironment.isEmpty,
-           options.devices.contains(where: { $0.linkAddress != nil }) {
+           options.devices.contains(where: { $0.linkAddress != nil || $0.streamAddress != nil }) {
             options.token = fromEnvironment
+        }
+        for (index, device) in options.devices.enumerated() {
+            guard let stream = device.streamAddress else { continue }
+            do throws(NetworkStreamAddressError) {
+                options.devices[index] = .stream(try stream.resolvingSecret(token: options.token))
+            } catch {
+                throw BridgeUsageError("--device \(stream) \(error.message).")
+            }
         }
         try validateDevices(options)
         try validateLink(options)
@@ -266,7 +274,12 @@ public enum BridgeCommand: Sendable, Hashable {
         guard options.isMultiDevice else { return }
         var links = Set<String>()
         for device in options.devices {
-            if let address = device.linkAddress, !links.insert(address.description).inserted {
+            let key = device.linkAddress?.description ?? device.streamAddress.map { "\($0.host):\($0.port)/\($0.scheme)" }
+            if let key, !links.insert(key).inserted {
+                if let stream = device.streamAddress {
+                    throw BridgeUsageError("--device \(stream) is given twice: one port takes one publisher. Give each stream once.")
+                }
+                let address = device.linkAddress!
                 throw BridgeUsageError(
                     "--device \(address) is given twice: one connection serves one pair of glasses. Give each device once.")
             }
@@ -295,13 +308,13 @@ public enum BridgeCommand: Sendable, Hashable {
         for address in addresses where !address.isLoopback && options.token == nil {
             throw address.missingTokenError
         }
-        if !addresses.isEmpty { return }
+        if !addresses.isEmpty || options.devices.contains(where: { $0.streamAddress != nil }) { return }
         let named = options.devices.map { "--device \($0)" }.joined(separator: ", ")
         if options.token != nil {
-            throw BridgeUsageError("--token applies to --device tcp:/unix:/bt: and --listen, not \(named).")
+            throw BridgeUsageError("--token applies to --device tcp:/unix:/bt:/rtmp:/srt: and --listen, not \(named).")
         }
         if options.connectTimeout != nil {
-            throw BridgeUsageError("--connect-timeout applies to --device tcp:/unix:/bt: and --listen, not \(named).")
+            throw BridgeUsageError("--connect-timeout applies to --device tcp:/unix:/bt:/rtmp:/srt:/udp: and --listen, not \(named).")
         }
     }
 
@@ -320,6 +333,14 @@ public enum BridgeCommand: Sendable, Hashable {
         let allFiles = options.devices.allSatisfy { if case .file = $0 { true } else { false } }
         if allFiles, let first = streamOptionsGiven.first {
             throw BridgeUsageError("\(first) does not apply to --device file:PATH: the file's own codec, size and frame rate are used.")
+        }
+        if let stream = options.devices.compactMap(\.streamAddress).first {
+            if let first = streamOptionsGiven.first, options.devices.allSatisfy({ $0.streamAddress != nil }) {
+                throw BridgeUsageError("\(first) does not apply to --device \(stream): the publisher chooses the codec, size and frame rate (set them in the app).")
+            }
+            if options.recordPath != nil {
+                throw BridgeUsageError("--record keeps what glasses send over the link protocol; it does not record --device \(stream) (record on the publisher's side).")
+            }
         }
         if let path = options.videoOutPath, !path.lowercased().hasSuffix(".y4m") {
             throw BridgeUsageError("--video-out writes YUV4MPEG2: give a path ending in .y4m (got '\(path)').")

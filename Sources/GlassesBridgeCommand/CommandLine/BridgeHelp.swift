@@ -52,6 +52,21 @@ public enum BridgeHelp {
                               bt:ADDRESS[@CHANNEL]   a relay or board speaking the link protocol over RFCOMM
                                                      (not Meta's glasses: they speak only to DAT on a phone)
                               file:PATH              a recording (.y4m, .mp4, .mkv), e.g. one made with --record
+                              rtmp://HOST:PORT/APP/KEY
+                                                     listen for a phone app's RTMP publish (H.264 in FLV);
+                                                     a publish to any other stream key is refused; or
+                                                     rtmp://HOST:PORT/APP with --token KEY
+                              srt://HOST:PORT?mode=listener
+                                                     listen for an SRT publisher (MPEG-TS, HEVC or H.264);
+                                                     its passphrase from --token, GLASSES_TOKEN or
+                                                     &passphrase=… (10-79 characters; required off
+                                                     loopback); srt://HOST:PORT dials a publisher
+                                                     that listens (mode=caller)
+                              udp://127.0.0.1:PORT   MPEG-TS datagrams from this machine only (UDP has
+                                                     no secret; use srt:// for a phone)
+                            a stream brings its own codec, size and rate (--fps, --codec and --resolution
+                            do not apply; the size may change mid-stream); its audio is ignored; a
+                            publisher that leaves is listened for again (srt caller: dialled again)
                             give it several times for several glasses in one process: each device runs
                             on its own (session, timeline, engine, accounting); output names each by its
                             form, with #N when a form repeats (--device sim --device sim: sim#1, sim#2);
@@ -62,9 +77,10 @@ public enum BridgeHelp {
                             behind NAT or on a hotspot; one relay at a time, others are refused
       --token TOKEN         pairing token for any address that is not loopback (or set GLASSES_TOKEN,
                             which keeps it out of ps): presented when dialling, required of a relay that
-                            dials in; a wrong or missing token is refused at once
+                            dials in; a wrong or missing token is refused at once; for rtmp:// the
+                            stream key, for srt:// the passphrase
       --connect-timeout S   how long to wait for the device to connect (default: 10 when dialling,
-                            60 with --listen); a dialled address where nothing listens yet is
+                            60 with --listen or a stream listener); a dialled address where nothing listens yet is
                             tried again until then; if none ever connects the run ends with exit 69
       --fps N               frames per second: 2, 7, 15, 24 or 30 (default: 24); vitals are measured
                             at 15, 24 and 30; 7 runs with a warning and is never stable; 2 carries
@@ -131,6 +147,12 @@ public enum BridgeHelp {
           wait for the phone relay (real glasses through DAT) to dial this machine
       glasses-bridge --device tcp:127.0.0.1:7200
           dial a glasses-relay (or glasses-sim) on this machine
+      GLASSES_TOKEN=… glasses-bridge --device rtmp://0.0.0.0:1935/live
+          take a phone app's RTMP stream (server rtmp://THIS-HOST:1935/live, stream key = the token);
+          rehearse: ffmpeg -re -i clip.mp4 -c:v libx264 -c:a aac -f flv rtmp://127.0.0.1:1935/live/KEY
+      GLASSES_TOKEN=… glasses-bridge --device 'srt://0.0.0.0:7200?mode=listener'
+          take an SRT stream (passphrase = the token); rehearse:
+          ffmpeg -re -i clip.mp4 -c:v libx265 -f mpegts 'srt://127.0.0.1:7200?passphrase=…'
       glasses-bridge --device bt:12:34:56:78:9A:BC@5 --token T --metrics cardio
           a relay or board over Bluetooth RFCOMM (not Meta's glasses: they speak only to DAT on a phone)
       glasses-bridge --no-realtime --duration 90 --format ndjson -o run.ndjson --report run.html
@@ -146,7 +168,8 @@ public enum BridgeHelp {
           once frames flowed (stopped before any frame arrived: 69)
       64  usage error: a bad option or value; nothing was started
       65  bad input data: a recording that is malformed or truncated
-      69  device unavailable: cannot connect, no device connected within --connect-timeout, no Bluetooth,
+      69  device unavailable: cannot connect, no device (or stream publisher) connected within
+          --connect-timeout, no Bluetooth,
           no frame arrived, the glasses lost and not back when the run ended, or the glasses stopped the
           stream for a reason a person must fix (too hot, battery low, permission denied, repeated stalls)
       70  internal error

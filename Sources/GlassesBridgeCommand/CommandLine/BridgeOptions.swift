@@ -95,9 +95,14 @@ public struct BridgeOptions: Sendable, Hashable {
         return one
     }
 
-    /// The wait for a device to connect: ``connectTimeout``, or 60 s when listening and 10 s when dialling.
+    /// The wait for a device to connect: ``connectTimeout``, or 60 s when listening (`--listen`, a stream listener) and
+    /// 10 s when dialling.
     public var effectiveConnectTimeout: Duration {
-        let listening = if case .listening = device { true } else { false }
+        let listening = switch device {
+        case .listening: true
+        case .stream(let address): address.listens
+        default: false
+        }
         return .milliseconds(Int64(((connectTimeout ?? (listening ? 60 : 10)) * 1000).rounded()))
     }
 

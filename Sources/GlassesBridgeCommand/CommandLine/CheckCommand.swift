@@ -56,6 +56,9 @@ extension BridgeCommand {
                 if case .file = options.device {
                     throw BridgeUsageError("check runs against glasses (sim, unix:, tcp:, bt: or --listen), not a file: a recording cannot be asked for a stream.")
                 }
+                if let stream = options.device.streamAddress {
+                    throw BridgeUsageError("check runs against glasses that speak the link protocol (sim, unix:, tcp:, bt: or --listen); it does not check --device \(stream) yet: run glasses-bridge --device \(stream) instead.")
+                }
                 deviceGiven = true
             case "--listen":
                 let value = try parser.value(for: name, inline: inline)

@@ -13,6 +13,8 @@ public enum DeviceAddress: Sendable, Hashable, CustomStringConvertible {
     case link(LinkAddress)
     /// A relay that dials in: the bridge listens here (`--listen tcp:HOST:PORT|unix:PATH`).
     case listening(LinkAddress)
+    /// A network stream a phone app publishes (`rtmp://…`, `srt://…`, `udp://…`), taken through libavformat.
+    case stream(NetworkStreamAddress)
 
     /// A link-protocol device on a Unix-domain socket.
     public static func unix(path: String) -> DeviceAddress { .link(.unix(path: path)) }
@@ -28,8 +30,18 @@ public enum DeviceAddress: Sendable, Hashable, CustomStringConvertible {
     public init(parsing text: String) throws(BridgeUsageError) {
         func bad(_ why: String) -> BridgeUsageError {
             BridgeUsageError(
-                "invalid --device '\(text)': \(why). Use sim, unix:PATH, tcp:HOST:PORT, bt:ADDRESS[@CHANNEL] or file:PATH."
+                "invalid --device '\(text)': \(why). Use sim, unix:PATH, tcp:HOST:PORT, bt:ADDRESS[@CHANNEL], file:PATH, "
+                    + "rtmp://HOST:PORT/APP/KEY, srt://HOST:PORT?mode=listener or udp://127.0.0.1:PORT."
             )
+        }
+        if NetworkStreamAddress.isStreamURL(text) {
+            do {
+                self = .stream(try NetworkStreamAddress(parsing: text))
+            } catch {
+                // The URL may hold a secret: it is named by its redacted form where it parsed, else not repeated.
+                throw BridgeUsageError("invalid --device: \(error.message).")
+            }
+            return
         }
         if text == "sim" || text == "simulator" {
             self = .simulator
@@ -63,8 +75,14 @@ public enum DeviceAddress: Sendable, Hashable, CustomStringConvertible {
     public var linkAddress: LinkAddress? {
         switch self {
         case .link(let address), .listening(let address): address
-        case .simulator, .file: nil
+        case .simulator, .file, .stream: nil
         }
+    }
+
+    /// The network stream, for `rtmp://`, `srt://` and `udp://` devices.
+    public var streamAddress: NetworkStreamAddress? {
+        if case .stream(let address) = self { return address }
+        return nil
     }
 
     /// The command-line form, e.g. `tcp:127.0.0.1:7001`.
@@ -74,6 +92,7 @@ public enum DeviceAddress: Sendable, Hashable, CustomStringConvertible {
         case .file(let path): "file:\(path)"
         case .link(let address): address.description
         case .listening(let address): "listen:\(address)"
+        case .stream(let address): address.description
         }
     }
 }

@@ -56,7 +56,7 @@ public enum BridgeCommandLine {
         context.simulated = options.device.isSimulator
         var realClock = options.realtime
         switch options.device {
-        case .link, .listening: realClock = true
+        case .link, .listening, .stream: realClock = true
         case .simulator, .file: break
         }
         if realClock { context.startedAt = Date() }  // references logged on the wall clock line up with it
@@ -148,7 +148,7 @@ public enum BridgeCommandLine {
         var context = OutputContext()
         context.verbosity = options.verbosity
         let isFile = { (device: DeviceAddress) -> Bool in if case .file = device { true } else { false } }
-        if options.realtime || options.devices.contains(where: { $0.linkAddress != nil }) { context.startedAt = Date() }
+        if options.realtime || options.devices.contains(where: { $0.linkAddress != nil || $0.streamAddress != nil }) { context.startedAt = Date() }
         if !options.devices.allSatisfy(isFile) { context.frameRate = options.frameRate }
         let devices = zip(options.devices, options.deviceLabels).map { device, label in
             OutputDevice(label: label, source: device.description, simulated: device.isSimulator)
@@ -245,6 +245,9 @@ public enum BridgeCommandLine {
                     printError("glasses-bridge: the listener on \(listener.address) refused \(counts.refused) connection(s): pairing \(counts.refusedPairing), busy \(counts.refusedBusy), protocol \(counts.refusedProtocol).")
                 }
             }
+        case .stream(let address):
+            clock = .realTime(DispatchEventScheduler(label: "glasses-bridge.clock"))
+            source = .stream(address, connectTimeout: options.effectiveConnectTimeout)
         case .file(let path):
             guard FileManager.default.isReadableFile(atPath: path) else {
                 throw BridgeFailure(.deviceUnavailable, "Cannot read \(path): no such file, or no permission to read it.")

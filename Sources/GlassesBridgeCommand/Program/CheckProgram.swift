@@ -135,6 +135,8 @@ public enum CheckProgram {
                 teardown: { listening.listener.stop() }, interrupt: { listening.listener.stop() })
         case .file:
             throw BridgeFailure(.invalidInput, "check runs against glasses, not a file")
+        case .stream(let address):
+            throw BridgeFailure(.invalidInput, "check does not check --device \(address) yet")
         }
     }
 }

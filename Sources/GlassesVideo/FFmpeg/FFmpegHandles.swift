@@ -140,9 +140,84 @@ final class FormatInputHandle {
         pointer = context
     }
 
+    /// Opens a network input (`rtmp://`, `srt://`, `udp://`) with `interrupt` hung on the context before it opens,
+    /// so that the blocking open (listening for a publisher, probing) and every later read can be cancelled.
+    /// - Parameter format: the demuxer to use (libavformat's name), or nil to let the protocol choose (RTMP: FLV).
+    init(url: String, format: String?, options: [String: String], interrupt: InterruptHandle) throws(VideoCodecError) {
+        FFmpegLogging.configureOnce()
+        NetworkInitialisation.once()
+        var dictionary: OpaquePointer?
+        for (key, value) in options { av_dict_set(&dictionary, key, value, 0) }
+        defer { av_dict_free(&dictionary) }
+        guard let allocated = avformat_alloc_context() else {
+            throw VideoCodecError(code: .setupFailed, message: "avformat_alloc_context failed")
+        }
+        allocated.pointee.interrupt_callback = cffmpeg_interrupt_record(interrupt.pointer)
+        var inputFormat: UnsafePointer<AVInputFormat>?
+        if let format {
+            guard let found = av_find_input_format(format) else {
+                avformat_free_context(allocated)
+                throw VideoCodecError(code: .codecUnavailable, message: "this FFmpeg has no \(format) demuxer")
+            }
+            inputFormat = found
+        }
+        var context: UnsafeMutablePointer<AVFormatContext>? = allocated
+        // On failure avformat_open_input frees the context itself.
+        let opened = avformat_open_input(&context, url, inputFormat, &dictionary)
+        guard opened >= 0, let context else {
+            throw VideoCodecError.ffmpeg(.fileError, "cannot open the stream", opened)
+        }
+        pointer = context
+    }
+
     deinit {
         var context: UnsafeMutablePointer<AVFormatContext>? = pointer
         avformat_close_input(&context)
+    }
+}
+
+/// Calls `avformat_network_init` once per process (libavformat's network protocols need it).
+enum NetworkInitialisation {
+    private static let done = Mutex(false)
+
+    static func once() {
+        let first = done.withLock { done in
+            defer { done = true }
+            return !done
+        }
+        if first { avformat_network_init() }
+    }
+}
+
+/// Owns a heap `cffmpeg_interrupt`: libavformat's interrupt callback reads it while a blocking call runs, and any
+/// thread may stop it. It must outlive the `AVFormatContext` it is hung on (its owner keeps both, the context
+/// freed first). Sendable: every field is read and written atomically by the C helpers.
+final class InterruptHandle: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<cffmpeg_interrupt>
+
+    init() {
+        pointer = .allocate(capacity: 1)
+        pointer.initialize(to: cffmpeg_interrupt(stop: 0, timed_out: 0, deadline_us: 0))
+    }
+
+    /// Cancels the blocking call under way and every later one.
+    func stop() { cffmpeg_interrupt_stop(pointer) }
+
+    /// Whether ``stop()`` was called.
+    var isStopped: Bool { cffmpeg_interrupt_stopped(pointer) != 0 }
+
+    /// Ends calls that run past `duration` from now (nil: no deadline).
+    func setDeadline(after duration: Duration?) {
+        let microseconds = duration.map { max(1, $0.components.seconds * 1_000_000 + $0.components.attoseconds / 1_000_000_000_000) } ?? 0
+        cffmpeg_interrupt_set_deadline(pointer, microseconds)
+    }
+
+    /// Whether the last interruption was the deadline's.
+    var timedOut: Bool { cffmpeg_interrupt_timed_out(pointer) != 0 }
+
+    deinit {
+        pointer.deinitialize(count: 1)
+        pointer.deallocate()
     }
 }
 
@@ -152,6 +227,7 @@ final class FormatOutputHandle {
 
     init(path: String, formatName: String) throws(VideoCodecError) {
         FFmpegLogging.configureOnce()
+        NetworkInitialisation.once()  // a path may be a URL (srt://, udp://)
         var context: UnsafeMutablePointer<AVFormatContext>?
         let allocated = avformat_alloc_output_context2(&context, nil, formatName, path)
         guard allocated >= 0, let context else {

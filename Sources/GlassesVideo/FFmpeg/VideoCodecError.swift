@@ -37,6 +37,15 @@ public struct VideoCodecError: Error, Sendable, Hashable, CustomStringConvertibl
         /// ``VideoFileLimits/maximumFrameGapUs`` (typically a track whose timescale is 0 or 1).
         public static let brokenTimestamps = Code("brokenTimestamps")
 
+        /// A network stream sent nothing for longer than allowed, or no publisher came within the connect timeout.
+        public static let streamTimedOut = Code("streamTimedOut")
+        /// A blocking network call was cancelled because the run is stopping.
+        public static let streamCancelled = Code("streamCancelled")
+        /// The address cannot be listened on (in use, not this machine's, or a privileged port).
+        public static let streamCannotListen = Code("streamCannotListen")
+        /// A publisher was turned away (a stream key other than the configured one).
+        public static let streamRefused = Code("streamRefused")
+
         /// The code's name.
         public var description: String { rawValue }
     }

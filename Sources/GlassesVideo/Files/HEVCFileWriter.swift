@@ -2,7 +2,8 @@ internal import CFFmpeg
 import Foundation
 import GlassesMedia
 
-/// Writes HEVC samples to a file the ffmpeg CLI (and ``VideoFileReader``) plays: raw Annex B, MP4 or Matroska.
+/// Writes HEVC samples to a file the ffmpeg CLI (and ``VideoFileReader``) plays: raw Annex B, MP4 or Matroska; or
+/// as MPEG-TS to a file or a network URL (`srt://…`, `udp://…`: `glasses-sim --publish`).
 ///
 /// Every keyframe is written with the parameter sets of its sample's configuration in front of it (in band), so a
 /// stream whose parameter sets or picture size change stays decodable. MP4 and Matroska are written by libavformat
@@ -18,10 +19,19 @@ public final class HEVCFileWriter {
         case mp4
         /// Matroska (`.mkv`).
         case matroska
+        /// MPEG-TS (`.ts`, and what is published to an `srt://` or `udp://` URL).
+        case mpegts
 
-        /// The container a file name's extension implies (Annex B for unknown extensions).
+        /// The container a file name's extension implies (Annex B for unknown extensions); MPEG-TS for an `srt://`
+        /// or `udp://` URL.
         public init(path: String) {
+            let lower = path.lowercased()
+            if lower.hasPrefix("srt://") || lower.hasPrefix("udp://") {
+                self = .mpegts
+                return
+            }
             switch URL(fileURLWithPath: path).pathExtension.lowercased() {
+            case "ts", "m2ts": self = .mpegts
             case "mp4", "mov", "m4v": self = .mp4
             case "mkv", "webm": self = .matroska
             default: self = .annexB
@@ -73,8 +83,13 @@ public final class HEVCFileWriter {
                   let handle = FileHandle(forWritingAtPath: path)
             else { throw VideoCodecError(code: .fileError, message: "cannot create \(path)") }
             annexBHandle = handle
-        case .mp4, .matroska:
-            let muxer = try FormatOutputHandle(path: path, formatName: self.container == .mp4 ? "mp4" : "matroska")
+        case .mp4, .matroska, .mpegts:
+            let formatName = switch self.container {
+            case .mp4: "mp4"
+            case .mpegts: "mpegts"
+            default: "matroska"
+            }
+            let muxer = try FormatOutputHandle(path: path, formatName: formatName)
             output = muxer
             guard let stream = avformat_new_stream(muxer.pointer, nil) else {
                 throw VideoCodecError(code: .setupFailed, message: "cannot add a video stream to \(path)")

@@ -1,0 +1,511 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// Network streams as a source (`--device rtmp://…`, `srt://…`, `udp://…`), out of process, with the ffmpeg CLI as
+/// the publisher: a client no one here wrote. Every test starts its own bridge and publishers on 127.0.0.1 with a
+/// free port, waits with bounds, and stops what it started.
+///
+/// The clips are the simulator's rendered person, rendered once as Y4M by `glasses-sim` and encoded by ffmpeg the
+/// way phone apps send it: H.264 main profile with an AAC track in FLV for RTMP, HEVC in MPEG-TS for SRT and UDP.
+/// Vitals are checked once, through `glasses-sim --publish` over SRT (the whole route with known truth): a stable
+/// pulse needs about 15 s of stream, and the suite is kept near 2 minutes. A publisher that must outlast the run loops its clip: a publisher
+/// that leaves before the run ends is a lost stream, and the run exits 69 (as it should).
+@Suite("network streams through libavformat (out of process, ffmpeg as publisher)", .serialized)
+struct NetworkStreamTests {
+    // MARK: RTMP
+
+    @Test("RTMP listener: H.264 with an AAC track from ffmpeg -f flv; frames flow and the accounting identity holds")
+    func rtmpCarriesH264WithAudio() throws {
+        let clips = try NetworkClips.shared()
+        let port = try freePort(udp: false)
+        let bridge = try BinaryRunner(["--device", "rtmp://127.0.0.1:\(port)/live/key1234567", "--duration", "8", "--format", "ndjson"])
+        let publisher = try Publisher(["-stream_loop", "-1", "-re", "-i", clips.h264FLV, "-c", "copy", "-f", "flv", "rtmp://127.0.0.1:\(port)/live/key1234567"],
+                                      after: (port, udp: false))
+        let result = bridge.finish(timeout: 60)
+        publisher.stop()
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let lines = try result.lines.map(jsonObject)
+        #expect(lines.contains { ($0["message"] as? String)?.contains("h264 504x896 over RTMP (flv); its audio is ignored") == true },
+                "stdout: \(result.stdout.prefix(2000))")
+        let summary = try #require(lines.last)
+        try expectAccountingIdentity(summary)
+        let submitted = try #require(summary["framesSubmitted"] as? Int)
+        #expect(submitted > 72, "\(summary)")
+    }
+
+    @Test("RTMP listener: a publish to another stream key is refused, said in words, and the listener waits on; the run ends 69 at the connect timeout")
+    func rtmpRefusesAnotherKey() throws {
+        let clips = try NetworkClips.shared()
+        let port = try freePort(udp: false)
+        let bridge = try BinaryRunner(["--device", "rtmp://127.0.0.1:\(port)/live/rightkey99", "--connect-timeout", "6"])
+        let publisher = try Publisher(["-re", "-i", clips.h264FLV, "-t", "3", "-c", "copy", "-f", "flv", "rtmp://127.0.0.1:\(port)/live/wrongkey99"],
+                                      after: (port, udp: false))
+        let publisherStatus = publisher.wait(timeout: 20)
+        let result = bridge.finish(timeout: 30)
+        #expect(result.status == 69, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("refused a publisher on rtmp://127.0.0.1:\(port)/live/…: it published to a stream key other than the configured one"),
+                "stdout: \(result.stdout)")
+        #expect(result.stderr.contains("no publisher came to rtmp://127.0.0.1:\(port)/live/… within the 6 s connect timeout"))
+        #expect(!result.stdout.contains("wrongkey99") && !result.stderr.contains("rightkey99"), "a key was printed")
+        #expect(result.stdout.contains("received 0"), "a frame of the refused publisher was taken: \(result.stdout)")
+        #expect(publisherStatus != 0, "the publisher to the wrong key was not cut off")
+    }
+
+    @Test("RTMP listener: a publisher killed mid-run is listened for again, and the restarted one streams; reconnects counted")
+    func rtmpPublisherKilledAndRestarted() throws {
+        let clips = try NetworkClips.shared()
+        let port = try freePort(udp: false)
+        let url = "rtmp://127.0.0.1:\(port)/live/k"
+        // No fixed duration (a loaded machine connects slower): the run is ended by SIGINT once the restarted
+        // publisher's frames have flowed; 90 s bounds it.
+        let bridge = try BinaryRunner(["--device", url, "--token", "k", "--duration", "90", "--format", "ndjson"])
+        let first = try Publisher(["-stream_loop", "-1", "-re", "-i", clips.h264FLV, "-c", "copy", "-f", "flv", url], after: (port, udp: false))
+        #expect(bridge.waitForOutput(timeout: 20) { $0.contains("\"framesSubmitted\":") && Self.lastSubmitted($0) >= 48 },
+                "the first publisher's frames did not flow")
+        first.kill()
+        #expect(bridge.waitForOutput(timeout: 10) { $0.contains("waiting for the publisher to connect again") })
+        let before = Self.lastSubmitted(bridge.stdoutSoFar)
+        let second = try Publisher(["-stream_loop", "-1", "-re", "-i", clips.h264FLV, "-c", "copy", "-f", "flv", url], after: (port, udp: false))
+        #expect(bridge.waitForOutput(timeout: 45) { Self.lastSubmitted($0) >= before + 48 }, "no frames after the restart")
+        bridge.send(SIGINT)
+        let result = bridge.finish(timeout: 30)
+        second.stop()
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let summary = try jsonObject(try #require(result.lines.last))
+        try expectAccountingIdentity(summary)
+        #expect(summary["reconnects"] as? Int == 1, "\(summary)")
+        let submitted = try #require(summary["framesSubmitted"] as? Int)
+        #expect(submitted >= before + 48, "no frames after the restart: \(before) then \(submitted)")
+    }
+
+    // MARK: SRT
+
+    @Test("SRT listener with a passphrase from GLASSES_TOKEN: HEVC in MPEG-TS from ffmpeg; the accounting identity holds")
+    func srtListenerCarriesHEVC() throws {
+        let clips = try NetworkClips.shared()
+        let port = try freePort(udp: true)
+        let bridge = try BinaryRunner(["--device", "srt://127.0.0.1:\(port)?mode=listener", "--duration", "8", "--format", "ndjson"],
+                                      environment: ["GLASSES_TOKEN": "passphrase-0123"])
+        let publisher = try Publisher(["-stream_loop", "-1", "-re", "-i", clips.hevcTS, "-c", "copy", "-f", "mpegts", "srt://127.0.0.1:\(port)?passphrase=passphrase-0123"],
+                                      after: (port, udp: true))
+        let result = bridge.finish(timeout: 60)
+        publisher.stop()
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("hevc 504x896 over SRT (mpegts)"))
+        #expect(!result.stdout.contains("passphrase-0123"))
+        let summary = try jsonObject(try #require(result.lines.last))
+        try expectAccountingIdentity(summary)
+        #expect((summary["framesSubmitted"] as? Int ?? 0) > 100, "\(summary)")
+    }
+
+    @Test("SRT listener: srt-live-transmit (Debian's srt-tools) as a second SRT client, fed MPEG-TS at the clip's pace")
+    func srtLiveTransmitPublishes() throws {
+        let clips = try NetworkClips.shared()
+        let port = try freePort(udp: true)
+        let bridge = try BinaryRunner(["--device", "srt://127.0.0.1:\(port)?mode=listener", "--token", "passphrase-0123", "--duration", "6",
+                                       "--format", "ndjson"])
+        try #require(waitForListener(port: port, udp: true, timeout: 15))
+        // ffmpeg only paces the file (-re, copied, to standard output); srt-live-transmit is the SRT client.
+        let pipe = Pipe()
+        let pacer = Process(), transmit = Process()
+        pacer.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        pacer.arguments = ["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-stream_loop", "-1", "-re", "-i", clips.hevcTS,
+                           "-c", "copy", "-f", "mpegts", "-"]
+        pacer.standardOutput = pipe
+        pacer.standardError = FileHandle.nullDevice
+        transmit.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        transmit.arguments = ["srt-live-transmit", "-q", "file://con", "srt://127.0.0.1:\(port)?passphrase=passphrase-0123"]
+        transmit.standardInput = pipe
+        transmit.standardOutput = FileHandle.nullDevice
+        transmit.standardError = FileHandle.nullDevice
+        try transmit.run()
+        try pacer.run()
+        // Only the two children hold the pipe now: when one goes, the other sees the end of it.
+        try pipe.fileHandleForReading.close()
+        try pipe.fileHandleForWriting.close()
+        defer {
+            // SIGKILL: once the bridge has gone, srt-live-transmit stops reading and ffmpeg blocks writing to the
+            // full pipe, where neither heeds SIGTERM.
+            for process in [pacer, transmit] where process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            pacer.waitUntilExit()
+            transmit.waitUntilExit()
+        }
+        let result = bridge.finish(timeout: 40)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("hevc 504x896 over SRT (mpegts)"))
+        let summary = try jsonObject(try #require(result.lines.last))
+        try expectAccountingIdentity(summary)
+        #expect((summary["framesSubmitted"] as? Int ?? 0) > 72, "\(summary)")
+    }
+
+    @Test("SRT: a publisher with a wrong passphrase is refused in SRT's handshake (the publisher says so), and no frame is taken")
+    func srtRefusesAWrongPassphrase() throws {
+        let clips = try NetworkClips.shared()
+        let port = try freePort(udp: true)
+        let bridge = try BinaryRunner(["--device", "srt://127.0.0.1:\(port)?mode=listener&passphrase=right-passphrase", "--connect-timeout", "5"])
+        let publisher = try Publisher(["-re", "-i", clips.hevcTS, "-t", "3", "-c", "copy", "-f", "mpegts",
+                                       "srt://127.0.0.1:\(port)?passphrase=wrong-passphrase&connect_timeout=2000000"], after: (port, udp: true))
+        let publisherStatus = publisher.wait(timeout: 20)
+        let result = bridge.finish(timeout: 30)
+        #expect(publisherStatus != 0, "the publisher with the wrong passphrase got through")
+        #expect(publisher.stderr.lowercased().contains("connection") || publisher.stderr.lowercased().contains("reject"),
+                "publisher: \(publisher.stderr)")
+        #expect(result.status == 69, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("no publisher came to srt://127.0.0.1:\(port)?mode=listener within the 5 s connect timeout"))
+        #expect(result.stdout.contains("received 0"))
+    }
+
+    @Test("SRT caller: the bridge dials a publisher that listens (ffmpeg -f mpegts 'srt://…?mode=listener'), loopback without a passphrase")
+    func srtCallerDialsAListeningPublisher() throws {
+        let clips = try NetworkClips.shared()
+        let port = try freePort(udp: true)
+        // The publisher listens first; the bridge's dial is tried again every 0.25 s until the connect timeout.
+        let publisher = try Publisher(["-stream_loop", "-1", "-re", "-i", clips.smallTS, "-c", "copy", "-f", "mpegts", "srt://127.0.0.1:\(port)?mode=listener"], after: nil)
+        let result = try BinaryRunner.run(["--device", "srt://127.0.0.1:\(port)", "--duration", "5", "--format", "ndjson"], timeout: 40)
+        publisher.stop()
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let summary = try jsonObject(try #require(result.lines.last))
+        try expectAccountingIdentity(summary)
+        #expect((summary["framesSubmitted"] as? Int ?? 0) > 24, "\(summary)")
+    }
+
+    @Test("glasses-sim --publish over SRT: the rendered person (pulse 80) published as HEVC in MPEG-TS is measured within 5 bpm")
+    func simulatorPublishesOverSRT() throws {
+        let port = try freePort(udp: true)
+        // Ended by SIGINT once 255 frames (17 s at 15 fps) were submitted, not at a fixed time: a loaded machine
+        // renders and encodes fewer frames a second in a debug build. 90 s bounds it.
+        let bridge = try BinaryRunner(["--device", "srt://127.0.0.1:\(port)?mode=listener", "--token", "passphrase-0123", "--duration", "90",
+                                       "--format", "ndjson"])
+        try #require(waitForListener(port: port, udp: true, timeout: 15))
+        // Low resolution at 15 fps: what a debug build renders and encodes in real time on a shared machine.
+        let simulator = try BinaryRunner(["--publish", "srt://127.0.0.1:\(port)?passphrase=passphrase-0123", "--duration", "120",
+                                          "--resolution", "low", "--fps", "15", "--pulse", "80", "--quiet"], binary: "glasses-sim")
+        #expect(bridge.waitForOutput(timeout: 75) { Self.lastSubmitted($0) >= 255 }, "the published frames did not flow")
+        bridge.send(SIGINT)
+        let result = bridge.finish(timeout: 30)
+        simulator.send(SIGTERM)  // its run is longer than the bridge's: it finishes and exits on the signal
+        let published = simulator.finish(timeout: 30)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(!published.stderr.contains("passphrase-0123"), "the passphrase was printed: \(published.stderr)")
+        let summary = try jsonObject(try #require(result.lines.last))
+        try expectAccountingIdentity(summary)
+        #expect((summary["framesSubmitted"] as? Int ?? 0) >= 255, "\(summary)")
+        let pulse = try #require(summary["pulseRate"] as? Double, "no stable pulse: \(summary)")
+        #expect(abs(pulse - 80) <= 5, "pulse \(pulse)")
+        let refused = try BinaryRunner.run(["--publish", "rtmp://127.0.0.1:1935/live/k", "--duration", "1"], binary: "glasses-sim", timeout: 20)
+        #expect(refused.status == 64 && refused.stderr.contains("carries H.264 and the simulator encodes HEVC"), "\(refused.stderr)")
+    }
+
+    // MARK: UDP and hostile input
+
+    @Test("UDP MPEG-TS: a resolution change mid-stream (360x640, then 504x896) is survived, with frames after the change")
+    func udpSurvivesAResolutionChange() throws {
+        let clips = try NetworkClips.shared()
+        let port = try freePort(udp: true)
+        let bridge = try BinaryRunner(["--device", "udp://127.0.0.1:\(port)", "--duration", "9", "--format", "ndjson"])
+        let publisher = try Publisher(["-re", "-i", clips.changeTS, "-c", "copy", "-f", "mpegts", "udp://127.0.0.1:\(port)?pkt_size=1316"],
+                                      after: (port, udp: true))
+        let result = bridge.finish(timeout: 40)
+        publisher.stop()
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let lines = try result.lines.map(jsonObject)
+        let change = try #require(lines.firstIndex { ($0["message"] as? String)?.contains("changed from 360x640 to 504x896") == true },
+                                  "no size change seen: \(result.stdout.prefix(3000))")
+        let changedAt = try #require(lines[change]["t"] as? Double)
+        let summary = try #require(lines.last)
+        try expectAccountingIdentity(summary)
+        // Frames submitted after the change: the last stats line before it against the summary.
+        let before = lines[..<change].last { $0["type"] as? String == "stats" }?["framesSubmitted"] as? Int ?? 0
+        let submitted = try #require(summary["framesSubmitted"] as? Int)
+        #expect(submitted - before >= 48, "only \(submitted - before) frames after the change at \(changedAt) s")
+        #expect((summary["droppedByReason"] as? [String: Any])?["decodeFailed"] == nil, "\(summary)")
+    }
+
+    @Test("UDP: garbage datagrams (random bytes, and MPEG-TS sync bytes with random payloads) neither crash nor hang the bridge; a real publisher is taken afterwards")
+    func udpSurvivesGarbage() throws {
+        let clips = try NetworkClips.shared()
+        let port = try freePort(udp: true)
+        let bridge = try BinaryRunner(["--device", "udp://127.0.0.1:\(port)", "--duration", "8", "--format", "ndjson"])
+        try #require(waitForListener(port: port, udp: true, timeout: 15))
+        try sendGarbage(to: port, seconds: 2)
+        let publisher = try Publisher(["-re", "-i", clips.smallTS, "-c", "copy", "-f", "mpegts", "udp://127.0.0.1:\(port)?pkt_size=1316"],
+                                      after: nil)
+        let result = bridge.finish(timeout: 40)
+        publisher.stop()
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let summary = try jsonObject(try #require(result.lines.last))
+        try expectAccountingIdentity(summary)
+        #expect((summary["framesSubmitted"] as? Int ?? 0) > 24, "\(summary)")
+    }
+
+    @Test("a source that never starts ends with exit 69 within the connect timeout, in words")
+    func aSourceThatNeverStartsExits69() throws {
+        let port = try freePort(udp: true)
+        let started = Date()
+        let result = try BinaryRunner.run(["--device", "udp://127.0.0.1:\(port)", "--connect-timeout", "2"], timeout: 30)
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(result.status == 69, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("no publisher came to udp://127.0.0.1:\(port) within the 2 s connect timeout"), "\(result.stderr)")
+        #expect(elapsed < 8, "took \(elapsed) s")
+        let rtmpPort = try freePort(udp: false)
+        let rtmp = try BinaryRunner.run(["--device", "rtmp://127.0.0.1:\(rtmpPort)/live/abc", "--connect-timeout", "1.5"], timeout: 30)
+        #expect(rtmp.status == 69, "stderr: \(rtmp.stderr)")
+        #expect(rtmp.stderr.contains("within the 1.5 s connect timeout"))
+    }
+
+    @Test("an address already in use ends the run at once with 69, in words (not a wait for a publisher)")
+    func anAddressInUseExits69() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 1) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        try #require(bound)
+        let port = UInt16(bigEndian: address.sin_port)
+        let started = Date()
+        let result = try BinaryRunner.run(["--device", "rtmp://127.0.0.1:\(port)/live/abc"], timeout: 30)
+        #expect(result.status == 69, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("Cannot listen on rtmp://127.0.0.1:\(port)/live/…: address already in use"), "\(result.stderr)")
+        #expect(Date().timeIntervalSince(started) < 10)
+    }
+
+    @Test("SIGINT while listening for a publisher ends the run at once (the blocking open is interrupted), exit 69 noFrames")
+    func ctrlCWhileListeningDoesNotHang() throws {
+        let port = try freePort(udp: false)
+        let bridge = try BinaryRunner(["--device", "rtmp://127.0.0.1:\(port)/live/abc", "--format", "ndjson"])
+        try #require(waitForListener(port: port, udp: false, timeout: 15))
+        let sent = Date()
+        bridge.send(SIGINT)
+        let result = bridge.finish(timeout: 15)
+        #expect(Date().timeIntervalSince(sent) < 5)
+        #expect(result.status == 69, "stderr: \(result.stderr)")
+    }
+
+    // MARK: Usage
+
+    @Test("the secret rules: off loopback RTMP needs a key and SRT a passphrase; UDP listens on loopback only; each refusal says what to use (64)")
+    func secretRulesAreUsageErrors() throws {
+        let cases: [([String], String)] = [
+            (["--device", "udp://0.0.0.0:7300"], "Use udp://127.0.0.1:7300 for a publisher on this machine, or srt://0.0.0.0:7300?mode=listener with --token PASSPHRASE"),
+            (["--device", "srt://0.0.0.0:7200?mode=listener"], "give an SRT passphrase"),
+            (["--device", "srt://0.0.0.0:7200?mode=listener", "--token", "short"], "10 to 79 characters"),
+            (["--device", "rtmp://0.0.0.0:1935/live"], "give the stream key the app publishes to"),
+            (["--device", "rtmp://0.0.0.0:1935/live/a", "--token", "b"], "differ"),
+            (["--device", "udp://127.0.0.1:7300", "--token", "x"], "UDP carries no secret"),
+            (["--device", "rtsp://phone:8554/cam"], "RTSP is not taken yet"),
+            (["--device", "udp://127.0.0.1:7300", "--fps", "30"], "the publisher chooses the codec, size and frame rate"),
+        ]
+        for (arguments, fragment) in cases {
+            let result = try BinaryRunner.run(arguments, timeout: 20)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains(fragment), "\(arguments): \(result.stderr)")
+        }
+        let secret = try BinaryRunner.run(["--device", "srt://0.0.0.0:7200?mode=listener&passphrase=abc", "--duration", "1"], timeout: 20)
+        #expect(secret.status == 64)
+        #expect(!secret.stderr.contains("passphrase=abc"), "the passphrase was printed: \(secret.stderr)")
+    }
+
+    // MARK: Helpers
+
+    static func lastSubmitted(_ ndjson: String) -> Int {
+        for line in ndjson.split(separator: "\n").reversed() where line.contains("\"type\":\"stats\"") {
+            if let object = try? jsonObject(String(line)), let value = object["framesSubmitted"] as? Int { return value }
+        }
+        return 0
+    }
+}
+
+/// received = submitted + rejected + dropped (+ in flight, 0 in the summary).
+func expectAccountingIdentity(_ summary: [String: Any]) throws {
+    let received = try #require(summary["framesReceived"] as? Int, "\(summary)")
+    let submitted = try #require(summary["framesSubmitted"] as? Int)
+    let rejected = try #require(summary["framesRejected"] as? Int)
+    let dropped = try #require(summary["framesDropped"] as? Int)
+    #expect(summary["framesInFlight"] as? Int == 0)
+    #expect(received == submitted + rejected + dropped, "\(summary)")
+}
+
+/// Waits (polling, bounded) until a socket is bound to 127.0.0.1:`port` or to every address: listening (TCP) or
+/// bound (UDP), read from /proc/net.
+func waitForListener(port: UInt16, udp: Bool, timeout: Double) -> Bool {
+    let hexPort = String(format: ":%04X", port)
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        let table = (try? String(contentsOfFile: udp ? "/proc/net/udp" : "/proc/net/tcp", encoding: .utf8)) ?? ""
+        for line in table.split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: " ")
+            guard fields.count > 3, fields[1].hasSuffix(hexPort) else { continue }
+            if udp || fields[3] == "0A" { return true }  // 0A: LISTEN
+        }
+        Thread.sleep(forTimeInterval: 0.02)
+    }
+    return false
+}
+
+/// A free port on 127.0.0.1 (TCP or UDP), found by binding port 0 and closing the socket again.
+func freePort(udp: Bool) throws -> UInt16 {
+    let fd = socket(AF_INET, Int32(udp ? SOCK_DGRAM.rawValue : SOCK_STREAM.rawValue), 0)
+    try #require(fd >= 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = 0
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let bound = withUnsafePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    try #require(bound == 0)
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let named = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    try #require(named == 0)
+    return UInt16(bigEndian: address.sin_port)
+}
+
+/// Sends garbage datagrams to 127.0.0.1:`port` for `seconds`: random bytes, then 188-byte packets that start with
+/// MPEG-TS's sync byte and carry random headers and payloads (absurd PIDs, lengths and timestamps).
+func sendGarbage(to port: UInt16, seconds: Double) throws {
+    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    try #require(fd >= 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var generator = SystemRandomNumberGenerator()
+    let end = Date().addingTimeInterval(seconds)
+    var count = 0
+    while Date() < end {
+        var bytes = (0 ..< 1316).map { _ in UInt8.random(in: 0 ... 255, using: &generator) }
+        if count % 2 == 1 { for packet in 0 ..< 7 { bytes[packet * 188] = 0x47 } }
+        _ = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                sendto(fd, bytes, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        count += 1
+        if count % 64 == 0 { Thread.sleep(forTimeInterval: 0.005) }
+    }
+}
+
+/// An ffmpeg CLI process (the publisher), its standard error kept.
+final class Publisher: Sendable {
+    private let process = Process()
+    private let errorText = Mutex("")
+    private let done = DispatchSemaphore(value: 0)
+
+    /// Starts `ffmpeg ARGUMENTS`; with `after`, once the bridge listens on 127.0.0.1:`port` (TCP for RTMP, UDP for
+    /// SRT and UDP), as the kernel's socket tables say.
+    init(_ arguments: [String], after bridge: (port: UInt16, udp: Bool)?) throws {
+        if let bridge {
+            try #require(waitForListener(port: bridge.port, udp: bridge.udp, timeout: 15), "the bridge did not start listening on \(bridge.port)")
+        }
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error"] + arguments
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let handle = err.fileHandleForReading
+        let thread = Thread { [self] in
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { break }
+                errorText.withLock { $0 += String(decoding: data, as: UTF8.self) }
+            }
+            done.signal()
+        }
+        thread.start()
+    }
+
+    var stderr: String { errorText.withLock { $0 } }
+
+    /// Waits for the publisher to end (killing it after `timeout` s) and returns its exit status.
+    func wait(timeout: Double) -> Int32 {
+        if done.wait(timeout: .now() + timeout) == .timedOut { kill() }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// Ends the publisher as a person would (SIGTERM), if it still runs.
+    func stop() {
+        if process.isRunning { process.terminate() }
+        _ = wait(timeout: 10)
+    }
+
+    /// Kills the publisher outright (SIGKILL): its connection is cut without a goodbye.
+    func kill() {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+/// The clips the publishers send, made once per test run in a temporary folder.
+struct NetworkClips: Sendable {
+    /// 8 s of the rendered person, 504x896 (scaled from 360x640) 24 fps, H.264 main profile with an AAC track, in
+    /// FLV (RTMP).
+    let h264FLV: String
+    /// Its first 8 s as HEVC in MPEG-TS (SRT, UDP).
+    let hevcTS: String
+    /// Its first 3 s at 360x640, HEVC in MPEG-TS.
+    let smallTS: String
+    /// 360x640 for 3 s, then 504x896 for 3 s, HEVC in one MPEG-TS stream (a resolution change mid-stream).
+    let changeTS: String
+
+    private static let made = Mutex<Result<NetworkClips, any Error>?>(nil)
+
+    static func shared() throws -> NetworkClips {
+        try made.withLock { made in
+            if made == nil { made = Result { try make() } }
+            return try made!.get()
+        }
+    }
+
+    private static func make() throws -> NetworkClips {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("glasses-network-clips-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // The clips serve every test of the run; the folder goes when the test process exits.
+        atexit {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("glasses-network-clips-\(getpid())")
+            try? FileManager.default.removeItem(at: folder)
+        }
+        func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+        let raw = path("face.y4m")
+        // Rendered at 360x640 (half the pixels of 504x896: the fixture's main cost in a debug build); the 504x896
+        // streams are scaled up from it by ffmpeg.
+        let sim = try BinaryRunner.run(["--write", raw, "--codec", "raw", "--duration", "8", "--resolution", "low", "--fps", "24",
+                                        "--seed", "1", "--quiet"], binary: "glasses-sim", timeout: 120)
+        try #require(sim.status == 0, "glasses-sim: \(sim.stderr)")
+        defer { try? FileManager.default.removeItem(atPath: raw) }
+        let x265 = ["-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error", "-g", "24", "-pix_fmt", "yuv420p"]
+        try ffmpeg(["-i", raw, "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100",
+                    "-map", "0:v", "-map", "1:a", "-shortest", "-vf", "scale=504:896", "-c:v", "libx264", "-profile:v", "main", "-preset", "veryfast", "-g", "24",
+                    "-b:v", "1500k", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "64k", "-f", "flv", path("face_h264.flv"),
+                    "-map", "0:v", "-t", "8", "-vf", "scale=504:896"] + x265 + ["-b:v", "1500k", "-f", "mpegts", path("face_hevc.ts"),
+                    "-map", "0:v", "-t", "3"] + x265 + ["-b:v", "800k", "-f", "mpegts", path("small.ts"),
+                    "-map", "0:v", "-ss", "3", "-t", "3", "-vf", "scale=504:896"] + x265 + ["-b:v", "1500k", "-f", "mpegts", path("large.ts")])
+        // Two MPEG-TS streams one after the other, as a publisher that re-opens its encoder at a new size sends them.
+        let change = try Data(contentsOf: URL(fileURLWithPath: path("small.ts"))) + Data(contentsOf: URL(fileURLWithPath: path("large.ts")))
+        try change.write(to: URL(fileURLWithPath: path("change.ts")))
+        return NetworkClips(h264FLV: path("face_h264.flv"), hevcTS: path("face_hevc.ts"), smallTS: path("small.ts"),
+                            changeTS: path("change.ts"))
+    }
+
+    private static func ffmpeg(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-y"] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "ffmpeg \(arguments.joined(separator: " "))")
+    }
+}
