@@ -16,7 +16,7 @@ extension VitalsEngine {
             // ``rivalFaceFraction`` of the tracked width): a face much further away than the subject does not compete
             // for the measurement, and the small scales are most of a search's cost.
             let atLeast = Int(Double(current.width) * Self.rivalFaceFraction)
-            let found = fullFrameFaces(view, smallest: false, atLeast: atLeast)
+            let found = fullFrameFaces(view, atLeast: atLeast)
             var faces = found.map(\.rect)
             if faces.isEmpty, usingSkinFinder, let blob = SkinFaceFinder(step: max(2, shorter / 128)).find(in: view) {
                 faces = [blob]
@@ -143,43 +143,22 @@ extension VitalsEngine {
     /// Searches in a row that must find a second face before it counts (the first and two confirmations).
     static let secondFaceSightings = 3
 
-    /// Faces in the whole frame, largest first, with the votes each had: the cascade on luma shrunk to about 170 px
+    /// Faces in the whole frame, largest first, with the votes each had (the search for a rival while a face is
+    /// tracked; with none tracked, ``FaceScout`` searches on its budget): the cascade on luma shrunk to about 170 px
     /// across (faces from ~72 px at 504×896) and, for the small sizes that misses, on luma shrunk to about 250 px
-    /// across (faces from ~48 px); with `smallest` (no face tracked: the search is all there is), also on luma at
-    /// two thirds of the frame's size (faces from ~36 px, which are then `faceTooFar`). `atLeast` (frame pixels)
-    /// leaves out the scales below it, and the fine pass altogether when the coarse one covers it. With
-    /// `rivalsOfLargest`, the fine pass also leaves out faces smaller than a rival of the largest face the coarse
-    /// pass found (``rivalFaceFraction`` of its width); without it, it looks at every size it covers.
-    func fullFrameFaces(_ view: VitalsPixelView, smallest: Bool, atLeast: Int = 0, rivalsOfLargest: Bool = false)
-        -> [(rect: VitalsRect, votes: Int)] {
+    /// across (faces from ~48 px). `atLeast` (frame pixels) leaves out the scales below it, and the fine pass
+    /// altogether when the coarse one covers it.
+    func fullFrameFaces(_ view: VitalsPixelView, atLeast: Int = 0) -> [(rect: VitalsRect, votes: Int)] {
         let shorter = min(view.width, view.height)
         let coarse = max(1, shorter / 168), fine = max(1, shorter / 252)
         var faces = searchDetector.detect(in: GrayImage(downsampling: view, factor: coarse), minSize: max(24, atLeast / coarse))
             .map { (rect: scaled($0.rect, by: coarse), votes: $0.neighbors) }
         let limit = 24 * coarse
-        // While no face is tracked the largest face found is the one adopted, and the fine pass could never find a
-        // larger one: the rival rule then holds from this first search, and for a near face the fine pass, half of
-        // a first search's cost, is left out.
-        let largest = rivalsOfLargest ? faces.map(\.rect.width).max() ?? 0 : 0
-        let atLeast = max(atLeast, Int(Double(largest) * Self.rivalFaceFraction))
         if fine < coarse, atLeast < limit {
             let small = searchDetector.detect(in: GrayImage(downsampling: view, factor: fine), minSize: max(24, atLeast / fine),
                                               maxSize: limit / fine + 2)
                 .map { (rect: scaled($0.rect, by: fine), votes: $0.neighbors) }
             for s in small where !faces.contains(where: { Self.overlap($0.rect, s.rect) > 0.2 }) { faces.append(s) }
-        }
-        if smallest, faces.isEmpty {
-            let full = GrayImage(downsampling: view, factor: 1)
-            let w = full.width * 2 / 3, h = full.height * 2 / 3
-            if w >= 24, h >= 24 {
-                let image = full.resized(width: w, height: h)
-                let sx = Double(full.width) / Double(w), sy = Double(full.height) / Double(h)
-                let tiny = searchDetector.detect(in: image, minSize: 24, maxSize: Int(48 / sx) + 2).map { d in
-                    (rect: VitalsRect(x: Int(Double(d.rect.x) * sx), y: Int(Double(d.rect.y) * sy),
-                                      width: Int(Double(d.rect.width) * sx), height: Int(Double(d.rect.height) * sy)), votes: d.neighbors)
-                }
-                faces.append(contentsOf: tiny)
-            }
         }
         return faces.sorted { $0.rect.width * $0.rect.height > $1.rect.width * $1.rect.height }
     }
