@@ -211,7 +211,7 @@ struct FaceScout {
         for (i, level) in levels.enumerated() {
             hits[i].removeAll { h in
                 let r = Self.frameRect(h.x, h.y, level)
-                return FaceScout.overlapOfSmaller(r, rect) > 0.5
+                return VitalsEngine.overlap(r, rect) > 0.5
             }
         }
         cycleFoundFace = false
@@ -371,7 +371,7 @@ struct FaceScout {
                 }
             }
             for face in FaceDetector.group(rects, minNeighbors: detector.minNeighbors)
-            where !faces.contains(where: { Self.overlapOfSmaller($0.rect, face.rect) > 0.2 }) {
+            where !faces.contains(where: { VitalsEngine.overlap($0.rect, face.rect) > 0.2 }) {
                 // The frames of the hits behind this face: those its group's rule would have joined to it.
                 let delta = 0.2 * Double(face.rect.width)
                 let used = zip(rects, frames).filter { r, _ in
@@ -393,11 +393,6 @@ struct FaceScout {
                           width: level.faceSize, height: level.faceSize)
     }
 
-    static func overlapOfSmaller(_ a: VitalsRect, _ b: VitalsRect) -> Double {
-        let w = min(a.maxX, b.maxX) - max(a.x, b.x), h = min(a.maxY, b.maxY) - max(a.y, b.y)
-        guard w > 0, h > 0 else { return 0 }
-        return Double(w * h) / Double(max(1, min(a.width * a.height, b.width * b.height)))
-    }
 
     // MARK: - Pixels
 
