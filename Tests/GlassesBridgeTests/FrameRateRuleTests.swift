@@ -77,6 +77,41 @@ struct FrameRateRuleTests {
         #expect(seven.contains("15 fps") && !seven.contains("24–30"))
     }
 
+    @Test("a network stream is judged at the rate its frames arrive: 20 fps as 24, 12 as 15, 10 as 7 (never stable); the summary by the rate it held most")
+    func networkStreamsAreJudgedAtTheArrivingRate() throws {
+        #expect(FrameRateGate.tableRate(arriving: 30) == 30 && FrameRateGate.tableRate(arriving: 20) == 24)
+        #expect(FrameRateGate.tableRate(arriving: 12) == 15 && FrameRateGate.tableRate(arriving: 10) == 7)
+        #expect(FrameRateGate.tableRate(arriving: 1) == 2)
+        func stats(_ fps: Double) -> BridgeEvent { .stats({ var s = BridgeStats(); s.framesPerSecondIn = fps; return s }(), vitals: .init(), truth: nil) }
+        var gate = FrameRateGate.networkStream()
+        _ = gate.adjust(stats(10))
+        guard case .metrics(let clamped, _)? = gate.adjust(.metrics(Self.pulsePayload(72, stable: true), json: "{}")) else {
+            Issue.record("metrics left out"); return
+        }
+        #expect(clamped.cardio.pulseRate.allSatisfy { !$0.stable }, "a stable pulse passed at 10 fps")
+        guard case .validation(let slow)? = gate.adjust(.validation(ValidationStatus(code: .frameRateTooLow))) else {
+            Issue.record("verdict left out"); return
+        }
+        #expect(slow.code == .frameRateTooLow && slow.hint.contains("the stream arrives at 10 fps") && !slow.hint.contains("--fps"))
+        _ = gate.adjust(stats(23.5))
+        guard case .metrics(let kept, _)? = gate.adjust(.metrics(Self.pulsePayload(72, stable: true), json: "{}")) else {
+            Issue.record("metrics left out"); return
+        }
+        #expect(kept.cardio.pulseRate.allSatisfy { $0.stable }, "a stable pulse at 23.5 fps was withheld")
+        // Mostly at 24: the summary keeps its pulse, though the last second was slow.
+        for _ in 0 ..< 5 { _ = gate.adjust(stats(24)) }
+        _ = gate.adjust(stats(5))
+        var summary = BridgeSummary()
+        summary.vitals = VitalsSnapshot(pulseRate: 72, breathingRate: 15, hrvRmssd: 40)
+        guard case .summary(let shown)? = gate.adjust(.summary(summary)) else { Issue.record("summary left out"); return }
+        #expect(shown.vitals.pulseRate == 72)
+        // Mostly at 6 fps: the summary withholds it, in the table's words.
+        var starved = FrameRateGate.networkStream()
+        for fps in [24.0, 6, 6, 6] { _ = starved.adjust(stats(fps)) }
+        guard case .summary(let withheld)? = starved.adjust(.summary(summary)) else { Issue.record("summary left out"); return }
+        #expect(withheld.vitals.pulseRate == nil && withheld.pulseAbsence != nil)
+    }
+
     @Test("a recording is judged at the rate it declares: 15 fps passes as ok, 7 fps is never stable", arguments: [15, 7])
     func recordingsAreJudgedAtTheirDeclaredRate(fps: Int) throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("rate-\(fps)-\(getpid()).mkv").path

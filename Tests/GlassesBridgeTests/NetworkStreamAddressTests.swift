@@ -1,7 +1,7 @@
 import GlassesBridge
 import Testing
 
-/// `--device rtmp://…`, `srt://…`, `udp://…`: the forms, the secret rules, what libavformat is asked to open, and
+/// `--device rtmp://…`, `srt://…`, `rtsp://…`, `udp://…`: the forms, the secret rules, what libavformat is asked to open, and
 /// labels that never hold a secret.
 @Suite("Network stream addresses")
 struct NetworkStreamAddressTests {
@@ -54,15 +54,45 @@ struct NetworkStreamAddressTests {
         #expect(throws: NetworkStreamAddressError.self) { try NetworkStreamAddress(parsing: "udp://127.0.0.1:70000") }
     }
 
-    @Test("RTSP and other schemes are refused with what to use instead")
+    @Test("RTSP: a pull (TCP by default), credentials from the URL or the token and never in the label; a listener on loopback only, with no credentials")
+    func rtspForms() throws {
+        let pull = try NetworkStreamAddress(parsing: "rtsp://phone.local:8554/live/cam").resolvingSecret(token: nil)
+        #expect(pull.scheme == .rtsp && !pull.listens && pull.rtspPath == "live/cam" && pull.rtspOverTCP)
+        #expect(pull.description == "rtsp://phone.local:8554/live/cam")
+        #expect(pull.request.url == "rtsp://phone.local:8554/live/cam" && pull.request.format == "rtsp")
+        #expect(pull.request.options["rtsp_transport"] == "tcp" && pull.request.options["rtsp_flags"] == nil)
+        #expect(try NetworkStreamAddress(parsing: "rtsp://10.0.0.5/cam").port == 554)
+        let udp = try NetworkStreamAddress(parsing: "rtsp://10.0.0.5:8554/cam?transport=udp")
+        #expect(udp.request.options["rtsp_transport"] == "udp")
+        let withUser = try NetworkStreamAddress(parsing: "rtsp://admin@10.0.0.5:8554/cam").resolvingSecret(token: "s3cret:@x")
+        #expect(withUser.request.url == "rtsp://admin:s3cret%3A%40x@10.0.0.5:8554/cam")
+        #expect(!withUser.description.contains("s3cret") && !withUser.description.contains("admin") && withUser.hasSecret)
+        let inURL = try NetworkStreamAddress(parsing: "rtsp://admin:pw1@10.0.0.5:8554/cam").resolvingSecret(token: nil)
+        #expect(inURL.rtspPassword == "pw1" && !inURL.description.contains("pw1"))
+        #expect(throws: NetworkStreamAddressError.self) { try NetworkStreamAddress(parsing: "rtsp://10.0.0.5:8554/cam").resolvingSecret(token: "pw") }
+        #expect(throws: NetworkStreamAddressError.self) { try NetworkStreamAddress(parsing: "rtsp://a:pw1@10.0.0.5:8554/cam").resolvingSecret(token: "pw2") }
+        #expect(throws: NetworkStreamAddressError.self) { try NetworkStreamAddress(parsing: "rtsp://10.0.0.5:8554") }
+        #expect(throws: NetworkStreamAddressError.self) { try NetworkStreamAddress(parsing: "rtsp://10.0.0.5:8554/cam?transport=quic") }
+        #expect(throws: NetworkStreamAddressError.self) { try NetworkStreamAddress(parsing: "rtsp://10.0.0.5:8554/c%20am") }
+
+        let listener = try NetworkStreamAddress(parsing: "rtsp://127.0.0.1:8554/cam?mode=listener").resolvingSecret(token: nil)
+        #expect(listener.listens && listener.request.options["rtsp_flags"] == "listen")
+        #expect(listener.description == "rtsp://127.0.0.1:8554/cam?mode=listener")
+        #expect(throws: NetworkStreamAddressError.self) { try NetworkStreamAddress(parsing: "rtsp://0.0.0.0:8554/cam?mode=listener").resolvingSecret(token: nil) }
+        #expect(throws: NetworkStreamAddressError.self) { try NetworkStreamAddress(parsing: "rtsp://127.0.0.1:8554/cam?mode=listener").resolvingSecret(token: "x") }
+        #expect(throws: NetworkStreamAddressError.self) { try NetworkStreamAddress(parsing: "rtsp://u:p@127.0.0.1:8554/cam?mode=listener") }
+    }
+
+    @Test("other schemes are refused with what to use instead; USER@ only for RTSP")
     func otherSchemes() {
-        #expect(NetworkStreamAddress.isStreamURL("rtsp://phone:8554/cam"))
+        #expect(NetworkStreamAddress.isStreamURL("rtsp://phone:8554/cam") && NetworkStreamAddress.isStreamURL("rtmps://x/live"))
         do {
-            _ = try NetworkStreamAddress(parsing: "rtsp://phone:8554/cam")
-            Issue.record("RTSP was taken")
+            _ = try NetworkStreamAddress(parsing: "rtmps://phone:443/live/k")
+            Issue.record("RTMPS was taken")
         } catch {
-            #expect(error.message.contains("srt://") && error.message.contains("rtmp://"))
+            #expect(error.message.contains("srt://") && error.message.contains("rtsp://"))
         }
+        #expect(throws: NetworkStreamAddressError.self) { try NetworkStreamAddress(parsing: "srt://u:p@127.0.0.1:7200") }
         #expect(!NetworkStreamAddress.isStreamURL("tcp:127.0.0.1:7000"))
     }
 }

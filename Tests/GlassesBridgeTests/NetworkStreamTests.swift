@@ -2,8 +2,8 @@ import Foundation
 import Synchronization
 import Testing
 
-/// Network streams as a source (`--device rtmp://…`, `srt://…`, `udp://…`), out of process, with the ffmpeg CLI as
-/// the publisher: a client no one here wrote. Every test starts its own bridge and publishers on 127.0.0.1 with a
+/// Network streams as a source (`--device rtmp://…`, `srt://…`, `rtsp://…`, `udp://…`), out of process, with the
+/// ffmpeg CLI as the publisher and GStreamer's RTSP server as a server to pull from: peers no one here wrote. Every test starts its own bridge and publishers on 127.0.0.1 with a
 /// free port, waits with bounds, and stops what it started.
 ///
 /// The clips are the simulator's rendered person, rendered once as Y4M by `glasses-sim` and encoded by ffmpeg the
@@ -195,6 +195,116 @@ struct NetworkStreamTests {
         #expect(abs(pulse - 80) <= 5, "pulse \(pulse)")
         let refused = try BinaryRunner.run(["--publish", "rtmp://127.0.0.1:1935/live/k", "--duration", "1"], binary: "glasses-sim", timeout: 20)
         #expect(refused.status == 64 && refused.stderr.contains("carries H.264 and the simulator encodes HEVC"), "\(refused.stderr)")
+    }
+
+    // MARK: RTSP
+
+    @Test("RTSP listener: ffmpeg -f rtsp records HEVC to the bridge (RTP inside the RTSP connection); frames flow and the accounting identity holds")
+    func rtspListenerTakesARecordingPublisher() throws {
+        let clips = try NetworkClips.shared()
+        let port = try freePort(udp: false)
+        let bridge = try BinaryRunner(["--device", "rtsp://127.0.0.1:\(port)/cam?mode=listener", "--duration", "6", "--format", "ndjson"])
+        let publisher = try Publisher(["-stream_loop", "-1", "-re", "-i", clips.hevcTS, "-an", "-c", "copy", "-f", "rtsp", "-rtsp_transport", "tcp",
+                                       "rtsp://127.0.0.1:\(port)/cam"], after: (port, udp: false))
+        let result = bridge.finish(timeout: 60)
+        publisher.stop()
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("publisher connected to rtsp://127.0.0.1:\(port)/cam?mode=listener: hevc 504x896 over RTSP (rtsp)"),
+                "stdout: \(result.stdout.prefix(2000))")
+        let summary = try jsonObject(try #require(result.lines.last))
+        try expectAccountingIdentity(summary)
+        #expect((summary["framesSubmitted"] as? Int ?? 0) > 72, "\(summary)")
+    }
+
+    @Test("RTSP pull from GStreamer's RTSP server (Debian's gst-rtsp-server): H.264 with an AAC track over TCP, HEVC over UDP",
+          arguments: [(codec: "h264", transport: "tcp"), (codec: "hevc", transport: "udp")])
+    func rtspPullsFromAServer(codec: String, transport: String) throws {
+        let clips = try NetworkClips.shared()
+        let port = try freePort(udp: false)
+        let launch = codec == "h264"
+            ? "( filesrc location=\(clips.h264FLV) ! flvdemux name=d d.video ! queue ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=-1 "
+                + "d.audio ! queue ! aacparse ! rtpmp4apay name=pay1 pt=97 )"
+            : "( filesrc location=\(clips.hevcTS) ! tsdemux ! h265parse ! rtph265pay name=pay0 pt=96 config-interval=-1 )"
+        let server = try RTSPServer(port: port, launch: launch)
+        defer { server.stop() }
+        let bridge = try BinaryRunner(["--device", "rtsp://127.0.0.1:\(port)/cam?transport=\(transport)", "--duration", "5", "--format", "ndjson"])
+        let result = bridge.finish(timeout: 60)
+        #expect(result.status == 0, "stderr: \(result.stderr)\nserver: \(server.output)")
+        let audio = codec == "h264" ? "; its audio is ignored" : ""
+        #expect(result.stdout.contains("publisher connected to rtsp://127.0.0.1:\(port)/cam: \(codec) 504x896 over RTSP (rtsp)\(audio)"),
+                "stdout: \(result.stdout.prefix(2000))")
+        let summary = try jsonObject(try #require(result.lines.last))
+        try expectAccountingIdentity(summary)
+        #expect((summary["framesSubmitted"] as? Int ?? 0) > 48, "\(summary)")
+    }
+
+    @Test("RTSP pull: a server that is not there ends the run with 69 at the connect timeout, in words")
+    func rtspPullWithNoServerExits69() throws {
+        let port = try freePort(udp: false)
+        let result = try BinaryRunner.run(["--device", "rtsp://127.0.0.1:\(port)/cam", "--connect-timeout", "2"], timeout: 30)
+        #expect(result.status == 69, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("rtsp://127.0.0.1:\(port)/cam did not answer within the 2 s connect timeout"), "\(result.stderr)")
+    }
+
+    // MARK: check against a stream
+
+    /// The stream checks only, 2 s of warm-up and 6 s measured.
+    static func streamPlan() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("stream-plan-\(getpid()).json").path
+        try #"{"name": "stream-plan", "checks": ["link", "photo", "streams", "pauseResume"], "durations": {"warmUp": 2, "measure": 6}}"#
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// ffmpeg encoding a test pattern live, as a phone app does (H.264 without B-frames, a keyframe a second, in
+    /// MPEG-TS), for 60 s: no splice (a looped clip copied by `-stream_loop` breaks its decoding at each loop, in
+    /// ffmpeg's own decoder too) within a check's run.
+    static func livePublisher(to url: String) -> [String] {
+        ["-re", "-f", "lavfi", "-i", "testsrc2=size=504x896:rate=24", "-t", "60", "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency",
+         "-g", "24", "-pix_fmt", "yuv420p", "-b:v", "1500k", "-f", "mpegts", url]
+    }
+
+    @Test("check --device srt://…: a healthy publisher passes the stream checks, link, photo and pause skipped; JUnit says so")
+    func checkPassesAHealthyStream() throws {
+        let port = try freePort(udp: true)
+        let junit = FileManager.default.temporaryDirectory.appendingPathComponent("stream-check-\(getpid())-\(port).xml").path
+        defer { try? FileManager.default.removeItem(atPath: junit) }
+        let check = try BinaryRunner(["check", "--device", "srt://127.0.0.1:\(port)?mode=listener", "--token", "passphrase-0123",
+                                      "--plan", try Self.streamPlan(), "--junit", junit])
+        let publisher = try Publisher(Self.livePublisher(to: "srt://127.0.0.1:\(port)?passphrase=passphrase-0123"), after: (port, udp: true))
+        let result = check.finish(timeout: 60)
+        publisher.stop()
+        #expect(result.status == 0, "stdout: \(result.stdout)\nstderr: \(result.stderr)")
+        for name in ["frame size", "frame rate", "monotonic timestamps", "continuity", "accounting identity"] {
+            #expect(result.stdout.contains("PASS    stream.network: \(name)"), "\(name): \(result.stdout)")
+        }
+        #expect(result.stdout.contains("SKIPPED link: link protocol") && result.stdout.contains("SKIPPED lifecycle: pause and resume"))
+        let xml = try String(contentsOfFile: junit, encoding: .utf8)
+        #expect(xml.contains("failures=\"0\" errors=\"0\" skipped=\"4\""), "\(xml.prefix(600))")  // link, photo, pause; latency (no capture times)
+        #expect(xml.contains("classname=\"stream.network\" name=\"continuity\""))
+    }
+
+    @Test("check --device srt://…: a publisher that stalls 2.5 s in the measured window (SIGSTOP) fails continuity, exit 1, the failure in JUnit")
+    func checkFailsAStalledStream() throws {
+        let port = try freePort(udp: true)
+        let junit = FileManager.default.temporaryDirectory.appendingPathComponent("stream-check-\(getpid())-\(port).xml").path
+        defer { try? FileManager.default.removeItem(atPath: junit) }
+        let check = try BinaryRunner(["check", "--device", "srt://127.0.0.1:\(port)?mode=listener", "--token", "passphrase-0123",
+                                      "--plan", try Self.streamPlan(), "--junit", junit])
+        let publisher = try Publisher(Self.livePublisher(to: "srt://127.0.0.1:\(port)?passphrase=passphrase-0123"), after: (port, udp: true))
+        // The window runs from 2 s to 8 s after the first frame, which comes within about a second of the start:
+        // a stall from 4.5 s to 7 s lies inside it.
+        Thread.sleep(forTimeInterval: 4.5)
+        publisher.signal(SIGSTOP)
+        Thread.sleep(forTimeInterval: 2.5)
+        publisher.signal(SIGCONT)
+        let result = check.finish(timeout: 60)
+        publisher.stop()
+        #expect(result.status == 1, "stdout: \(result.stdout)\nstderr: \(result.stderr)")
+        #expect(result.stdout.contains("FAIL    stream.network: continuity"), "\(result.stdout)")
+        let xml = try String(contentsOfFile: junit, encoding: .utf8)
+        let continuity = try #require(xml.range(of: "classname=\"stream.network\" name=\"continuity\""))
+        #expect(xml[continuity.upperBound...].prefix(400).contains("<failure"), "\(xml.prefix(2000))")
     }
 
     // MARK: UDP and hostile input
@@ -442,9 +552,61 @@ final class Publisher: Sendable {
         _ = wait(timeout: 10)
     }
 
+    /// Sends the publisher a signal (SIGSTOP and SIGCONT: a stall with its connection open).
+    func signal(_ value: Int32) {
+        if process.isRunning { Foundation.kill(process.processIdentifier, value) }
+    }
+
     /// Kills the publisher outright (SIGKILL): its connection is cut without a goodbye.
     func kill() {
         if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+/// GStreamer's RTSP server (Debian's `gir1.2-gst-rtsp-server-1.0`, through Debian's own Python and its `gi`)
+/// serving one launch line at `rtsp://127.0.0.1:PORT/cam`, for the bridge to pull: a server no one here wrote.
+final class RTSPServer: Sendable {
+    private static let script = """
+        import sys, gi
+        gi.require_version("Gst", "1.0"); gi.require_version("GstRtspServer", "1.0")
+        from gi.repository import Gst, GstRtspServer, GLib
+        Gst.init(None)
+        server = GstRtspServer.RTSPServer(); server.set_address("127.0.0.1"); server.set_service(sys.argv[1])
+        factory = GstRtspServer.RTSPMediaFactory(); factory.set_launch(sys.argv[2]); factory.set_shared(True)
+        server.get_mount_points().add_factory("/cam", factory)
+        if server.attach(None) == 0: sys.exit("cannot listen on port " + sys.argv[1])
+        print("ready", flush=True)
+        GLib.MainLoop().run()
+        """
+    private let process = Process()
+    private let log: URL
+
+    /// Starts the server and waits (15 s at most) until it listens.
+    init(port: UInt16, launch: String) throws {
+        log = FileManager.default.temporaryDirectory.appendingPathComponent("rtsp-server-\(getpid())-\(port).log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", Self.script, String(port), launch]
+        process.standardError = try FileHandle(forWritingTo: log)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        if !waitForListener(port: port, udp: false, timeout: 15) {
+            stop()
+            Issue.record("GStreamer's RTSP server did not start (Scripts/setup installs gir1.2-gst-rtsp-server-1.0): \(output)")
+            throw CancellationError()
+        }
+    }
+
+    /// What the server wrote on standard error (GStreamer's warnings).
+    var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+
+    /// Stops the server: SIGKILL (the test runner's threads block SIGTERM, and children inherit the mask; a
+    /// server has nothing to flush).
+    func stop() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: log)
     }
 }
 

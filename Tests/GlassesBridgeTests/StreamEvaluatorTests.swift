@@ -35,6 +35,29 @@ struct StreamEvaluatorTests {
 
     static let rawLow24 = StreamConfiguration(videoCodec: .raw, resolution: .low, frameRate: 24)
 
+    @Test("a network stream's B-frames (decoding order) pass when judged in presentation order; a real step back still fails")
+    func reorderedStreams() throws {
+        // IBBP…: each group of four in decoding order is P, B, B, B of times t+3, t, t+1, t+2 (frame units).
+        let decodingOrder: (Int) -> Int = { i in i % 4 == 0 ? i + 3 : i - 1 }
+        var reordered = Self.observation(fps: 24)
+        let times = reordered.frames.map(\.presentationTimeUs)
+        for index in reordered.frames.indices {
+            let source = min(decodingOrder(index), times.count - 1)
+            reordered.frames[index].presentationTimeUs = times[source]
+        }
+        let asGlasses = try Self.result("monotonic timestamps", in: StreamEvaluator.evaluate(Self.rawLow24, reordered, plan: Self.plan))
+        #expect(asGlasses.verdict == .fail, "glasses send no B-frames: out of order is a fault")
+        let asStream = StreamEvaluator.evaluate(Self.rawLow24, reordered, plan: Self.plan, group: "stream.network", reordering: true)
+        #expect(try Self.result("monotonic timestamps", in: asStream).verdict == .pass, "\(asStream.map(\.message))")
+        #expect(try Self.result("frame-interval jitter", in: asStream).verdict == .pass, "\(asStream.map(\.message))")
+        #expect(asStream.allSatisfy { $0.group == "stream.network" })
+        // A time 2 s back (beyond any reordering) is out of order in presentation order too.
+        var stepBack = Self.observation(fps: 24)
+        stepBack.frames[60].presentationTimeUs -= 2_000_000
+        let judged = try Self.result("monotonic timestamps", in: StreamEvaluator.evaluate(Self.rawLow24, stepBack, plan: Self.plan, reordering: true))
+        #expect(judged.verdict == .fail)
+    }
+
     @Test("a clean observation passes every check")
     func clean() {
         let results = StreamEvaluator.evaluate(Self.rawLow24, Self.observation(fps: 24), plan: Self.plan)

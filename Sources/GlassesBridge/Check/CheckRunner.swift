@@ -76,7 +76,9 @@ public final class CheckRunner: Sendable {
         let groups = plan.groups
         var unreachable: String?
         var refused = false
-        if groups.contains(.link) || groups.contains(.photo) {
+        if target.source.isNetworkStream {
+            unreachable = await streamPlan()
+        } else if groups.contains(.link) || groups.contains(.photo) {
             emit(.begin("link"))
             switch await probeOnOwnThread() {
             case .reached: break
@@ -84,7 +86,7 @@ public final class CheckRunner: Sendable {
             case .refused: refused = true
             }
         }
-        if unreachable == nil, !refused {
+        if unreachable == nil, !refused, !target.source.isNetworkStream {
             if groups.contains(.streams) {
                 for configuration in plan.streams where !isInterrupted {
                     emit(.begin("stream \(configuration.checkName)"))
@@ -136,17 +138,22 @@ public final class CheckRunner: Sendable {
         let observation = Mutex(StreamObservation())
         let links = Mutex<[any DeviceLink]>([])
         let source = target.source
-        guard case .glasses(let connect, let deviceDials, let connectBlocks) = source.kind else {
+        let wrapped: BridgeSource
+        switch source.kind {
+        case .glasses(let connect, let deviceDials, let connectBlocks):
+            wrapped = BridgeSource(
+                kind: .glasses(connect: {
+                    let link = try connect()
+                    links.withLock { $0.append(link) }
+                    return link
+                }, deviceDials: deviceDials, connectBlocks: connectBlocks), truth: source.truth, description: source.description)
+        case .network:
+            wrapped = source
+        case .file:
             var failed = StreamObservation()
-            failed.summary.failure = BridgeFailure(.invalidInput, "check runs against glasses, not a file")
+            failed.summary.failure = BridgeFailure(.invalidInput, "check runs against glasses or a stream, not a file")
             return failed
         }
-        let wrapped = BridgeSource(
-            kind: .glasses(connect: {
-                let link = try connect()
-                links.withLock { $0.append(link) }
-                return link
-            }, deviceDials: deviceDials, connectBlocks: connectBlocks), truth: source.truth, description: source.description)
         var settings = BridgeSettings(streamConfiguration: configuration)
         settings.duration = .milliseconds(Int64(seconds * 1000))
         let scheduler = target.clock.scheduler
@@ -337,10 +344,15 @@ public final class CheckRunner: Sendable {
     // MARK: Vitals and the reference
 
     private func vitals() async {
-        let group = "vitals"
-        let t = plan.tolerances
         let wallStart = target.wallClock()
         let observation = await drive(plan.lifecycleStream, seconds: plan.vitalsSeconds, stopAfterWindow: false)
+        judgeVitals(observation, wallStart: wallStart)
+    }
+
+    /// The vitals checks (and the reference's) of a run that started at `wallStart`.
+    private func judgeVitals(_ observation: StreamObservation, wallStart: Date) {
+        let group = "vitals"
+        let t = plan.tolerances
         // Vitals are timed on the input timeline (which starts at the first frame), not by when their event was
         // emitted: the engine's consumers may lag behind the clock, most of all in virtual time on a busy machine.
         let firstFrame = observation.frames.first?.arrival ?? observation.firstTime(of: .streaming) ?? 0
@@ -368,6 +380,41 @@ public final class CheckRunner: Sendable {
         {
             record(result)
         }
+    }
+
+    // MARK: A network stream
+
+    /// The plan against a network stream (`--device srt://…`): one run serves the stream checks and the vitals (a
+    /// publisher is not asked for configurations, and a phone app would not come back between runs). What the
+    /// publisher is expected to send is the plan's `lifecycleStream` (size and rate; DAT's lower resolutions count
+    /// as adaptation). The link, the photo and the lifecycle steps are recorded as skipped: a stream has no link
+    /// protocol to ask. Returns why the stream was unreachable, if it was.
+    private func streamPlan() async -> String? {
+        let groups = plan.groups
+        let noLink = "a network stream speaks no link protocol"
+        if groups.contains(.link) {
+            record(.skipped("link", "link protocol", "\(noLink): hello, identity, heartbeat and clock are checked through a relay (--device tcp:… or --listen)"))
+        }
+        if groups.contains(.photo) { record(.skipped("photo", "photo mid-stream", "\(noLink): a photo cannot be asked of a publisher")) }
+        if groups.contains(.pauseResume) { record(.skipped("lifecycle", "pause and resume", "\(noLink): a publisher cannot be paused from here")) }
+        if groups.contains(.linkLoss) {
+            record(.skipped("lifecycle", "link loss and reconnect", "\(noLink): a publisher that leaves is waited for again, and its reconnects are counted in the stream's accounting"))
+        }
+        let wantStreams = groups.contains(.streams), wantVitals = groups.contains(.vitals)
+        guard wantStreams || wantVitals, !isInterrupted else { return nil }
+        emit(.begin("stream \(target.source.description)"))
+        let configuration = plan.lifecycleStream
+        let wallStart = target.wallClock()
+        let observation = await drive(configuration, seconds: max(wantStreams ? streamLimit : 0, wantVitals ? plan.vitalsSeconds : 0),
+                                      stopAfterWindow: !wantVitals)
+        if observation.frames.isEmpty, observation.summary.failure?.kind == .deviceUnavailable {
+            return observation.summary.failure?.message
+        }
+        if wantStreams {
+            for result in StreamEvaluator.evaluate(configuration, observation, plan: plan, group: "stream.network", reordering: true) { record(result) }
+        }
+        if wantVitals { judgeVitals(observation, wallStart: wallStart) }
+        return nil
     }
 
     // MARK: Link and photo, through WearablesKit directly

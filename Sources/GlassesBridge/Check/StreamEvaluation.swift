@@ -86,11 +86,16 @@ public struct StreamObservation: Sendable {
 
 /// Turns one configuration's observation into check results (pure: unit-tested without a device).
 public enum StreamEvaluator {
-    /// The checks of one stream configuration, in a fixed order.
+    /// The checks of one stream configuration, in a fixed order, in the group `group` (`stream.CODEC.SIZE.FPS` when
+    /// nil).
+    /// - Parameter reordering: the frames may arrive in decoding order (a network stream's B-frames, up to
+    ///   ``reorderDepth`` deep): timestamps and intervals are judged in presentation order, as the decoder puts them.
+    ///   Glasses (DAT) send no B-frames, so for them a frame out of order is a fault.
     public static func evaluate(
-        _ configuration: StreamConfiguration, _ observation: StreamObservation, plan: CheckPlan
+        _ configuration: StreamConfiguration, _ observation: StreamObservation, plan: CheckPlan, group: String? = nil,
+        reordering: Bool = false
     ) -> [CheckResult] {
-        let group = "stream.\(configuration.checkName)"
+        let group = group ?? "stream.\(configuration.checkName)"
         let t = plan.tolerances
         var results: [CheckResult] = []
         let stats = observation.summary.stats
@@ -132,8 +137,10 @@ public enum StreamEvaluator {
                                  plan: plan))
 
         // Monotonic device timestamps over the whole run, plus what the pipeline dropped for them.
+        let times = frames.map(\.presentationTimeUs)
+        let ordered = reordering ? presentationOrder(times) : times
         var backwards = 0
-        for (previous, next) in zip(frames, frames.dropFirst()) where next.presentationTimeUs <= previous.presentationTimeUs {
+        for (previous, next) in zip(ordered, ordered.dropFirst()) where next <= previous {
             backwards += 1
         }
         let droppedForTime = (stats.accounting.droppedByReason[.duplicateTimestamp] ?? 0)
@@ -145,7 +152,8 @@ public enum StreamEvaluator {
                                  detail: violations == 0 ? nil : "\(backwards) seen on arrival, \(droppedForTime) dropped by the bridge"))
 
         // Jitter of device frame intervals (gaps left to continuity).
-        let intervals = zip(window, window.dropFirst()).map { Double($1.presentationTimeUs - $0.presentationTimeUs) / 1000 }
+        let windowTimes = reordering ? presentationOrder(window.map(\.presentationTimeUs)) : window.map(\.presentationTimeUs)
+        let intervals = zip(windowTimes, windowTimes.dropFirst()).map { Double($1 - $0) / 1000 }
             .filter { $0 > 0 }
         if let median = percentile(intervals, 0.5) {
             let deviations = intervals.filter { $0 < median * 1.5 }.map { abs($0 - median) }
@@ -179,6 +187,26 @@ public enum StreamEvaluator {
 
         results += accounting(group, observation, plan, seconds, windowStart: windowStart)
         return results
+    }
+
+    /// The deepest reordering a network stream's B-frames are allowed (libx264 and libx265 use at most 16).
+    public static let reorderDepth = 16
+
+    /// `times` in the order a decoder with a ``reorderDepth``-frame delay emits them: each time leaves once more than
+    /// that many are waiting, smallest first. Times in decoding order of a stream with B-frames come out increasing;
+    /// a time that lies further back than the delay still comes out late, and counts as out of order.
+    static func presentationOrder(_ times: [Int64]) -> [Int64] {
+        var waiting: [Int64] = []
+        var output: [Int64] = []
+        output.reserveCapacity(times.count)
+        for time in times {
+            waiting.append(time)
+            if waiting.count > reorderDepth, let index = waiting.indices.min(by: { waiting[$0] < waiting[$1] }) {
+                output.append(waiting.remove(at: index))
+            }
+        }
+        output += waiting.sorted()
+        return output
     }
 
     /// The longest time between keyframes, over spans that end in the measurement window or later (the warm-up may

@@ -268,7 +268,7 @@ public final class BridgePipeline: Sendable {
             frameSource = NetworkStreamSource(policy: LifecyclePolicy(configuration: policy), dependencies: NetworkStreamSource.Dependencies(
                 address: address, connectTimeout: connectTimeout, scheduler: scheduler, handoff: handoff, counters: counters,
                 // A network stream arrives in bursts (the stream's analysis, jitter): a frame may wait up to 1 s for room.
-                latenessTolerance: max(settings.fileLatenessTolerance, .seconds(1)), emit: emitClosure,
+                latenessTolerance: max(settings.fileLatenessTolerance, .seconds(1)), observe: settings.frameObserver, emit: emitClosure,
                 finish: { [weak self] failure in self?.markFinished(failure) }
             ))
         case .file(let path):

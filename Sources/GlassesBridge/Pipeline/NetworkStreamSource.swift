@@ -3,7 +3,7 @@ import GlassesVideo
 import Synchronization
 import WearablesKit
 
-/// A network stream (RTMP, SRT, UDP MPEG-TS) as a source, under the same ``LifecyclePolicy`` as glasses: the
+/// A network stream (RTMP, SRT, RTSP, UDP MPEG-TS) as a source, under the same ``LifecyclePolicy`` as glasses: the
 /// policy's actions are performed on the stream, and what happens to the stream comes back as its events.
 ///
 /// | policy | here |
@@ -35,6 +35,8 @@ final class NetworkStreamSource: FrameSource, Sendable {
         let latenessTolerance: Duration
         /// How long the connection may stay silent (no byte) before it counts as lost.
         var readTimeout: Duration = .seconds(15)
+        /// Sees each frame as it arrives, with its arrival time (`check`'s measurements), before the hand-off.
+        var observe: (@Sendable (VideoFrame, Duration) -> Void)?
         let emit: @Sendable (BridgeEvent) -> Void
         /// The run must end (nil: normally).
         let finish: @Sendable (BridgeFailure?) -> Void
@@ -258,6 +260,8 @@ final class NetworkStreamSource: FrameSource, Sendable {
         case .rtmp: hint = "check the app's server address (rtmp://THIS-HOST:\(address.port)/\(address.rtmpApp ?? "live")) and its stream key"
         case .srt: hint = address.listens ? "check the app's SRT address (this host, port \(address.port)) and passphrase" : "check that the publisher listens there and the passphrase"
         case .udp: hint = "check that the publisher sends MPEG-TS to \(address)"
+        case .rtsp: hint = address.listens ? "check that the publisher records to rtsp://THIS-HOST:\(address.port)/\(address.rtspPath ?? "")"
+            : "check the app's RTSP address and path, that it serves now, and its user and password"
         }
         let refused = lastRefusal.map { " (the last attempt: \($0))" } ?? ""
         return BridgeFailure(.deviceUnavailable, "\(what)\(refused): \(hint).")
@@ -361,6 +365,7 @@ final class NetworkStreamSource: FrameSource, Sendable {
                 // The publisher restarted or its clock jumped: the mapper rebases on the host time that passed.
                 deps.handoff.push(control: .discontinuity)
             }
+            deps.observe?(frame, now)
             let dependence = LateFramePolicy.Dependence(of: frame)
             let due = ContinuousClock.now - wallStart
             var action = latePolicy.frameDue(dependence, due: due, room: deps.handoff.room)

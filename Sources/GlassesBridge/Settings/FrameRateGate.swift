@@ -7,22 +7,55 @@ import SmartSpectraInput
 /// The engine calls anything under 22 fps too low and hints at 24–30 fps; the benchmark measures 15 fps as accurate
 /// as 30. So when frames arrive at the table's lowest measured rate or faster (with a fifth of slack for a camera
 /// that varies), `frameRateTooLow` passes as `ok`; slower, it passes with a hint in the table's terms.
+///
+/// A network stream (`--device srt://…`) is asked nothing: its rate is the one it arrives at. Its gate follows the
+/// rate measured in each `stats` event (the row of the fastest table rate it reaches within a fifth, so 20 fps is
+/// judged as 24, 12 as 15 and 10 as 7), and the summary is judged by the row the stream held for most of the run.
 public struct FrameRateGate: Sendable {
-    /// The rate asked of the glasses.
-    public let askedRate: UInt
+    /// The rate asked of the glasses (for a network stream, the table rate of its arriving frames).
+    public private(set) var askedRate: UInt
     /// The table's row for that rate.
-    public let capability: FrameRateCapability
+    public private(set) var capability: FrameRateCapability
     /// Whether the rate is a recording's declared one: frames then arrive at the playback's speed, which says
     /// nothing of the stream's rate, and the hint speaks of the file, not of `--fps`.
     public let isFile: Bool
+    /// Whether the rate is a network stream's, measured as its frames arrive.
+    public let isNetworkStream: Bool
     private var arrivingRate: Double?
     private var lastShown: ValidationCode?
+    /// Network stream: how many `stats` events saw each table row (fastest first, as ``FrameRateTable/rows``).
+    private var rowCounts: [Int]
 
     /// Creates the gate for a stream asked at `askedRate` frames per second.
     public init(askedRate: UInt) {
         self.askedRate = askedRate
         capability = FrameRateTable.capability(at: askedRate)
         isFile = false
+        isNetworkStream = false
+        rowCounts = []
+    }
+
+    /// Creates the gate for a network stream, judged by the rate its frames arrive at (until the first `stats`
+    /// event, by DAT's 24 fps).
+    public static func networkStream() -> FrameRateGate {
+        var gate = FrameRateGate(askedRate: 24, isNetworkStream: true)
+        gate.rowCounts = Array(repeating: 0, count: FrameRateTable.rows.count)
+        return gate
+    }
+
+    private init(askedRate: UInt, isNetworkStream: Bool) {
+        self.askedRate = askedRate
+        capability = FrameRateTable.capability(at: askedRate)
+        isFile = false
+        self.isNetworkStream = isNetworkStream
+        rowCounts = []
+    }
+
+    /// The table rate a stream arriving at `rate` frames per second is judged at: the fastest table rate it reaches
+    /// within a fifth (2 below 7 fps).
+    public static func tableRate(arriving rate: Double) -> UInt {
+        let rows = FrameRateTable.rows
+        return (rows.first { rate >= 0.8 * Double($0.frameRate) } ?? rows[rows.count - 1]).frameRate
     }
 
     /// Creates the gate for a recording that declares `fileFrameRate` frames per second (29.97 is judged as 30).
@@ -31,14 +64,23 @@ public struct FrameRateGate: Sendable {
         askedRate = UInt(rate)
         capability = FrameRateTable.capability(at: askedRate)
         isFile = true
+        isNetworkStream = false
         arrivingRate = rate
+        rowCounts = []
     }
 
     /// The event as it should be printed, or nil to leave it out (a verdict that repeats the last one shown).
     public mutating func adjust(_ event: BridgeEvent) -> BridgeEvent? {
         switch event {
         case .stats(let stats, _, _):
-            if !isFile, stats.framesPerSecondIn > 0 { arrivingRate = stats.framesPerSecondIn }
+            if !isFile, stats.framesPerSecondIn > 0, stats.framesPerSecondIn.isFinite {
+                arrivingRate = stats.framesPerSecondIn
+                if isNetworkStream {
+                    askedRate = Self.tableRate(arriving: stats.framesPerSecondIn)
+                    capability = FrameRateTable.capability(at: askedRate)
+                    if let row = FrameRateTable.rows.firstIndex(where: { $0.frameRate == askedRate }) { rowCounts[row] += 1 }
+                }
+            }
             return event
         case .validation(let status):
             var shown = status
@@ -49,6 +91,7 @@ public struct FrameRateGate: Sendable {
                 } else {
                     shown = ValidationStatus(code: .frameRateTooLow, hint: isFile
                         ? FrameRateTable.lowFileFrameRateHint(fileRate: askedRate)
+                        : isNetworkStream ? FrameRateTable.lowStreamFrameRateHint(arrivingRate: arriving)
                         : FrameRateTable.lowFrameRateHint(askedRate: askedRate, arrivingRate: arriving))
                 }
             }
@@ -59,6 +102,7 @@ public struct FrameRateGate: Sendable {
             guard Self.clamp(&metrics, capability) else { return event }
             return .metrics(metrics, json: metrics.jsonString())
         case .summary(var summary):
+            if isNetworkStream, let held = heldRow { capability = held }
             if capability.pulse != .measured {
                 summary.vitals.pulseRate = nil
                 summary.basis.pulseRate = nil
@@ -80,6 +124,19 @@ public struct FrameRateGate: Sendable {
         default:
             return event
         }
+    }
+
+    /// Network stream: the row its arriving rate held in half of the `stats` events or more, counted from the slowest
+    /// (the median row), or nil before any.
+    private var heldRow: FrameRateCapability? {
+        let total = rowCounts.reduce(0, +)
+        guard total > 0 else { return nil }
+        var seen = 0
+        for index in rowCounts.indices.reversed() {
+            seen += rowCounts[index]
+            if 2 * seen >= total { return FrameRateTable.rows[index] }
+        }
+        return nil
     }
 
     /// Marks unsupported vitals of a payload (their rates and traces) not stable; true when something changed.

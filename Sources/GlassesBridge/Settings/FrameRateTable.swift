@@ -99,6 +99,13 @@ public enum FrameRateTable {
             + "they need (record at \(lowestMeasuredRate), 24 or 30 fps)."
     }
 
+    /// The hint for a `frameRateTooLow` verdict on a network stream whose frames arrive at `arrivingRate`.
+    public static func lowStreamFrameRateHint(arrivingRate: Double) -> String {
+        let arriving = arrivingRate.rounded() == arrivingRate ? "\(Int(arrivingRate))" : String(format: "%.1f", arrivingRate)
+        return "Frame rate too low: the stream arrives at \(arriving) fps; vitals need \(lowestMeasuredRate) fps or more "
+            + "(set the app's frame rate to 24 or 30, or lower its resolution on a slow network)."
+    }
+
     /// The hint for a `frameRateTooLow` verdict on a live stream asked at `askedRate` whose frames arrive at
     /// `arrivingRate`, in the table's terms (the engine's own hint names 24–30 fps, which the table contradicts:
     /// 15 fps is measured).

@@ -12,10 +12,15 @@ import GlassesVideo
 ///   listens), with `passphrase=P` in the URL or from `--token` (SRT's AES encryption and authentication; 10–79
 ///   characters). Off loopback a passphrase is required. MPEG-TS carrying HEVC or H.264.
 /// - `udp://127.0.0.1:PORT`: MPEG-TS datagrams, on loopback only: UDP gives no way to check who sends.
+/// - `rtsp://[USER[:PASSWORD]@]HOST:PORT/PATH` (554 when left out): the bridge pulls the stream from an RTSP
+///   server (a phone app that serves its camera), RTP over the RTSP connection (`transport=tcp`, the default) or
+///   over UDP (`transport=udp`); the password from the URL or `--token`. `rtsp://127.0.0.1:PORT/PATH?mode=listener`:
+///   the bridge is the server a publisher records to (`ffmpeg -f rtsp`), on loopback only: libavformat's RTSP
+///   server checks no credentials. H.264 or HEVC.
 public struct NetworkStreamAddress: Sendable, Hashable, CustomStringConvertible {
     /// The protocol.
     public enum Scheme: String, Sendable, Hashable, CaseIterable {
-        case rtmp, srt, udp
+        case rtmp, srt, udp, rtsp
     }
 
     /// The protocol.
@@ -24,7 +29,8 @@ public struct NetworkStreamAddress: Sendable, Hashable, CustomStringConvertible 
     public let host: String
     /// The port.
     public let port: UInt16
-    /// Whether the bridge listens (RTMP, UDP, SRT `mode=listener`) rather than dials (SRT `mode=caller`).
+    /// Whether the bridge listens (RTMP, UDP, SRT and RTSP `mode=listener`) rather than dials (SRT `mode=caller`,
+    /// an RTSP pull).
     public let listens: Bool
     /// RTMP: the application name (the first part of the path).
     public let rtmpApp: String?
@@ -34,11 +40,19 @@ public struct NetworkStreamAddress: Sendable, Hashable, CustomStringConvertible 
     public private(set) var passphrase: String?
     /// SRT: the receiver's latency in milliseconds, when given.
     public let srtLatencyMs: Int?
+    /// RTSP: the path on the server (`cam` in `rtsp://phone:8554/cam`).
+    public let rtspPath: String?
+    /// RTSP pull: the user name the server asks for, when given.
+    public let rtspUser: String?
+    /// RTSP pull: the password (never printed).
+    public private(set) var rtspPassword: String?
+    /// RTSP: RTP over the RTSP connection (TCP, the default: one port, through NAT) rather than over UDP.
+    public let rtspOverTCP: Bool
 
-    /// Whether the text looks like a network stream URL (one of ``Scheme``'s, or RTSP, which is refused).
+    /// Whether the text looks like a network stream URL (one of ``Scheme``'s, or RTMPS and RTP, which are refused).
     public static func isStreamURL(_ text: String) -> Bool {
         let lower = text.lowercased()
-        return (Scheme.allCases.map(\.rawValue) + ["rtsp", "rtmps", "rtp"]).contains { lower.hasPrefix("\($0)://") }
+        return (Scheme.allCases.map(\.rawValue) + ["rtmps", "rtp"]).contains { lower.hasPrefix("\($0)://") }
     }
 
     /// Parses a URL. The secret may also come later from ``resolvingSecret(token:)``.
@@ -48,10 +62,7 @@ public struct NetworkStreamAddress: Sendable, Hashable, CustomStringConvertible 
         guard let schemeEnd = text.range(of: "://") else { throw bad("not a stream URL") }
         let schemeText = text[..<schemeEnd.lowerBound].lowercased()
         guard let scheme = Scheme(rawValue: schemeText) else {
-            if schemeText == "rtsp" {
-                throw bad("RTSP is not taken yet; publish over SRT (srt://HOST:PORT?mode=listener) or RTMP (rtmp://HOST:PORT/APP/KEY) instead")
-            }
-            throw bad("the \(schemeText):// protocol is not taken; use rtmp://, srt:// or udp://")
+            throw bad("the \(schemeText):// protocol is not taken; use rtmp://, srt://, rtsp:// or udp://")
         }
         self.scheme = scheme
         var rest = String(text[schemeEnd.upperBound...])
@@ -68,6 +79,17 @@ public struct NetworkStreamAddress: Sendable, Hashable, CustomStringConvertible 
         if let slash = rest.firstIndex(of: "/") {
             path = String(rest[rest.index(after: slash)...])
             rest = String(rest[..<slash])
+        }
+        // USER[:PASSWORD]@ (RTSP only), split at the last '@' (a password may hold one).
+        var user: String?, password: String?
+        if let at = rest.lastIndex(of: "@") {
+            guard scheme == .rtsp else { throw bad("\(scheme.rawValue):// takes no USER@ part") }
+            let info = rest[..<at]
+            rest = String(rest[rest.index(after: at)...])
+            let parts = info.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map { String($0).removingPercentEncoding ?? String($0) }
+            guard !parts[0].isEmpty else { throw bad("give the user before '@': rtsp://USER:PASSWORD@HOST:PORT/PATH") }
+            user = parts[0]
+            password = parts.count > 1 ? parts[1] : nil
         }
         // HOST:PORT, with [IPv6]:PORT.
         var hostText = rest, portText: String?
@@ -88,6 +110,8 @@ public struct NetworkStreamAddress: Sendable, Hashable, CustomStringConvertible 
             port = value
         } else if scheme == .rtmp {
             port = 1935
+        } else if scheme == .rtsp {
+            port = 554
         } else {
             throw bad("give the port, e.g. \(scheme.rawValue)://\(hostText):\(Self.examplePort(scheme))")
         }
@@ -102,6 +126,7 @@ public struct NetworkStreamAddress: Sendable, Hashable, CustomStringConvertible 
             rtmpKey = parts.count == 2 ? parts[1] : nil
             listens = true
             srtLatencyMs = nil
+            (rtspPath, rtspUser, rtspOverTCP) = (nil, nil, false)
         case .srt:
             guard path.isEmpty else { throw bad("srt:// takes no path: srt://HOST:PORT?mode=listener&passphrase=…") }
             var mode = "caller", latency: Int?
@@ -121,9 +146,37 @@ public struct NetworkStreamAddress: Sendable, Hashable, CustomStringConvertible 
             listens = mode == "listener"
             srtLatencyMs = latency
             rtmpApp = nil
+            (rtspPath, rtspUser, rtspOverTCP) = (nil, nil, false)
         case .udp:
             guard query.isEmpty, path.isEmpty else { throw bad("udp:// takes only HOST:PORT: udp://127.0.0.1:PORT") }
             listens = true
+            rtmpApp = nil
+            srtLatencyMs = nil
+            (rtspPath, rtspUser, rtspOverTCP) = (nil, nil, false)
+        case .rtsp:
+            guard !path.isEmpty, path.utf8.count <= 200,
+                  path.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.~/".contains($0)) }) else {
+                throw bad("give the stream's path: rtsp://HOST:PORT/PATH (up to 200 letters, digits, '-', '_', '.', '~' or '/')")
+            }
+            var mode = "caller", overTCP = true
+            for (key, value) in query {
+                switch key {
+                case "mode":
+                    guard ["listener", "caller"].contains(value) else { throw bad("mode is listener (a publisher records to the bridge) or caller (the bridge pulls; the default), not '\(value)'") }
+                    mode = value
+                case "transport":
+                    guard ["tcp", "udp"].contains(value) else { throw bad("transport is tcp (RTP inside the RTSP connection, the default) or udp, not '\(value)'") }
+                    overTCP = value == "tcp"
+                default:
+                    throw bad("rtsp:// takes mode and transport, not '\(key)'")
+                }
+            }
+            listens = mode == "listener"
+            if listens, user != nil { throw bad("an RTSP listener checks no user or password (libavformat's RTSP server has none): leave out USER@") }
+            rtspPath = path
+            rtspUser = user
+            rtspPassword = password
+            rtspOverTCP = overTCP
             rtmpApp = nil
             srtLatencyMs = nil
         }
@@ -136,6 +189,7 @@ public struct NetworkStreamAddress: Sendable, Hashable, CustomStringConvertible 
         case .rtmp: 1935
         case .srt: 7200
         case .udp: 7300
+        case .rtsp: 8554
         }
     }
 
@@ -157,11 +211,13 @@ public struct NetworkStreamAddress: Sendable, Hashable, CustomStringConvertible 
         return lower == "localhost" || lower == "::1" || lower.hasPrefix("127.")
     }
 
-    /// The secret a publisher must present: the RTMP stream key or the SRT passphrase.
-    public var hasSecret: Bool { rtmpKey != nil || passphrase != nil }
+    /// The secret a publisher must present (the RTMP stream key, the SRT passphrase), or the bridge presents to an
+    /// RTSP server (its password).
+    public var hasSecret: Bool { rtmpKey != nil || passphrase != nil || rtspPassword != nil }
 
     /// The address with `token` as its secret where the URL gave none, checked against the security rules: off
-    /// loopback RTMP needs a key and SRT a passphrase; UDP listens on loopback only.
+    /// loopback RTMP needs a key and SRT a passphrase; UDP and an RTSP listener listen on loopback only; for an RTSP
+    /// pull `token` is the password of the URL's user.
     /// - Throws: a sentence saying what to give instead.
     public func resolvingSecret(token: String?) throws(NetworkStreamAddressError) -> NetworkStreamAddress {
         var resolved = self
@@ -197,6 +253,23 @@ public struct NetworkStreamAddress: Sendable, Hashable, CustomStringConvertible 
             guard isLoopback else {
                 throw NetworkStreamAddressError(message: "listens on loopback only: UDP gives no way to check who sends. Use udp://127.0.0.1:\(port) for a publisher on this machine, or srt://\(host):\(port)?mode=listener with --token PASSPHRASE (SRT encrypts and checks a passphrase) for a phone")
             }
+        case .rtsp where listens:
+            if token != nil {
+                throw NetworkStreamAddressError(message: "an RTSP listener checks no secret (libavformat's RTSP server has none), so --token cannot apply to it; for a secret use srt://HOST:PORT?mode=listener with --token PASSPHRASE")
+            }
+            guard isLoopback else {
+                throw NetworkStreamAddressError(message: "an RTSP listener listens on loopback only: libavformat's RTSP server checks no credentials. Use rtsp://127.0.0.1:\(port)/\(rtspPath ?? "cam")?mode=listener for a publisher on this machine, pull from the phone (rtsp://PHONE:PORT/PATH), or use srt://\(host):\(port)?mode=listener with --token PASSPHRASE")
+            }
+        case .rtsp:
+            if let token {
+                guard rtspUser != nil else {
+                    throw NetworkStreamAddressError(message: "for an RTSP server that asks for a password, give its user in the URL (rtsp://USER@\(host):\(port)/\(rtspPath ?? "PATH")) and the password with --token")
+                }
+                if let rtspPassword, rtspPassword != token {
+                    throw NetworkStreamAddressError(message: "the password in the URL and --token differ: give it once")
+                }
+                resolved.rtspPassword = token
+            }
         }
         return resolved
     }
@@ -208,6 +281,7 @@ public struct NetworkStreamAddress: Sendable, Hashable, CustomStringConvertible 
         case .rtmp: return "rtmp://\(hostPart):\(port)/\(rtmpApp ?? "")/…"
         case .srt: return "srt://\(hostPart):\(port)?mode=\(listens ? "listener" : "caller")"
         case .udp: return "udp://\(hostPart):\(port)"
+        case .rtsp: return "rtsp://\(hostPart):\(port)/\(rtspPath ?? "")\(listens ? "?mode=listener" : "")"
         }
     }
 
@@ -239,6 +313,19 @@ public struct NetworkStreamAddress: Sendable, Hashable, CustomStringConvertible 
             options["timeout"] = "15000000"
             options["protocol_whitelist"] = "udp"
             return NetworkStreamRequest(url: "udp://\(hostPart):\(port)", label: description, format: "mpegts", options: options)
+        case .rtsp:
+            options["protocol_whitelist"] = "rtsp,rtp,tcp,udp"
+            if listens {
+                options["rtsp_flags"] = "listen"
+            } else {
+                options["rtsp_transport"] = rtspOverTCP ? "tcp" : "udp"
+            }
+            func encoded(_ text: String) -> String {
+                text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-_.~"))) ?? text
+            }
+            let credentials = rtspUser.map { user in encoded(user) + (rtspPassword.map { ":" + encoded($0) } ?? "") + "@" } ?? ""
+            return NetworkStreamRequest(url: "rtsp://\(credentials)\(hostPart):\(port)/\(rtspPath ?? "")", label: description,
+                                        format: "rtsp", options: options)
         }
     }
 }

@@ -62,11 +62,19 @@ public enum BridgeHelp {
                                                      &passphrase=… (10-79 characters; required off
                                                      loopback); srt://HOST:PORT dials a publisher
                                                      that listens (mode=caller)
+                              rtsp://[USER@]HOST:PORT/PATH
+                                                     pull from an app that serves RTSP (H.264 or HEVC;
+                                                     RTP inside the RTSP connection, or &transport=udp);
+                                                     the password from --token or USER:PASSWORD@
+                              rtsp://127.0.0.1:PORT/PATH?mode=listener
+                                                     be the RTSP server a publisher records to (ffmpeg
+                                                     -f rtsp); this machine only (no credentials)
                               udp://127.0.0.1:PORT   MPEG-TS datagrams from this machine only (UDP has
                                                      no secret; use srt:// for a phone)
                             a stream brings its own codec, size and rate (--fps, --codec and --resolution
                             do not apply; the size may change mid-stream); its audio is ignored; a
-                            publisher that leaves is listened for again (srt caller: dialled again)
+                            publisher that leaves is listened for again (srt caller, rtsp pull: dialled
+                            again)
                             give it several times for several glasses in one process: each device runs
                             on its own (session, timeline, engine, accounting); output names each by its
                             form, with #N when a form repeats (--device sim --device sim: sim#1, sim#2);
@@ -78,7 +86,7 @@ public enum BridgeHelp {
       --token TOKEN         pairing token for any address that is not loopback (or set GLASSES_TOKEN,
                             which keeps it out of ps): presented when dialling, required of a relay that
                             dials in; a wrong or missing token is refused at once; for rtmp:// the
-                            stream key, for srt:// the passphrase
+                            stream key, for srt:// the passphrase, for rtsp:// the server's password
       --connect-timeout S   how long to wait for the device to connect (default: 10 when dialling,
                             60 with --listen or a stream listener); a dialled address where nothing listens yet is
                             tried again until then; if none ever connects the run ends with exit 69

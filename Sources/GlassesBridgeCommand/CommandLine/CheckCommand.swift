@@ -31,7 +31,11 @@ public struct CheckOptions: Sendable, Hashable {
 
     /// The wait for a device: ``connectTimeout``, or 60 s when listening and 10 s when dialling.
     public var effectiveConnectTimeout: Duration {
-        let listening = if case .listening = device { true } else { false }
+        let listening = switch device {
+        case .listening: true
+        case .stream(let address): address.listens
+        default: false
+        }
         return .milliseconds(Int64(((connectTimeout ?? (listening ? 60 : 10)) * 1000).rounded()))
     }
 }
@@ -55,9 +59,6 @@ extension BridgeCommand {
                 options.device = try DeviceAddress(parsing: try parser.value(for: name, inline: inline))
                 if case .file = options.device {
                     throw BridgeUsageError("check runs against glasses (sim, unix:, tcp:, bt: or --listen), not a file: a recording cannot be asked for a stream.")
-                }
-                if let stream = options.device.streamAddress {
-                    throw BridgeUsageError("check runs against glasses that speak the link protocol (sim, unix:, tcp:, bt: or --listen); it does not check --device \(stream) yet: run glasses-bridge --device \(stream) instead.")
                 }
                 deviceGiven = true
             case "--listen":
@@ -117,9 +118,16 @@ extension BridgeCommand {
             options.device = .listening(listen)
         }
         if options.token == nil, let fromEnvironment = environment["GLASSES_TOKEN"], !fromEnvironment.isEmpty,
-           options.device.linkAddress != nil
+           options.device.linkAddress != nil || options.device.streamAddress != nil
         {
             options.token = fromEnvironment
+        }
+        if let stream = options.device.streamAddress {
+            do throws(NetworkStreamAddressError) {
+                options.device = .stream(try stream.resolvingSecret(token: options.token))
+            } catch {
+                throw BridgeUsageError("--device \(stream) \(error.message).")
+            }
         }
         switch options.device {
         case .listening(let address) where !address.isLoopback && options.token == nil:

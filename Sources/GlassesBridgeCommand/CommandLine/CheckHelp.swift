@@ -20,9 +20,13 @@ public enum CheckHelp {
 
     OPTIONS
       --device DEVICE       sim (default: the built-in simulator, virtual time), unix:PATH, tcp:HOST:PORT,
-                            bt:ADDRESS[@CHANNEL]
+                            bt:ADDRESS[@CHANNEL], or a network stream (rtmp://, srt://, rtsp://, udp://; the
+                            forms of glasses-bridge --help): one run of it serves the stream checks and the
+                            vitals, judged against the plan's lifecycleStream (the size and rate the
+                            publisher should send); the link, photo and lifecycle checks are skipped
       --listen ADDR         wait for a relay that dials in (tcp:HOST:PORT or unix:PATH)
-      --token TOKEN         the pairing token (or GLASSES_TOKEN); required for any address not on loopback
+      --token TOKEN         the pairing token (or GLASSES_TOKEN); required for any address not on loopback;
+                            for a stream its key, passphrase or password, as for glasses-bridge
       --connect-timeout S   wait this long for the device (default 10 s dialling, 60 s listening; a dialled
                             address where nothing listens yet is tried again until then)
       --plan FILE           a JSON plan: checks, stream configurations, durations, tolerances (docs/HIL.md);
@@ -42,13 +46,14 @@ public enum CheckHelp {
       glasses-bridge check --device tcp:127.0.0.1:7000 --token T    the same plan against a glasses-sim process
       glasses-bridge check --listen tcp:0.0.0.0:7100 --token T --plan rack.json --junit results.xml
       glasses-bridge check --plan short.json --reference polar.csv --format ndjson
+      glasses-bridge check --device 'srt://0.0.0.0:7200?mode=listener' --token PASSPHRASE --junit phone.xml
 
     EXIT CODES
       0   every check passed (skipped checks do not fail a run)
       1   a check failed or could not run, or Ctrl-C stopped the plan (results so far kept)
       64  usage: a bad option or plan file
       65  a reference file that cannot be read as a recording
-      69  the device cannot be reached (nothing connected, no hello, pairing token refused)
+      69  the device cannot be reached (nothing connected, no hello, pairing token refused, no publisher)
       73  the --junit file cannot be written
     """
 }

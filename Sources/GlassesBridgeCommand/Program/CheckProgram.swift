@@ -136,7 +136,10 @@ public enum CheckProgram {
         case .file:
             throw BridgeFailure(.invalidInput, "check runs against glasses, not a file")
         case .stream(let address):
-            throw BridgeFailure(.invalidInput, "check does not check --device \(address) yet")
+            // A stream cannot be asked to pause or drop: the lifecycle steps are skipped, the publisher drives itself.
+            let scheduler = DispatchEventScheduler(label: "glasses-bridge.check")
+            let source = BridgeSource.stream(address, connectTimeout: options.effectiveConnectTimeout)
+            return PreparedTarget(target: CheckTarget(source: source, clock: .realTime(scheduler)), teardown: {})
         }
     }
 }

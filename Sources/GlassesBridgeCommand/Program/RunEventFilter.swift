@@ -26,6 +26,9 @@ final class RunEventFilter: Sendable {
         if case .file(let path) = options.device {
             // A recording is judged by the rate it declares (a bare HEVC stream declares none: no table then).
             initial.gate = (file ?? SourceFileInfo(path: path))?.frameRate.map { FrameRateGate(fileFrameRate: $0) }
+        } else if options.device.streamAddress != nil {
+            // A network stream is judged by the rate its frames arrive at: it was asked nothing.
+            initial.gate = .networkStream()
         } else {
             initial.gate = FrameRateGate(askedRate: options.frameRate)
         }

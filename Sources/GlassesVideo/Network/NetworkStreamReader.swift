@@ -41,7 +41,7 @@ public final class NetworkStreamInterrupt: Sendable {
     public var isStopped: Bool { handle.isStopped }
 }
 
-/// Reads a live network stream (RTMP, SRT, UDP MPEG-TS through libavformat) as a pair of glasses would send it: a
+/// Reads a live network stream (RTMP, SRT, RTSP, UDP MPEG-TS through libavformat) as a pair of glasses would send it: a
 /// sequence of ``WearablesKit/VideoFrame``s stamped with the stream's presentation times in microseconds.
 ///
 /// - HEVC: each packet becomes an `.hevc` sample of 4-byte length-prefixed NAL units; in-band parameter sets
