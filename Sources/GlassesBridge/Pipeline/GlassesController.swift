@@ -38,11 +38,8 @@ final class GlassesController: Sendable {
         var helloTimeout: Duration = .seconds(10)
     }
 
-    private struct State {
-        var policy: LifecyclePolicy
-        var pending: [LifecyclePolicy.Action] = []
-        var draining = false
-        var reportedPhase: LifecyclePolicy.Phase = .idle
+    private struct State: LifecycleDriven {
+        var lifecycle: LifecycleDrive
         var deviceID: DeviceIdentifier?
         var deviceTokens: [any AnyListenerToken] = []
         var session: DeviceSession?
@@ -74,7 +71,7 @@ final class GlassesController: Sendable {
     private let deps: Dependencies
 
     init(policy: LifecyclePolicy, dependencies: Dependencies) {
-        self.state = Mutex(State(policy: policy))
+        self.state = Mutex(State(lifecycle: LifecycleDrive(policy: policy)))
         self.deps = dependencies
     }
 
@@ -97,7 +94,7 @@ final class GlassesController: Sendable {
 
     /// The policy's counters.
     var restartCounts: (stalls: Int, reconnects: Int, sessions: Int) {
-        state.withLock { ($0.policy.stallRestarts, $0.policy.reconnects, $0.policy.sessionRestarts) }
+        state.withLock { ($0.lifecycle.policy.stallRestarts, $0.lifecycle.policy.reconnects, $0.lifecycle.policy.sessionRestarts) }
     }
 
     /// Frames the glasses dropped because this host had not granted credit, over every link of the run (from
@@ -109,7 +106,7 @@ final class GlassesController: Sendable {
     }
 
     /// The current phase.
-    var phase: LifecyclePolicy.Phase { state.withLock { $0.policy.phase } }
+    var phase: LifecyclePolicy.Phase { state.withLock { $0.lifecycle.policy.phase } }
 
     /// Asks the glasses for a photo during the stream; false when not streaming or a capture is in flight.
     func capturePhoto() -> Bool {
@@ -140,41 +137,7 @@ final class GlassesController: Sendable {
     // MARK: Events
 
     private func event(_ body: (inout LifecyclePolicy, Duration) -> [LifecyclePolicy.Action]) {
-        let now = deps.scheduler.now
-        state.withLock { state in
-            guard !state.tornDown else { return }
-            state.pending += body(&state.policy, now)
-        }
-        drain()
-    }
-
-    private func drain() {
-        let claimed = state.withLock { state -> Bool in
-            guard !state.draining else { return false }
-            state.draining = true
-            return true
-        }
-        guard claimed else { return }
-        while true {
-            let (action, phaseChange) = state.withLock { state -> (LifecyclePolicy.Action?, LifecyclePolicy.Phase?) in
-                var change: LifecyclePolicy.Phase?
-                if state.policy.phase != state.reportedPhase {
-                    state.reportedPhase = state.policy.phase
-                    change = state.policy.phase
-                }
-                guard !state.pending.isEmpty else {
-                    if change == nil { state.draining = false }
-                    return (nil, change)
-                }
-                return (state.pending.removeFirst(), change)
-            }
-            if let phaseChange { deps.emit(.state(phaseChange, detail: nil)) }
-            if let action {
-                perform(action)
-            } else if phaseChange == nil {
-                return
-            }
-        }
+        state.lifecycleEvent(now: deps.scheduler.now, body, report: { deps.emit(.state($0, detail: nil)) }, perform: perform)
     }
 
     private func perform(_ action: LifecyclePolicy.Action) {
@@ -458,7 +421,7 @@ final class GlassesController: Sendable {
                 let now = scheduler.now
                 let current = self.state.withLock { state -> Bool in
                     guard state.cameraID == id, !state.tornDown else { return false }
-                    state.policy.frameReceived(now: now)
+                    state.lifecycle.policy.frameReceived(now: now)
                     return true
                 }
                 guard current else { return }

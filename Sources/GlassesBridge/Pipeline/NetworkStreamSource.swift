@@ -61,11 +61,8 @@ final class NetworkStreamSource: FrameSource, Sendable {
         deinit { released.signal() }
     }
 
-    private struct State {
-        var policy: LifecyclePolicy
-        var pending: [LifecyclePolicy.Action] = []
-        var draining = false
-        var reportedPhase: LifecyclePolicy.Phase = .idle
+    private struct State: LifecycleDriven {
+        var lifecycle: LifecycleDrive
         var connectAttempt: UInt64 = 0
         var connection: Connection?
         var reading = false
@@ -83,7 +80,7 @@ final class NetworkStreamSource: FrameSource, Sendable {
     private let deps: Dependencies
 
     init(policy: LifecyclePolicy, dependencies: Dependencies) {
-        state = Mutex(State(policy: policy))
+        state = Mutex(State(lifecycle: LifecycleDrive(policy: policy)))
         deps = dependencies
     }
 
@@ -108,7 +105,7 @@ final class NetworkStreamSource: FrameSource, Sendable {
     func capturePhoto() -> Bool { false }
 
     var restartCounts: (stalls: Int, reconnects: Int, sessions: Int) {
-        state.withLock { ($0.policy.stallRestarts, $0.policy.reconnects, $0.policy.sessionRestarts) }
+        state.withLock { ($0.lifecycle.policy.stallRestarts, $0.lifecycle.policy.reconnects, $0.lifecycle.policy.sessionRestarts) }
     }
 
     var deviceDroppedFrames: UInt64 { 0 }
@@ -121,41 +118,7 @@ final class NetworkStreamSource: FrameSource, Sendable {
     // MARK: Events and actions
 
     private func event(_ body: (inout LifecyclePolicy, Duration) -> [LifecyclePolicy.Action]) {
-        let now = deps.scheduler.now
-        state.withLock { state in
-            guard !state.tornDown else { return }
-            state.pending += body(&state.policy, now)
-        }
-        drain()
-    }
-
-    private func drain() {
-        let claimed = state.withLock { state -> Bool in
-            guard !state.draining else { return false }
-            state.draining = true
-            return true
-        }
-        guard claimed else { return }
-        while true {
-            let (action, phaseChange) = state.withLock { state -> (LifecyclePolicy.Action?, LifecyclePolicy.Phase?) in
-                var change: LifecyclePolicy.Phase?
-                if state.policy.phase != state.reportedPhase {
-                    state.reportedPhase = state.policy.phase
-                    change = state.policy.phase
-                }
-                guard !state.pending.isEmpty else {
-                    if change == nil { state.draining = false }
-                    return (nil, change)
-                }
-                return (state.pending.removeFirst(), change)
-            }
-            if let phaseChange { deps.emit(.state(phaseChange, detail: nil)) }
-            if let action {
-                perform(action)
-            } else if phaseChange == nil {
-                return
-            }
-        }
+        state.lifecycleEvent(now: deps.scheduler.now, body, report: { deps.emit(.state($0, detail: nil)) }, perform: perform)
     }
 
     private func perform(_ action: LifecyclePolicy.Action) {
@@ -357,7 +320,7 @@ final class NetworkStreamSource: FrameSource, Sendable {
             let now = deps.scheduler.now
             let current = state.withLock { state -> Bool in
                 guard state.connection === connection, !state.tornDown else { return false }
-                state.policy.frameReceived(now: now)
+                state.lifecycle.policy.frameReceived(now: now)
                 return true
             }
             guard current else { return }
