@@ -11,18 +11,27 @@ import WearablesKit
 /// - direct: simulated glasses served by a `SimulatorServer` (what `glasses-sim --listen` is), the bridge dialling;
 /// - relay: simulated glasses → the relay's own WearablesKit (its DAT) → `GlassesRelay` dialling a listening bridge
 ///   (`DeviceListener`, what `glasses-bridge --listen` is) with a pairing token.
+/// - srt: `glasses-sim --publish` (a separate process, as a phone app is) sending HEVC in MPEG-TS over SRT to the
+///   bridge listening (`--device srt://…?mode=listener`);
+/// - rtmp: `glasses-sim --publish udp://…` into the ffmpeg CLI, which re-encodes to H.264 (libx264 ultrafast,
+///   zerolatency) and publishes FLV over RTMP to the bridge listening (`--device rtmp://…`): the extra encode a
+///   phone app makes, since FLV carries H.264 only in this FFmpeg.
 /// The bridge's pipeline and its default engine do the work; latency is the pipeline's own measurement (the
-/// heartbeat clock exchange relates the two ends' clocks, `docs/PROTOCOL.md` 7.5).
+/// heartbeat clock exchange relates the two ends' clocks, `docs/PROTOCOL.md` 7.5; over a stream, the capture time
+/// the simulator stamps into each frame, `CaptureTimeSEI`, on this machine's one wall clock).
 func runRelayLatencyBenchmark(_ arguments: [String]) {
     let seconds = arguments.first.flatMap(Double.init) ?? 20
     let configuration = StreamConfiguration(videoCodec: .hvc1, resolution: .high, frameRate: 30)
-    print("latency capture → sendFrame accepted, real time over loopback TCP (\(Int(seconds)) s each, 720x1280 hvc1 at 30 fps):")
+    print("latency capture → sendFrame accepted, real time over loopback (\(Int(seconds)) s each, 720x1280 hvc1 at 30 fps; "
+          + "over a stream the link columns are capture → arrival):")
     print(String(format: "%-7@ %8@ %8@ %8@ %9@ %9@ %9@ %8@ %8@", "path   " as NSString, "p50 ms" as NSString,
                  "p99 ms" as NSString, "max ms" as NSString, "link p50" as NSString, "link p99" as NSString,
                  "link max" as NSString, "frames" as NSString, "dropped" as NSString))
-    for path in ["direct", "relay"] {
+    for path in ["direct", "relay", "srt", "rtmp"] {
         do {
-            let result = try measureLatency(relay: path == "relay", configuration: configuration, seconds: seconds)
+            let result = path == "direct" || path == "relay"
+                ? try measureLatency(relay: path == "relay", configuration: configuration, seconds: seconds)
+                : try measureStreamLatency(rtmp: path == "rtmp", configuration: configuration, seconds: seconds)
             let stats = result.summary.stats
             guard let latency = stats.latency else {
                 print("\(path): no frame carried timing (\(stats.accounting.submitted) frames)")
@@ -82,6 +91,57 @@ private func measureLatency(relay: Bool, configuration: StreamConfiguration, sec
     Task {
         box.set(await pipeline.run())
         done.signal()
+    }
+    done.wait()
+    guard let result = box.value else { throw BenchmarkError("the pipeline returned no result") }
+    return result
+}
+
+/// One stream path: the bridge listens, `glasses-sim --publish` (and for RTMP an ffmpeg transcode) publishes; the
+/// publishers run longer than the measured run and are stopped after it.
+private func measureStreamLatency(rtmp: Bool, configuration: StreamConfiguration, seconds: Double) throws -> BridgeRunResult {
+    let port = UInt16.random(in: 20_000...40_000)
+    let address = try NetworkStreamAddress(parsing: rtmp ? "rtmp://127.0.0.1:\(port)/live/bench" : "srt://127.0.0.1:\(port)?mode=listener")
+    let bridgeClock = DispatchEventScheduler(label: "bench.latency.stream")
+    var settings = BridgeSettings(streamConfiguration: configuration)
+    // The stream's first frames come after the publisher's start and the stream's analysis: a few seconds more.
+    settings.duration = .milliseconds(Int64((seconds + 4) * 1000))
+    let pipeline = BridgePipeline(settings: settings, source: .stream(address, connectTimeout: .seconds(20)), clock: .realTime(bridgeClock)) { _, _ in }
+    let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    let simulatorArguments = ["--duration", String(Int(seconds) + 15), "--resolution", configuration.resolution.rawValue,
+                              "--fps", String(configuration.frameRate), "--seed", "3", "--quiet"]
+    var publishers: [Process] = []
+    defer {
+        for process in publishers where process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        for process in publishers { process.waitUntilExit() }
+    }
+    func start(_ executable: String, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        publishers.append(process)
+    }
+    let done = DispatchSemaphore(value: 0)
+    let box = ResultBox()
+    Task {
+        box.set(await pipeline.run())
+        done.signal()
+    }
+    Thread.sleep(forTimeInterval: 1)  // the bridge listens (a publisher that comes first is refused, and gives up)
+    if rtmp {
+        let hop = port &+ 1
+        try start("/usr/bin/env", ["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-fflags", "nobuffer", "-probesize", "100000",
+                                   "-analyzeduration", "500000", "-i", "udp://127.0.0.1:\(hop)", "-c:v", "libx264", "-udu_sei", "1",
+                                   "-preset", "ultrafast", "-tune", "zerolatency", "-g", String(configuration.frameRate),
+                                   "-b:v", "3M", "-f", "flv", "rtmp://127.0.0.1:\(port)/live/bench"])
+        Thread.sleep(forTimeInterval: 0.5)
+        try start(folder.appendingPathComponent("glasses-sim").path, ["--publish", "udp://127.0.0.1:\(hop)"] + simulatorArguments)
+    } else {
+        try start(folder.appendingPathComponent("glasses-sim").path, ["--publish", "srt://127.0.0.1:\(port)"] + simulatorArguments)
     }
     done.wait()
     guard let result = box.value else { throw BenchmarkError("the pipeline returned no result") }

@@ -193,6 +193,11 @@ struct NetworkStreamTests {
         #expect((summary["framesSubmitted"] as? Int ?? 0) >= 255, "\(summary)")
         let pulse = try #require(summary["pulseRate"] as? Double, "no stable pulse: \(summary)")
         #expect(abs(pulse - 80) <= 5, "pulse \(pulse)")
+        // The simulator stamps each frame's capture time into it (CaptureTimeSEI): capture -> sendFrame is measured
+        // through the stream (no bound on its size here: timing is the benchmark's, Scripts/bench).
+        let latency = try #require(summary["latencyMs"] as? [String: Any], "no latency measured through SRT: \(summary)")
+        let p50 = try #require(latency["p50"] as? Double)
+        #expect(p50 > 0 && p50 < 60_000 && (latency["samples"] as? Int ?? 0) >= 200, "\(latency)")
         let refused = try BinaryRunner.run(["--publish", "rtmp://127.0.0.1:1935/live/k", "--duration", "1"], binary: "glasses-sim", timeout: 20)
         #expect(refused.status == 64 && refused.stderr.contains("carries H.264 and the simulator encodes HEVC"), "\(refused.stderr)")
     }

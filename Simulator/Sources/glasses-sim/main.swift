@@ -449,7 +449,8 @@ let recorder = outputTarget.map {
         requestFinish(options.publishURL != nil ? "--publish failed" : "--write failed")
     }
 }
-if let recorder { recorder.attach(to: glasses) }
+// Published frames carry their capture time (CaptureTimeSEI), so the bridge can measure capture -> sendFrame.
+if let recorder { recorder.attach(to: glasses, stampsCaptureTimes: options.publishURL != nil) }
 
 log("glasses-sim: \(glasses.info.name) (\(glasses.info.identifier)), pulse \(profile.pulseRate) bpm, breathing \(profile.breathingRate)/min, HRV \(profile.hrvRMSSD) ms, seed \(profile.seed), \(virtualTime ? "virtual" : "real") time")
 

@@ -303,7 +303,7 @@ final class NetworkStreamSource: FrameSource, Sendable {
                 if error.code != .streamCancelled { lost(connection, error.reason) }
                 return
             }
-            guard let frame else {
+            guard var frame else {
                 lost(connection, "the publisher ended the stream")
                 return
             }
@@ -328,6 +328,9 @@ final class NetworkStreamSource: FrameSource, Sendable {
                 // The publisher restarted or its clock jumped: the mapper rebases on the host time that passed.
                 deps.handoff.push(control: .discontinuity)
             }
+            if let captured = reader.lastFrameCaptureWallUs {
+                frame.timing = Self.timing(captureWallUs: captured, receivedAt: now)
+            }
             deps.observe?(frame, now)
             let dependence = LateFramePolicy.Dependence(of: frame)
             let due = ContinuousClock.now - wallStart
@@ -346,6 +349,17 @@ final class NetworkStreamSource: FrameSource, Sendable {
                 }
             }
         }
+    }
+
+    /// A frame's timing on the host clock from the capture time its publisher stamped on its wall clock
+    /// (``CaptureTimeSEI``): the frame was captured as long before it arrived as the wall clocks say. The stream has
+    /// no send time, so the "link" part of the latency is capture → arrival. Nil when the two clocks disagree so that
+    /// the frame would come from the future or from more than a minute ago.
+    static func timing(captureWallUs: Int64, receivedAt now: Duration, wallNowUs: Int64 = Int64(Date().timeIntervalSince1970 * 1_000_000)) -> FrameTiming? {
+        let (lead, overflow) = wallNowUs.subtractingReportingOverflow(captureWallUs)
+        guard !overflow, lead >= 0, lead <= LatencyTracker.maximumPlausibleUs else { return nil }
+        let receivedUs = now.wholeMicroseconds
+        return FrameTiming(captureUs: receivedUs - lead, sentUs: receivedUs - lead, receivedUs: receivedUs)
     }
 
     /// The connection ended on its own: the policy hears a lost link (a listener listens again).

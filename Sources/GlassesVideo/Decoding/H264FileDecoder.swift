@@ -8,6 +8,15 @@ import GlassesMedia
 /// order with their timestamps in the stream's time base. Each picture's size is checked against
 /// ``VideoFileLimits`` before it is converted.
 final class H264FileDecoder {
+    /// A decoded picture.
+    struct Picture {
+        /// Its presentation time in the stream's time base (`AV_NOPTS_VALUE` when it has none).
+        var pts: Int64
+        var image: RawVideoImage
+        /// The capture time a publisher stamped into it (``CaptureTimeSEI``), in µs on its wall clock.
+        var captureWallUs: Int64?
+    }
+
     private let context: CodecContextHandle
     private let frame: FrameHandle
     private let converter: FrameConverter
@@ -48,14 +57,14 @@ final class H264FileDecoder {
     /// presentation time in the stream's time base (`AV_NOPTS_VALUE` when it has none).
     /// - Throws: `.fileLimitExceeded` for a picture outside the limits, `.unsupportedFile` for a picture of odd size,
     ///   `.decodeFailed` when libavcodec fails for a reason other than damaged data.
-    func decode(_ packet: UnsafeMutablePointer<AVPacket>?, frameIndex: Int) throws(VideoCodecError) -> [(pts: Int64, image: RawVideoImage)] {
+    func decode(_ packet: UnsafeMutablePointer<AVPacket>?, frameIndex: Int) throws(VideoCodecError) -> [Picture] {
         let sent = avcodec_send_packet(context.pointer, packet)
         // Damaged data is skipped as the HEVC path skips it; EOF means the decoder was already drained.
         if sent < 0, sent != FFmpegResult.endOfFile, sent != cffmpeg_averror(EINVAL), sent != FFmpegResult.invalidData {
             throw VideoCodecError.ffmpeg(.decodeFailed, "cannot decode frame \(frameIndex + 1) of \(path)", sent,
                                          context: ["path": path, "frame": "\(frameIndex)"])
         }
-        var output: [(pts: Int64, image: RawVideoImage)] = []
+        var output: [Picture] = []
         let picture = frame.pointer
         while true {
             let received = avcodec_receive_frame(context.pointer, picture)
@@ -95,7 +104,13 @@ final class H264FileDecoder {
             }
             var time = picture.pointee.best_effort_timestamp
             if time == FFmpegResult.noTimestamp { time = picture.pointee.pts }
-            output.append((time, image))
+            var captured: Int64?
+            for index in 0 ..< Int(max(0, picture.pointee.nb_side_data)) where captured == nil {
+                guard let side = picture.pointee.side_data[index], side.pointee.type == AV_FRAME_DATA_SEI_UNREGISTERED,
+                      let bytes = side.pointee.data else { continue }
+                captured = CaptureTimeSEI.captureWallUs(inUnregisteredPayload: UnsafeRawBufferPointer(start: bytes, count: Int(side.pointee.size)))
+            }
+            output.append(Picture(pts: time, image: image, captureWallUs: captured))
         }
         return output
     }

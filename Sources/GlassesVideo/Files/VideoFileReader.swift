@@ -75,7 +75,7 @@ public final class VideoFileReader {
     private let input: FormatInputHandle?
     private let packet: PacketHandle?
     private let h264: H264FileDecoder?
-    private var pendingImages: [(pts: Int64, image: RawVideoImage)] = []
+    private var pendingImages: [H264FileDecoder.Picture] = []
     private var streamIndex: Int32 = 0
     private var timeBase = AVRational(num: 1, den: 1_000_000)
     private var lengthSize = 4
@@ -283,7 +283,8 @@ public final class VideoFileReader {
         guard let input, let packet else { return nil }
         while true {
             if !pendingImages.isEmpty {
-                let (pts, image) = pendingImages.removeFirst()
+                let next = pendingImages.removeFirst()
+                let (pts, image) = (next.pts, next.image)
                 // Annex B has no timestamps: pictures are stamped in presentation (output) order.
                 let time = isAnnexB ? try annexBTime() : try stamp(pts: pts, dts: FFmpegResult.noTimestamp)
                 frameIndex += 1

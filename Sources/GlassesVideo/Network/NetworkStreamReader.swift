@@ -86,6 +86,9 @@ public final class NetworkStreamReader {
     /// The picture size of the frame ``nextFrame(readTimeout:)`` returned last (for HEVC, what its parameter sets
     /// declare).
     public private(set) var pictureSize: (width: Int, height: Int) = (0, 0)
+    /// The capture time the publisher stamped into the frame ``nextFrame(readTimeout:)`` returned last
+    /// (``CaptureTimeSEI``), in microseconds on the publisher's wall clock; nil when it stamped none.
+    public private(set) var lastFrameCaptureWallUs: Int64?
     /// Packets skipped because they were larger than ``maximumPacketBytes``.
     public private(set) var oversizedPackets = 0
 
@@ -95,7 +98,7 @@ public final class NetworkStreamReader {
     private let input: FormatInputHandle
     private let packet: PacketHandle
     private let h264: H264FileDecoder?
-    private var pendingImages: [(pts: Int64, image: RawVideoImage)] = []
+    private var pendingImages: [H264FileDecoder.Picture] = []
     private let streamIndex: Int32
     private let timeBase: AVRational
     private var lengthSize = 4
@@ -232,13 +235,16 @@ public final class NetworkStreamReader {
     ///   `.fileLimitExceeded` for a picture size out of range, `.fileError` for a broken connection.
     public func nextFrame(readTimeout: Duration) throws(VideoCodecError) -> VideoFrame? {
         lastFrameStartsNewTimeline = false
+        lastFrameCaptureWallUs = nil
         let label = request.label
         while true {
             if !pendingImages.isEmpty {
-                let (pts, image) = pendingImages.removeFirst()
-                let time = stamp(pts: pts, dts: FFmpegResult.noTimestamp)
+                let next = pendingImages.removeFirst()
+                let image = next.image
+                let time = stamp(pts: next.pts, dts: FFmpegResult.noTimestamp)
                 frameIndex += 1
                 pictureSize = (image.width, image.height)
+                lastFrameCaptureWallUs = next.captureWallUs
                 return VideoFrame(presentationTimeUs: time, content: .raw(image))
             }
             if endOfInput { return nil }
@@ -292,6 +298,7 @@ public final class NetworkStreamReader {
             }
             let rest = units.filter { !HEVCNALUnits.isParameterSet(type: HEVCNALUnits.type(of: $0) ?? 0) }
             guard !rest.isEmpty else { continue }
+            lastFrameCaptureWallUs = rest.lazy.compactMap { CaptureTimeSEI.captureWallUs(inNALUnit: $0, codec: .hevc) }.first
             let time = stamp(pts: pts, dts: dts)
             let isKeyframe = isFlaggedKey
                 || rest.contains { HEVCNALUnits.isRandomAccessPoint(type: HEVCNALUnits.type(of: $0) ?? 0) }

@@ -1,3 +1,4 @@
+import Foundation
 import GlassesVideo
 import Synchronization
 import WearablesKit
@@ -7,7 +8,9 @@ extension StreamRecorder {
     ///
     /// Samples are paired with the latest codec configuration, as a host would pair them, and written as frames;
     /// a sample that is not a valid frame (a simulated fault) is left out.
-    public func attach(to glasses: SimulatedGlasses) {
+    /// - Parameter stampsCaptureTimes: put each HEVC sample's capture time on this machine's wall clock into it, as a
+    ///   ``CaptureTimeSEI`` NAL unit (`--publish`: a stream has no link to say when a frame was captured).
+    public func attach(to glasses: SimulatedGlasses, stampsCaptureTimes: Bool = false) {
         let configuration = Mutex<HEVCCodecConfiguration?>(nil)
         glasses.setSampleObserver { [weak self] message in
             guard let self else { return }
@@ -18,8 +21,18 @@ extension StreamRecorder {
                 switch sample.format {
                 case .hevc:
                     guard let current = configuration.withLock({ $0 }) else { return }
+                    var data = sample.payload
+                    if stampsCaptureTimes {
+                        // Captured at the glasses' clock's presentation time: as long ago as their clock has run since.
+                        let sinceCaptureUs = Int64(glasses.deviceTime * 1_000_000) - sample.presentationTimeUs
+                        let captured = Int64(Date().timeIntervalSince1970 * 1_000_000) - max(0, sinceCaptureUs)
+                        let unit = CaptureTimeSEI.nalUnit(captureWallUs: captured, codec: .hevc)
+                        var prefix = Data(count: 4)
+                        prefix.withUnsafeMutableBytes { $0.storeBytes(of: UInt32(unit.count).bigEndian, as: UInt32.self) }
+                        data = prefix + unit + data
+                    }
                     self.record(VideoFrame(presentationTimeUs: sample.presentationTimeUs, content: .hevc(HEVCSample(
-                        data: sample.payload, isKeyframe: sample.isKeyframe, codecConfiguration: current))))
+                        data: data, isKeyframe: sample.isKeyframe, codecConfiguration: current))))
                 case let .nv12(width, height, lumaBytesPerRow, chromaBytesPerRow):
                     guard let image = RawVideoImage(
                         width: width, height: height, lumaBytesPerRow: lumaBytesPerRow,
