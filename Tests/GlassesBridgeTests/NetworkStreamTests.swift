@@ -1,6 +1,8 @@
 import Foundation
+import GlassesBridge
 import Synchronization
 import Testing
+import WearablesKit
 
 /// Network streams as a source (`--device rtmp://…`, `srt://…`, `rtsp://…`, `udp://…`), out of process, with the
 /// ffmpeg CLI as the publisher and GStreamer's RTSP server as a server to pull from: peers no one here wrote. Every test starts its own bridge and publishers on 127.0.0.1 with a
@@ -403,6 +405,55 @@ struct NetworkStreamTests {
         #expect(result.status == 69, "stderr: \(result.stderr)")
     }
 
+    @Test("stopping a run that waits for a publisher closes the listening socket at once: the blocking open is interrupted, not left to its deadline")
+    func stopClosesTheListeningSocket() async throws {
+        let port = try freePort(udp: false)
+        let address = try NetworkStreamAddress(parsing: "rtmp://127.0.0.1:\(port)/live/abc").resolvingSecret(token: nil)
+        let pipeline = BridgePipeline(settings: BridgeSettings(streamConfiguration: StreamConfiguration()),
+                                      source: .stream(address, connectTimeout: .seconds(60)),
+                                      clock: .realTime(DispatchEventScheduler(label: "test.stream-stop"))) { _, _ in }
+        let run = Task { await pipeline.run() }
+        try #require(waitForListener(port: port, udp: false, timeout: 15))
+        pipeline.requestStop(reason: "signal")
+        let result = await run.value
+        #expect(result.summary.failure?.kind == .noFrames || result.summary.failure == nil, "\(String(describing: result.summary.failure))")
+        // Without the interrupt the open would listen on until its 60 s deadline.
+        #expect(waitForListener(port: port, udp: false, timeout: 3, gone: true), "the listener was still open 3 s after the run ended")
+    }
+
+    @Test("a hostile publisher: the real HEVC stream with its payload bytes corrupted (headers kept, so every damaged NAL unit reaches the bridge) is survived, and a clean publisher is taken afterwards")
+    func udpSurvivesACorruptedStream() throws {
+        let clips = try NetworkClips.shared()
+        let port = try freePort(udp: true)
+        let bridge = try BinaryRunner(["--device", "udp://127.0.0.1:\(port)", "--duration", "9", "--format", "ndjson"])
+        try #require(waitForListener(port: port, udp: true, timeout: 15))
+        // Every 188-byte TS packet keeps its 4-byte header (so the demuxer hands the PES on); a third of the packets
+        // get 1 to 8 random bytes of their payload replaced.
+        var generator = SystemRandomNumberGenerator()
+        var stream = [UInt8](try Data(contentsOf: URL(fileURLWithPath: clips.smallTS)))
+        for start in stride(from: 0, to: stream.count - 188, by: 188) where Int.random(in: 0 ..< 3, using: &generator) == 0 {
+            for _ in 0 ..< Int.random(in: 1 ... 8, using: &generator) {
+                stream[start + Int.random(in: 4 ..< 188, using: &generator)] = UInt8.random(in: 0 ... 255, using: &generator)
+            }
+        }
+        let corrupted = FileManager.default.temporaryDirectory.appendingPathComponent("corrupted-\(getpid())-\(port).ts")
+        try Data(stream).write(to: corrupted)
+        defer { try? FileManager.default.removeItem(at: corrupted) }
+        let hostile = try Publisher(["-re", "-i", corrupted.path, "-c", "copy", "-f", "mpegts", "udp://127.0.0.1:\(port)?pkt_size=1316"], after: nil)
+        _ = hostile.wait(timeout: 20)
+        let clean = try Publisher(["-re", "-i", clips.smallTS, "-c", "copy", "-f", "mpegts", "udp://127.0.0.1:\(port)?pkt_size=1316"], after: nil)
+        let result = bridge.finish(timeout: 40)
+        clean.stop()
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let summary = try jsonObject(try #require(result.lines.last))
+        try expectAccountingIdentity(summary)
+        // The clean publisher's 3 s arrive whole after the damaged ones: more than 2 s of frames were taken.
+        #expect((summary["framesSubmitted"] as? Int ?? 0) > 48, "\(summary)")
+        // The damage reached the decoder (it was not all lost before it): frames were skipped as damaged.
+        let dropped = summary["droppedByReason"] as? [String: Int] ?? [:]
+        #expect((dropped["decodeFailed"] ?? 0) + (dropped["awaitingKeyframe"] ?? 0) > 0, "\(summary)")
+    }
+
     // MARK: Usage
 
     @Test("the secret rules: off loopback RTMP needs a key and SRT a passphrase; UDP listens on loopback only; each refusal says what to use (64)")
@@ -448,17 +499,17 @@ func expectAccountingIdentity(_ summary: [String: Any]) throws {
 }
 
 /// Waits (polling, bounded) until a socket is bound to 127.0.0.1:`port` or to every address: listening (TCP) or
-/// bound (UDP), read from /proc/net.
-func waitForListener(port: UInt16, udp: Bool, timeout: Double) -> Bool {
+/// bound (UDP), read from /proc/net; with `gone`, until none is.
+func waitForListener(port: UInt16, udp: Bool, timeout: Double, gone: Bool = false) -> Bool {
     let hexPort = String(format: ":%04X", port)
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         let table = (try? String(contentsOfFile: udp ? "/proc/net/udp" : "/proc/net/tcp", encoding: .utf8)) ?? ""
-        for line in table.split(separator: "\n").dropFirst() {
+        let listening = table.split(separator: "\n").dropFirst().contains { line in
             let fields = line.split(separator: " ")
-            guard fields.count > 3, fields[1].hasSuffix(hexPort) else { continue }
-            if udp || fields[3] == "0A" { return true }  // 0A: LISTEN
+            return fields.count > 3 && fields[1].hasSuffix(hexPort) && (udp || fields[3] == "0A")  // 0A: LISTEN
         }
+        if listening != gone { return true }
         Thread.sleep(forTimeInterval: 0.02)
     }
     return false
