@@ -1,5 +1,7 @@
 import Foundation
 import GlassesBridge
+import GlassesMedia
+import GlassesVideo
 import Synchronization
 import Testing
 import WearablesKit
@@ -454,6 +456,45 @@ struct NetworkStreamTests {
         #expect((dropped["decodeFailed"] ?? 0) + (dropped["awaitingKeyframe"] ?? 0) > 0, "\(summary)")
     }
 
+    @Test("a hostile publisher whose HEVC parameter set declares 16384x16384 is refused before anything is allocated for it, said in words; a clean publisher is taken afterwards")
+    func udpRefusesAnAbsurdPictureSize() throws {
+        let clips = try NetworkClips.shared()
+        let port = try freePort(udp: true)
+        // 2 s of a real 360x640 HEVC stream whose in-band SPS (at every keyframe) is rewritten to say 16384x16384.
+        let encoder = try HEVCEncoder(width: 360, height: 640, frameRate: 24)
+        var configuration = encoder.codecConfiguration
+        configuration.sequenceParameterSets = [try #require(HostileSPS.resized(configuration.sequenceParameterSets[0], width: 16384, height: 16384))]
+        // (x265's conformance window crops 8 columns: 16376 wide once cropped.)
+        #expect(HEVCPictureSize(sequenceParameterSet: configuration.sequenceParameterSets[0]).map { [$0.width, $0.height] } == [16376, 16384])
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("absurd-\(getpid())-\(port).ts").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let writer = try HEVCFileWriter(path: path, codecConfiguration: configuration)
+        for index in 0 ..< 48 {
+            let image = try #require(RawVideoImage(width: 360, height: 640, lumaBytesPerRow: 360, chromaBytesPerRow: 360,
+                                                   data: Data(repeating: UInt8(truncatingIfNeeded: index * 5), count: 360 * 640 * 3 / 2)))
+            for sample in try encoder.encode(image, presentationTimeUs: Int64(index) * 41_667) {
+                try writer.write(HEVCSample(data: sample.data, isKeyframe: sample.isKeyframe, codecConfiguration: configuration),
+                                 presentationTimeUs: sample.presentationTimeUs)
+            }
+        }
+        try writer.finish()
+
+        let bridge = try BinaryRunner(["--device", "udp://127.0.0.1:\(port)", "--duration", "9", "--format", "ndjson"])
+        try #require(waitForListener(port: port, udp: true, timeout: 15))
+        try sendFile(path, to: port, seconds: 2)
+        let clean = try Publisher(["-re", "-i", clips.smallTS, "-c", "copy", "-f", "mpegts", "udp://127.0.0.1:\(port)?pkt_size=1316"], after: nil)
+        let result = bridge.finish(timeout: 40)
+        clean.stop()
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("refused a publisher on udp://127.0.0.1:\(port): its HEVC parameter set declares pictures of 16376×16384"),
+                "the absurd size was not refused in words: \(result.stdout.prefix(3000))")
+        let summary = try jsonObject(try #require(result.lines.last))
+        try expectAccountingIdentity(summary)
+        // The clean publisher starts as the hostile one ends; its first second may go by while the port is bound
+        // again and its stream analysed.
+        #expect((summary["framesSubmitted"] as? Int ?? 0) > 24, "\(summary)")
+    }
+
     // MARK: Usage
 
     @Test("the secret rules: off loopback RTMP needs a key and SRT a passphrase; UDP listens on loopback only; each refusal says what to use (64)")
@@ -559,6 +600,84 @@ func sendGarbage(to port: UInt16, seconds: Double) throws {
         }
         count += 1
         if count % 64 == 0 { Thread.sleep(forTimeInterval: 0.005) }
+    }
+}
+
+/// Sends a file's bytes to 127.0.0.1:`port` as UDP datagrams of seven TS packets, spread over `seconds`: a publisher
+/// that sends exactly what it was given (ffmpeg would parse, and perhaps refuse, a hostile stream).
+func sendFile(_ path: String, to port: UInt16, seconds: Double) throws {
+    let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    try #require(fd >= 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let chunk = 7 * 188
+    let count = max(1, (bytes.count + chunk - 1) / chunk)
+    for index in 0 ..< count {
+        let slice = Array(bytes[index * chunk ..< min(bytes.count, (index + 1) * chunk)])
+        _ = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                sendto(fd, slice, slice.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        Thread.sleep(forTimeInterval: seconds / Double(count))
+    }
+}
+
+/// HEVC sequence parameter sets rewritten to declare another picture size (a hostile publisher's).
+enum HostileSPS {
+    /// `unit` (an SPS NAL unit with its 2-byte header) with `pic_width_in_luma_samples` and
+    /// `pic_height_in_luma_samples` replaced; nil for an SPS this cannot walk (more than one sub-layer, 4:4:4).
+    static func resized(_ unit: Data, width: Int, height: Int) -> Data? {
+        let bytes = [UInt8](unit)
+        guard bytes.count > 16 else { return nil }
+        var rbsp: [UInt8] = []
+        var zeros = 0
+        for byte in bytes.dropFirst(2) {
+            if zeros >= 2, byte == 3 { zeros = 0; continue }
+            rbsp.append(byte)
+            zeros = byte == 0 ? zeros + 1 : 0
+        }
+        var bits = rbsp.flatMap { byte in (0 ..< 8).map { (byte >> (7 - $0)) & 1 } }
+        // vps id (4), max_sub_layers_minus1 (3), temporal_id_nesting (1), profile_tier_level for one layer (96).
+        guard (bits[4] | bits[5] | bits[6]) == 0 else { return nil }
+        var position = 104
+        func ue() -> Int? {
+            var zeros = 0
+            while position < bits.count, bits[position] == 0 { zeros += 1; position += 1 }
+            guard zeros < 32, position + zeros < bits.count else { return nil }
+            position += 1
+            var value = 1
+            for _ in 0 ..< zeros { value = value << 1 | Int(bits[position]); position += 1 }
+            return value - 1
+        }
+        func encoded(_ value: Int) -> [UInt8] {
+            let code = value + 1
+            let length = Int.bitWidth - code.leadingZeroBitCount
+            return Array(repeating: 0, count: length - 1) + (0 ..< length).map { UInt8((code >> (length - 1 - $0)) & 1) }
+        }
+        guard ue() != nil, let chroma = ue(), chroma != 3 else { return nil }
+        let sizeStart = position
+        guard ue() != nil, ue() != nil else { return nil }
+        bits.replaceSubrange(sizeStart ..< position, with: encoded(width) + encoded(height))
+        // The RBSP ends with its stop bit (the last 1) and zeros to the byte: moved, as the fields' lengths changed.
+        while bits.last == 0 { bits.removeLast() }
+        while bits.count % 8 != 0 { bits.append(0) }
+        var packed: [UInt8] = []
+        for start in stride(from: 0, to: bits.count, by: 8) {
+            packed.append(bits[start ..< start + 8].reduce(0) { $0 << 1 | $1 })
+        }
+        var escaped: [UInt8] = []
+        zeros = 0
+        for byte in packed {
+            if zeros >= 2, byte <= 3 { escaped.append(3); zeros = 0 }
+            escaped.append(byte)
+            zeros = byte == 0 ? zeros + 1 : 0
+        }
+        return Data(bytes.prefix(2) + escaped)
     }
 }
 

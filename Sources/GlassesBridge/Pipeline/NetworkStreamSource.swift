@@ -201,8 +201,9 @@ final class NetworkStreamSource: FrameSource, Sendable {
                         continue
                     }
                     state.withLock { $0.refusals += 1 }
-                    let message = error.code == .streamRefused ? error.message
-                        : "refused a publisher on \(address): \(error.reason)"
+                    // The reader's reasons may name the stream themselves ("udp://…: its HEVC parameter set …").
+                    let reason = error.reason.hasPrefix("\(address): ") ? String(error.reason.dropFirst("\(address): ".count)) : error.reason
+                    let message = error.code == .streamRefused ? error.message : "refused a publisher on \(address): \(reason)"
                     if message != lastRefusal { deps.emit(.warning(NoticeWording.sentence(message + "; listening again"))) }
                     lastRefusal = message
                     // A publisher that sends what cannot be read (garbage) is not listened to in a tight loop.
