@@ -174,6 +174,33 @@ struct NetworkStreamTests {
         #expect((summary["framesSubmitted"] as? Int ?? 0) > 24, "\(summary)")
     }
 
+    @Test("RTMP as a phone app sends it: glasses-sim --publish into an ffmpeg H.264 re-encode to FLV (-udu_sei 1 keeps the capture times); pulse 66 within 5 bpm, latency measured")
+    func simulatorThroughAnH264TranscodeOverRTMP() throws {
+        let rtmpPort = try freePort(udp: false), udpPort = try freePort(udp: true)
+        let bridge = try BinaryRunner(["--device", "rtmp://127.0.0.1:\(rtmpPort)/live/k", "--token", "k", "--duration", "90", "--format", "ndjson"])
+        try #require(waitForListener(port: rtmpPort, udp: false, timeout: 15))
+        let transcoder = try Publisher(["-fflags", "nobuffer", "-probesize", "100000", "-analyzeduration", "500000", "-i", "udp://127.0.0.1:\(udpPort)",
+                                        "-c:v", "libx264", "-udu_sei", "1", "-preset", "ultrafast", "-tune", "zerolatency", "-g", "15",
+                                        "-b:v", "1500k", "-f", "flv", "rtmp://127.0.0.1:\(rtmpPort)/live/k"], after: nil)
+        try #require(waitForListener(port: udpPort, udp: true, timeout: 15))
+        let simulator = try BinaryRunner(["--publish", "udp://127.0.0.1:\(udpPort)", "--duration", "120", "--resolution", "low", "--fps", "15",
+                                          "--pulse", "66", "--quiet"], binary: "glasses-sim")
+        #expect(bridge.waitForOutput(timeout: 75) { Self.lastSubmitted($0) >= 255 }, "the published frames did not flow")
+        bridge.send(SIGINT)
+        let result = bridge.finish(timeout: 30)
+        simulator.send(SIGTERM)
+        _ = simulator.finish(timeout: 30)
+        transcoder.kill()
+        #expect(result.status == 0, "stderr: \(result.stderr)\ntranscoder: \(transcoder.stderr)")
+        #expect(result.stdout.contains("h264 360x640 over RTMP (flv)"), "\(result.stdout.prefix(1500))")
+        let summary = try jsonObject(try #require(result.lines.last))
+        try expectAccountingIdentity(summary)
+        let pulse = try #require(summary["pulseRate"] as? Double, "no stable pulse: \(summary)")
+        #expect(abs(pulse - 66) <= 5, "pulse \(pulse)")
+        let latency = try #require(summary["latencyMs"] as? [String: Any], "no latency through the H.264 re-encode: \(summary)")
+        #expect((latency["samples"] as? Int ?? 0) >= 200, "\(latency)")
+    }
+
     @Test("glasses-sim --publish over SRT: the rendered person (pulse 80) published as HEVC in MPEG-TS is measured within 5 bpm")
     func simulatorPublishesOverSRT() throws {
         let port = try freePort(udp: true)
