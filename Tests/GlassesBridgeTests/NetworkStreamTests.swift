@@ -98,9 +98,7 @@ struct NetworkStreamTests {
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdout.contains("hevc 504x896 over SRT (mpegts)"))
         #expect(!result.stdout.contains("passphrase-0123"))
-        let summary = try jsonObject(try #require(result.lines.last))
-        try expectAccountingIdentity(summary)
-        #expect((summary["framesSubmitted"] as? Int ?? 0) > 100, "\(summary)")
+        try expectFramesFlowed(result, moreThan: 100)
     }
 
     @Test("SRT listener: srt-live-transmit (Debian's srt-tools) as a second SRT client, fed MPEG-TS at the clip's pace")
@@ -138,9 +136,7 @@ struct NetworkStreamTests {
         let result = bridge.finish(timeout: 40)
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdout.contains("hevc 504x896 over SRT (mpegts)"))
-        let summary = try jsonObject(try #require(result.lines.last))
-        try expectAccountingIdentity(summary)
-        #expect((summary["framesSubmitted"] as? Int ?? 0) > 72, "\(summary)")
+        try expectFramesFlowed(result, moreThan: 72)
     }
 
     @Test("SRT: a publisher with a wrong passphrase is refused in SRT's handshake (the publisher says so), and no frame is taken")
@@ -169,9 +165,7 @@ struct NetworkStreamTests {
         let result = try BinaryRunner.run(["--device", "srt://127.0.0.1:\(port)", "--duration", "5", "--format", "ndjson"], timeout: 40)
         publisher.stop()
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        let summary = try jsonObject(try #require(result.lines.last))
-        try expectAccountingIdentity(summary)
-        #expect((summary["framesSubmitted"] as? Int ?? 0) > 24, "\(summary)")
+        try expectFramesFlowed(result, moreThan: 24)
     }
 
     @Test("RTMP as a phone app sends it: glasses-sim --publish into an ffmpeg H.264 re-encode to FLV (-udu_sei 1 keeps the capture times); pulse 66 within 5 bpm, latency measured")
@@ -233,6 +227,38 @@ struct NetworkStreamTests {
         #expect(refused.status == 64 && refused.stderr.contains("carries H.264 and the simulator encodes HEVC"), "\(refused.stderr)")
     }
 
+    @Test("the simulated person over UDP MPEG-TS, and over RTSP (ffmpeg relaying its HEVC as -f rtsp to the bridge's listener): pulse within 5 bpm, latency measured",
+          arguments: ["udp", "rtsp"])
+    func simulatorOverUDPAndRTSP(route: String) throws {
+        let port = try freePort(udp: route == "udp")
+        let device = route == "udp" ? "udp://127.0.0.1:\(port)" : "rtsp://127.0.0.1:\(port)/cam?mode=listener"
+        let bridge = try BinaryRunner(["--device", device, "--duration", "90", "--format", "ndjson"])
+        try #require(waitForListener(port: port, udp: route == "udp", timeout: 15))
+        var relay: Publisher?
+        var target = "udp://127.0.0.1:\(port)"
+        if route == "rtsp" {
+            let hop = try freePort(udp: true)
+            relay = try Publisher(["-fflags", "nobuffer", "-probesize", "100000", "-analyzeduration", "500000", "-i", "udp://127.0.0.1:\(hop)",
+                                   "-c", "copy", "-f", "rtsp", "-rtsp_transport", "tcp", "rtsp://127.0.0.1:\(port)/cam"], after: nil)
+            try #require(waitForListener(port: hop, udp: true, timeout: 15))
+            target = "udp://127.0.0.1:\(hop)"
+        }
+        let simulator = try BinaryRunner(["--publish", target, "--duration", "120", "--resolution", "low", "--fps", "15", "--pulse", "72", "--quiet"],
+                                         binary: "glasses-sim")
+        #expect(bridge.waitForOutput(timeout: 75) { Self.lastSubmitted($0) >= 255 }, "the published frames did not flow")
+        bridge.send(SIGINT)
+        let result = bridge.finish(timeout: 30)
+        simulator.send(SIGTERM)
+        _ = simulator.finish(timeout: 30)
+        relay?.kill()
+        #expect(result.status == 0, "stderr: \(result.stderr)\nrelay: \(relay?.stderr ?? "")")
+        let summary = try expectFramesFlowed(result, moreThan: 254)
+        let pulse = try #require(summary["pulseRate"] as? Double, "no stable pulse: \(summary)")
+        #expect(abs(pulse - 72) <= 5, "pulse \(pulse)")
+        let latency = try #require(summary["latencyMs"] as? [String: Any], "no latency measured over \(route): \(summary)")
+        #expect((latency["samples"] as? Int ?? 0) >= 200, "\(latency)")
+    }
+
     // MARK: RTSP
 
     @Test("RTSP listener: ffmpeg -f rtsp records HEVC to the bridge (RTP inside the RTSP connection); frames flow and the accounting identity holds")
@@ -247,9 +273,7 @@ struct NetworkStreamTests {
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdout.contains("publisher connected to rtsp://127.0.0.1:\(port)/cam?mode=listener: hevc 504x896 over RTSP (rtsp)"),
                 "stdout: \(result.stdout.prefix(2000))")
-        let summary = try jsonObject(try #require(result.lines.last))
-        try expectAccountingIdentity(summary)
-        #expect((summary["framesSubmitted"] as? Int ?? 0) > 72, "\(summary)")
+        try expectFramesFlowed(result, moreThan: 72)
     }
 
     @Test("RTSP pull from GStreamer's RTSP server (Debian's gst-rtsp-server): H.264 with an AAC track over TCP, HEVC over UDP",
@@ -269,9 +293,7 @@ struct NetworkStreamTests {
         let audio = codec == "h264" ? "; its audio is ignored" : ""
         #expect(result.stdout.contains("publisher connected to rtsp://127.0.0.1:\(port)/cam: \(codec) 504x896 over RTSP (rtsp)\(audio)"),
                 "stdout: \(result.stdout.prefix(2000))")
-        let summary = try jsonObject(try #require(result.lines.last))
-        try expectAccountingIdentity(summary)
-        #expect((summary["framesSubmitted"] as? Int ?? 0) > 48, "\(summary)")
+        try expectFramesFlowed(result, moreThan: 48)
     }
 
     @Test("RTSP pull: a server that is not there ends the run with 69 at the connect timeout, in words")
@@ -380,9 +402,7 @@ struct NetworkStreamTests {
         let result = bridge.finish(timeout: 40)
         publisher.stop()
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        let summary = try jsonObject(try #require(result.lines.last))
-        try expectAccountingIdentity(summary)
-        #expect((summary["framesSubmitted"] as? Int ?? 0) > 24, "\(summary)")
+        try expectFramesFlowed(result, moreThan: 24)
     }
 
     @Test("a source that never starts ends with exit 69 within the connect timeout, in words")
@@ -474,10 +494,8 @@ struct NetworkStreamTests {
         let result = bridge.finish(timeout: 40)
         clean.stop()
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        let summary = try jsonObject(try #require(result.lines.last))
-        try expectAccountingIdentity(summary)
         // The clean publisher's 3 s arrive whole after the damaged ones: more than 2 s of frames were taken.
-        #expect((summary["framesSubmitted"] as? Int ?? 0) > 48, "\(summary)")
+        let summary = try expectFramesFlowed(result, moreThan: 48)
         // The damage reached the decoder (it was not all lost before it): frames were skipped as damaged.
         let dropped = summary["droppedByReason"] as? [String: Int] ?? [:]
         #expect((dropped["decodeFailed"] ?? 0) + (dropped["awaitingKeyframe"] ?? 0) > 0, "\(summary)")
@@ -515,16 +533,14 @@ struct NetworkStreamTests {
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdout.contains("refused a publisher on udp://127.0.0.1:\(port): its HEVC parameter set declares pictures of 16376×16384"),
                 "the absurd size was not refused in words: \(result.stdout.prefix(3000))")
-        let summary = try jsonObject(try #require(result.lines.last))
-        try expectAccountingIdentity(summary)
         // The clean publisher starts as the hostile one ends; its first second may go by while the port is bound
         // again and its stream analysed.
-        #expect((summary["framesSubmitted"] as? Int ?? 0) > 24, "\(summary)")
+        try expectFramesFlowed(result, moreThan: 24)
     }
 
     // MARK: Usage
 
-    @Test("the secret rules: off loopback RTMP needs a key and SRT a passphrase; UDP listens on loopback only; each refusal says what to use (64)")
+    @Test("the secret rules: off loopback RTMP needs a key and SRT a passphrase; UDP and an RTSP listener listen on loopback only; each refusal says what to use (64)")
     func secretRulesAreUsageErrors() throws {
         let cases: [([String], String)] = [
             (["--device", "udp://0.0.0.0:7300"], "Use udp://127.0.0.1:7300 for a publisher on this machine, or srt://0.0.0.0:7300?mode=listener with --token PASSPHRASE"),
@@ -533,7 +549,7 @@ struct NetworkStreamTests {
             (["--device", "rtmp://0.0.0.0:1935/live"], "give the stream key the app publishes to"),
             (["--device", "rtmp://0.0.0.0:1935/live/a", "--token", "b"], "differ"),
             (["--device", "udp://127.0.0.1:7300", "--token", "x"], "UDP carries no secret"),
-            (["--device", "rtsp://phone:8554/cam"], "RTSP is not taken yet"),
+            (["--device", "rtsp://0.0.0.0:8554/cam?mode=listener"], "an RTSP listener listens on loopback only: libavformat's RTSP server checks no credentials"),
             (["--device", "udp://127.0.0.1:7300", "--fps", "30"], "the publisher chooses the codec, size and frame rate"),
         ]
         for (arguments, fragment) in cases {
@@ -557,6 +573,15 @@ struct NetworkStreamTests {
 }
 
 /// received = submitted + rejected + dropped (+ in flight, 0 in the summary).
+/// The run's summary, once it holds the accounting identity and more than `frames` frames were submitted.
+@discardableResult
+func expectFramesFlowed(_ result: BinaryRunner.Output, moreThan frames: Int, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
+    let summary = try jsonObject(try #require(result.lines.last, sourceLocation: sourceLocation))
+    try expectAccountingIdentity(summary)
+    #expect((summary["framesSubmitted"] as? Int ?? 0) > frames, "\(summary)", sourceLocation: sourceLocation)
+    return summary
+}
+
 func expectAccountingIdentity(_ summary: [String: Any]) throws {
     let received = try #require(summary["framesReceived"] as? Int, "\(summary)")
     let submitted = try #require(summary["framesSubmitted"] as? Int)
@@ -607,6 +632,22 @@ func freePort(udp: Bool) throws -> UInt16 {
 /// Sends garbage datagrams to 127.0.0.1:`port` for `seconds`: random bytes, then 188-byte packets that start with
 /// MPEG-TS's sync byte and carry random headers and payloads (absurd PIDs, lengths and timestamps).
 func sendGarbage(to port: UInt16, seconds: Double) throws {
+    try withDatagramSocket(to: port) { send in
+        var generator = SystemRandomNumberGenerator()
+        let end = Date().addingTimeInterval(seconds)
+        var count = 0
+        while Date() < end {
+            var bytes = (0 ..< 1316).map { _ in UInt8.random(in: 0 ... 255, using: &generator) }
+            if count % 2 == 1 { for packet in 0 ..< 7 { bytes[packet * 188] = 0x47 } }
+            send(bytes)
+            count += 1
+            if count % 64 == 0 { Thread.sleep(forTimeInterval: 0.005) }
+        }
+    }
+}
+
+/// Runs `body` with a function that sends one datagram to 127.0.0.1:`port` (a UDP socket of its own, closed after).
+func withDatagramSocket(to port: UInt16, _ body: (_ send: ([UInt8]) -> Void) throws -> Void) throws {
     let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
     try #require(fd >= 0)
     defer { close(fd) }
@@ -614,19 +655,12 @@ func sendGarbage(to port: UInt16, seconds: Double) throws {
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = port.bigEndian
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var generator = SystemRandomNumberGenerator()
-    let end = Date().addingTimeInterval(seconds)
-    var count = 0
-    while Date() < end {
-        var bytes = (0 ..< 1316).map { _ in UInt8.random(in: 0 ... 255, using: &generator) }
-        if count % 2 == 1 { for packet in 0 ..< 7 { bytes[packet * 188] = 0x47 } }
+    try body { bytes in
         _ = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 sendto(fd, bytes, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        count += 1
-        if count % 64 == 0 { Thread.sleep(forTimeInterval: 0.005) }
     }
 }
 
@@ -634,23 +668,13 @@ func sendGarbage(to port: UInt16, seconds: Double) throws {
 /// that sends exactly what it was given (ffmpeg would parse, and perhaps refuse, a hostile stream).
 func sendFile(_ path: String, to port: UInt16, seconds: Double) throws {
     let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-    try #require(fd >= 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = port.bigEndian
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
     let chunk = 7 * 188
     let count = max(1, (bytes.count + chunk - 1) / chunk)
-    for index in 0 ..< count {
-        let slice = Array(bytes[index * chunk ..< min(bytes.count, (index + 1) * chunk)])
-        _ = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                sendto(fd, slice, slice.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
+    try withDatagramSocket(to: port) { send in
+        for index in 0 ..< count {
+            send(Array(bytes[index * chunk ..< min(bytes.count, (index + 1) * chunk)]))
+            Thread.sleep(forTimeInterval: seconds / Double(count))
         }
-        Thread.sleep(forTimeInterval: seconds / Double(count))
     }
 }
 
@@ -786,7 +810,7 @@ final class RTSPServer: Sendable {
     /// Starts the server and waits (15 s at most) until it listens.
     init(port: UInt16, launch: String) throws {
         log = FileManager.default.temporaryDirectory.appendingPathComponent("rtsp-server-\(getpid())-\(port).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = ["-c", Self.script, String(port), launch]
         process.standardError = try FileHandle(forWritingTo: log)
