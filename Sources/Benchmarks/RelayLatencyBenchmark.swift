@@ -3,6 +3,7 @@ import GlassesBridge
 import GlassesLink
 import GlassesRelay
 import GlassesSimulator
+import Synchronization
 import WearablesKit
 
 /// End-to-end latency, capture → `sendFrame` accepted, through the relay and directly (`Scripts/bench`).
@@ -20,25 +21,32 @@ import WearablesKit
 /// heartbeat clock exchange relates the two ends' clocks, `docs/PROTOCOL.md` 7.5; over a stream, the capture time
 /// the simulator stamps into each frame, `CaptureTimeSEI`, on this machine's one wall clock).
 func runRelayLatencyBenchmark(_ arguments: [String]) {
+    // Benchmarks latency [SECONDS] [high|medium|low] [FPS]
     let seconds = arguments.first.flatMap(Double.init) ?? 20
-    let configuration = StreamConfiguration(videoCodec: .hvc1, resolution: .high, frameRate: 30)
-    print("latency capture → sendFrame accepted, real time over loopback (\(Int(seconds)) s each, 720x1280 hvc1 at 30 fps; "
-          + "over a stream the link columns are capture → arrival):")
-    print(String(format: "%-7@ %8@ %8@ %8@ %9@ %9@ %9@ %8@ %8@", "path   " as NSString, "p50 ms" as NSString,
+    let resolution = arguments.dropFirst().first.flatMap(StreamingResolution.init(rawValue:)) ?? .high
+    let frameRate = arguments.dropFirst(2).first.flatMap(UInt.init).flatMap { StreamConfiguration.supportedFrameRates.contains($0) ? $0 : nil } ?? 30
+    let configuration = StreamConfiguration(videoCodec: .hvc1, resolution: resolution, frameRate: frameRate)
+    print("latency capture → sendFrame accepted, real time over loopback (\(Int(seconds)) s each, \(resolution.videoFrameSize) hvc1 at "
+          + "\(frameRate) fps; over a stream the link columns are capture → arrival):")
+    print("  (steady: the median of each second's p50 and the largest p99 after the first 5 s, when a stream's analysis has passed)")
+    print(String(format: "%-7@ %8@ %8@ %8@ %9@ %9@ %9@ %10@ %10@ %8@ %8@", "path   " as NSString, "p50 ms" as NSString,
                  "p99 ms" as NSString, "max ms" as NSString, "link p50" as NSString, "link p99" as NSString,
-                 "link max" as NSString, "frames" as NSString, "dropped" as NSString))
+                 "link max" as NSString, "steady p50" as NSString, "steady p99" as NSString, "frames" as NSString, "dropped" as NSString))
     for path in ["direct", "relay", "srt", "rtmp"] {
         do {
             let result = path == "direct" || path == "relay"
                 ? try measureLatency(relay: path == "relay", configuration: configuration, seconds: seconds)
                 : try measureStreamLatency(rtmp: path == "rtmp", configuration: configuration, seconds: seconds)
-            let stats = result.summary.stats
+            let stats = result.run.summary.stats
             guard let latency = stats.latency else {
                 print("\(path): no frame carried timing (\(stats.accounting.submitted) frames)")
                 continue
             }
-            print(String(format: "%-7@ %8.1f %8.1f %8.1f %9.2f %9.2f %9.2f %8d %8d", path as NSString, latency.p50Ms,
-                         latency.p99Ms, latency.maxMs, latency.linkP50Ms, latency.linkP99Ms, latency.linkMaxMs,
+            let steady = result.intervals.dropFirst(5)
+            let steadyP50 = steady.map(\.p50Ms).sorted().dropFirst(steady.count / 2).first ?? .nan
+            let steadyP99 = steady.map(\.p99Ms).max() ?? .nan
+            print(String(format: "%-7@ %8.1f %8.1f %8.1f %9.2f %9.2f %9.2f %10.1f %10.1f %8d %8d", path as NSString, latency.p50Ms,
+                         latency.p99Ms, latency.maxMs, latency.linkP50Ms, latency.linkP99Ms, latency.linkMaxMs, steadyP50, steadyP99,
                          Int(stats.accounting.submitted), Int(stats.deviceDroppedFrames)))
         } catch {
             print("\(path): could not measure: \(error)")
@@ -46,7 +54,22 @@ func runRelayLatencyBenchmark(_ arguments: [String]) {
     }
 }
 
-private func measureLatency(relay: Bool, configuration: StreamConfiguration, seconds: Double) throws -> BridgeRunResult {
+/// A run's result and the latency of each stats interval that measured any, in order.
+private struct LatencyRun {
+    var run: BridgeRunResult
+    var intervals: [LatencySummary]
+}
+
+/// Collects the latency of each stats interval.
+private final class IntervalLatencies: Sendable {
+    private let values = Mutex<[LatencySummary]>([])
+    var all: [LatencySummary] { values.withLock { $0 } }
+    func observe(_ event: BridgeEvent) {
+        if case .stats(let stats, _, _) = event, let latency = stats.latency { values.withLock { $0.append(latency) } }
+    }
+}
+
+private func measureLatency(relay: Bool, configuration: StreamConfiguration, seconds: Double) throws -> LatencyRun {
     let bridgeClock = DispatchEventScheduler(label: "bench.latency.bridge")
     var settings = BridgeSettings(streamConfiguration: configuration)
     settings.duration = .milliseconds(Int64(seconds * 1000))
@@ -85,7 +108,8 @@ private func measureLatency(relay: Bool, configuration: StreamConfiguration, sec
         }
     }
     defer { stopSource() }
-    let pipeline = BridgePipeline(settings: settings, source: source, clock: .realTime(bridgeClock)) { _, _ in }
+    let intervals = IntervalLatencies()
+    let pipeline = BridgePipeline(settings: settings, source: source, clock: .realTime(bridgeClock)) { event, _ in intervals.observe(event) }
     let done = DispatchSemaphore(value: 0)
     let box = ResultBox()
     Task {
@@ -94,19 +118,21 @@ private func measureLatency(relay: Bool, configuration: StreamConfiguration, sec
     }
     done.wait()
     guard let result = box.value else { throw BenchmarkError("the pipeline returned no result") }
-    return result
+    return LatencyRun(run: result, intervals: intervals.all)
 }
 
 /// One stream path: the bridge listens, `glasses-sim --publish` (and for RTMP an ffmpeg transcode) publishes; the
 /// publishers run longer than the measured run and are stopped after it.
-private func measureStreamLatency(rtmp: Bool, configuration: StreamConfiguration, seconds: Double) throws -> BridgeRunResult {
+private func measureStreamLatency(rtmp: Bool, configuration: StreamConfiguration, seconds: Double) throws -> LatencyRun {
     let port = UInt16.random(in: 20_000...40_000)
     let address = try NetworkStreamAddress(parsing: rtmp ? "rtmp://127.0.0.1:\(port)/live/bench" : "srt://127.0.0.1:\(port)?mode=listener")
     let bridgeClock = DispatchEventScheduler(label: "bench.latency.stream")
     var settings = BridgeSettings(streamConfiguration: configuration)
     // The stream's first frames come after the publisher's start and the stream's analysis: a few seconds more.
     settings.duration = .milliseconds(Int64((seconds + 4) * 1000))
-    let pipeline = BridgePipeline(settings: settings, source: .stream(address, connectTimeout: .seconds(20)), clock: .realTime(bridgeClock)) { _, _ in }
+    let intervals = IntervalLatencies()
+    let pipeline = BridgePipeline(settings: settings, source: .stream(address, connectTimeout: .seconds(20)),
+                                  clock: .realTime(bridgeClock)) { event, _ in intervals.observe(event) }
     let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     let simulatorArguments = ["--duration", String(Int(seconds) + 15), "--resolution", configuration.resolution.rawValue,
                               "--fps", String(configuration.frameRate), "--seed", "3", "--quiet"]
@@ -145,7 +171,7 @@ private func measureStreamLatency(rtmp: Bool, configuration: StreamConfiguration
     }
     done.wait()
     guard let result = box.value else { throw BenchmarkError("the pipeline returned no result") }
-    return result
+    return LatencyRun(run: result, intervals: intervals.all)
 }
 
 private struct BenchmarkError: Error, CustomStringConvertible {
