@@ -77,7 +77,7 @@ struct FrameRateRuleTests {
         #expect(seven.contains("15 fps") && !seven.contains("24–30"))
     }
 
-    @Test("a network stream is judged at the rate its frames arrive: 20 fps as 24, 12 as 15, 10 as 7 (never stable); the summary by the rate it held most")
+    @Test("a network stream is judged at the rate its frames arrive, smoothed: 20 fps as 24, 12 as 15, 10 as 7 (never stable); the summary by the run's mean rate")
     func networkStreamsAreJudgedAtTheArrivingRate() throws {
         #expect(FrameRateGate.tableRate(arriving: 30) == 30 && FrameRateGate.tableRate(arriving: 20) == 24)
         #expect(FrameRateGate.tableRate(arriving: 12) == 15 && FrameRateGate.tableRate(arriving: 10) == 7)
@@ -98,14 +98,14 @@ struct FrameRateRuleTests {
             Issue.record("metrics left out"); return
         }
         #expect(kept.cardio.pulseRate.allSatisfy { $0.stable }, "a stable pulse at 23.5 fps was withheld")
-        // Mostly at 24: the summary keeps its pulse, though the last second was slow.
+        // Mostly at 24 (mean 19.8): the summary keeps its pulse, though the last second was slow.
         for _ in 0 ..< 5 { _ = gate.adjust(stats(24)) }
         _ = gate.adjust(stats(5))
         var summary = BridgeSummary()
         summary.vitals = VitalsSnapshot(pulseRate: 72, breathingRate: 15, hrvRmssd: 40)
         guard case .summary(let shown)? = gate.adjust(.summary(summary)) else { Issue.record("summary left out"); return }
         #expect(shown.vitals.pulseRate == 72)
-        // Mostly at 6 fps: the summary withholds it, in the table's words.
+        // Mostly at 6 fps (mean 10.5): the summary withholds it, in the table's words.
         var starved = FrameRateGate.networkStream()
         for fps in [24.0, 6, 6, 6] { _ = starved.adjust(stats(fps)) }
         guard case .summary(let withheld)? = starved.adjust(.summary(summary)) else { Issue.record("summary left out"); return }

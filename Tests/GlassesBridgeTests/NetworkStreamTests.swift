@@ -7,14 +7,15 @@ import Testing
 import WearablesKit
 
 /// Network streams as a source (`--device rtmp://…`, `srt://…`, `rtsp://…`, `udp://…`), out of process, with the
-/// ffmpeg CLI as the publisher and GStreamer's RTSP server as a server to pull from: peers no one here wrote. Every test starts its own bridge and publishers on 127.0.0.1 with a
-/// free port, waits with bounds, and stops what it started.
+/// ffmpeg CLI as the publisher and GStreamer's RTSP server as a server to pull from: peers no one here wrote. Every
+/// test starts its own bridge and publishers on 127.0.0.1 with a free port, waits with bounds, and stops what it
+/// started.
 ///
 /// The clips are the simulator's rendered person, rendered once as Y4M by `glasses-sim` and encoded by ffmpeg the
 /// way phone apps send it: H.264 main profile with an AAC track in FLV for RTMP, HEVC in MPEG-TS for SRT and UDP.
-/// Vitals are checked once, through `glasses-sim --publish` over SRT (the whole route with known truth): a stable
-/// pulse needs about 15 s of stream, and the suite is kept near 2 minutes. A publisher that must outlast the run loops its clip: a publisher
-/// that leaves before the run ends is a lost stream, and the run exits 69 (as it should).
+/// Vitals with known truth (a stable pulse needs about 15 s of stream) are `NetworkStreamRouteTests`'. A publisher
+/// that must outlast the run loops its clip: a publisher that leaves before the run ends is a lost stream, and the
+/// run exits 69 (as it should).
 @Suite("network streams through libavformat (out of process, ffmpeg as publisher)", .serialized)
 struct NetworkStreamTests {
     // MARK: RTMP
@@ -36,6 +37,10 @@ struct NetworkStreamTests {
         try expectAccountingIdentity(summary)
         let submitted = try #require(summary["framesSubmitted"] as? Int)
         #expect(submitted > 72, "\(summary)")
+        // The summary says what was received.
+        let received = try #require(summary["receivedStream"] as? [String: Any], "\(summary)")
+        #expect(received["protocol"] as? String == "rtmp" && received["container"] as? String == "flv" && received["codec"] as? String == "h264"
+                && received["width"] as? Int == 504 && received["height"] as? Int == 896 && received["audio"] as? Bool == true, "\(received)")
     }
 
     @Test("RTMP listener: a publish to another stream key is refused, said in words, and the listener waits on; the run ends 69 at the connect timeout")
@@ -168,130 +173,39 @@ struct NetworkStreamTests {
         try expectFramesFlowed(result, moreThan: 24)
     }
 
-    @Test("RTMP as a phone app sends it: glasses-sim --publish into an ffmpeg H.264 re-encode to FLV (-udu_sei 1 keeps the capture times); pulse 66 within 5 bpm, latency measured")
-    func simulatorThroughAnH264TranscodeOverRTMP() throws {
-        let rtmpPort = try freePort(udp: false), udpPort = try freePort(udp: true)
-        let bridge = try BinaryRunner(["--device", "rtmp://127.0.0.1:\(rtmpPort)/live/k", "--token", "k", "--duration", "90", "--format", "ndjson"])
-        try #require(waitForListener(port: rtmpPort, udp: false, timeout: 15))
-        let transcoder = try Publisher(["-fflags", "nobuffer", "-probesize", "100000", "-analyzeduration", "500000", "-i", "udp://127.0.0.1:\(udpPort)",
-                                        "-c:v", "libx264", "-udu_sei", "1", "-preset", "ultrafast", "-tune", "zerolatency", "-g", "15",
-                                        "-b:v", "1500k", "-f", "flv", "rtmp://127.0.0.1:\(rtmpPort)/live/k"], after: nil)
-        try #require(waitForListener(port: udpPort, udp: true, timeout: 15))
-        let simulator = try BinaryRunner(["--publish", "udp://127.0.0.1:\(udpPort)", "--duration", "120", "--resolution", "low", "--fps", "15",
-                                          "--pulse", "66", "--quiet"], binary: "glasses-sim")
-        #expect(bridge.waitForOutput(timeout: 75) { Self.lastSubmitted($0) >= 255 }, "the published frames did not flow")
-        bridge.send(SIGINT)
-        let result = bridge.finish(timeout: 30)
-        simulator.send(SIGTERM)
-        _ = simulator.finish(timeout: 30)
-        transcoder.kill()
-        #expect(result.status == 0, "stderr: \(result.stderr)\ntranscoder: \(transcoder.stderr)")
-        #expect(result.stdout.contains("h264 360x640 over RTMP (flv)"), "\(result.stdout.prefix(1500))")
-        let summary = try jsonObject(try #require(result.lines.last))
-        try expectAccountingIdentity(summary)
-        let pulse = try #require(summary["pulseRate"] as? Double, "no stable pulse: \(summary)")
-        #expect(abs(pulse - 66) <= 5, "pulse \(pulse)")
-        let latency = try #require(summary["latencyMs"] as? [String: Any], "no latency through the H.264 re-encode: \(summary)")
-        #expect((latency["samples"] as? Int ?? 0) >= 200, "\(latency)")
-    }
-
-    @Test("glasses-sim --publish over SRT: the rendered person (pulse 80) published as HEVC in MPEG-TS is measured within 5 bpm")
-    func simulatorPublishesOverSRT() throws {
-        let port = try freePort(udp: true)
-        // Ended by SIGINT once 255 frames (17 s at 15 fps) were submitted, not at a fixed time: a loaded machine
-        // renders and encodes fewer frames a second in a debug build. 90 s bounds it.
-        let bridge = try BinaryRunner(["--device", "srt://127.0.0.1:\(port)?mode=listener", "--token", "passphrase-0123", "--duration", "90",
-                                       "--format", "ndjson"])
-        try #require(waitForListener(port: port, udp: true, timeout: 15))
-        // Low resolution at 15 fps: what a debug build renders and encodes in real time on a shared machine.
-        let simulator = try BinaryRunner(["--publish", "srt://127.0.0.1:\(port)?passphrase=passphrase-0123", "--duration", "120",
-                                          "--resolution", "low", "--fps", "15", "--pulse", "80", "--quiet"], binary: "glasses-sim")
-        #expect(bridge.waitForOutput(timeout: 75) { Self.lastSubmitted($0) >= 255 }, "the published frames did not flow")
-        bridge.send(SIGINT)
-        let result = bridge.finish(timeout: 30)
-        simulator.send(SIGTERM)  // its run is longer than the bridge's: it finishes and exits on the signal
-        let published = simulator.finish(timeout: 30)
-        #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(!published.stderr.contains("passphrase-0123"), "the passphrase was printed: \(published.stderr)")
-        let summary = try jsonObject(try #require(result.lines.last))
-        try expectAccountingIdentity(summary)
-        #expect((summary["framesSubmitted"] as? Int ?? 0) >= 255, "\(summary)")
-        let pulse = try #require(summary["pulseRate"] as? Double, "no stable pulse: \(summary)")
-        #expect(abs(pulse - 80) <= 5, "pulse \(pulse)")
-        // The simulator stamps each frame's capture time into it (CaptureTimeSEI): capture -> sendFrame is measured
-        // through the stream (no bound on its size here: timing is the benchmark's, Scripts/bench).
-        let latency = try #require(summary["latencyMs"] as? [String: Any], "no latency measured through SRT: \(summary)")
-        let p50 = try #require(latency["p50"] as? Double)
-        #expect(p50 > 0 && p50 < 60_000 && (latency["samples"] as? Int ?? 0) >= 200, "\(latency)")
-        let refused = try BinaryRunner.run(["--publish", "rtmp://127.0.0.1:1935/live/k", "--duration", "1"], binary: "glasses-sim", timeout: 20)
-        #expect(refused.status == 64 && refused.stderr.contains("carries H.264 and the simulator encodes HEVC"), "\(refused.stderr)")
-    }
-
-    @Test("the simulated person over UDP MPEG-TS, and over RTSP (ffmpeg relaying its HEVC as -f rtsp to the bridge's listener): pulse within 5 bpm, latency measured",
-          arguments: ["udp", "rtsp"])
-    func simulatorOverUDPAndRTSP(route: String) throws {
-        let port = try freePort(udp: route == "udp")
-        let device = route == "udp" ? "udp://127.0.0.1:\(port)" : "rtsp://127.0.0.1:\(port)/cam?mode=listener"
-        let bridge = try BinaryRunner(["--device", device, "--duration", "90", "--format", "ndjson"])
-        try #require(waitForListener(port: port, udp: route == "udp", timeout: 15))
-        var relay: Publisher?
-        var target = "udp://127.0.0.1:\(port)"
-        if route == "rtsp" {
-            let hop = try freePort(udp: true)
-            relay = try Publisher(["-fflags", "nobuffer", "-probesize", "100000", "-analyzeduration", "500000", "-i", "udp://127.0.0.1:\(hop)",
-                                   "-c", "copy", "-f", "rtsp", "-rtsp_transport", "tcp", "rtsp://127.0.0.1:\(port)/cam"], after: nil)
-            try #require(waitForListener(port: hop, udp: true, timeout: 15))
-            target = "udp://127.0.0.1:\(hop)"
-        }
-        let simulator = try BinaryRunner(["--publish", target, "--duration", "120", "--resolution", "low", "--fps", "15", "--pulse", "72", "--quiet"],
-                                         binary: "glasses-sim")
-        #expect(bridge.waitForOutput(timeout: 75) { Self.lastSubmitted($0) >= 255 }, "the published frames did not flow")
-        bridge.send(SIGINT)
-        let result = bridge.finish(timeout: 30)
-        simulator.send(SIGTERM)
-        _ = simulator.finish(timeout: 30)
-        relay?.kill()
-        #expect(result.status == 0, "stderr: \(result.stderr)\nrelay: \(relay?.stderr ?? "")")
-        let summary = try expectFramesFlowed(result, moreThan: 254)
-        let pulse = try #require(summary["pulseRate"] as? Double, "no stable pulse: \(summary)")
-        #expect(abs(pulse - 72) <= 5, "pulse \(pulse)")
-        let latency = try #require(summary["latencyMs"] as? [String: Any], "no latency measured over \(route): \(summary)")
-        #expect((latency["samples"] as? Int ?? 0) >= 200, "\(latency)")
-    }
-
     // MARK: RTSP
 
-    @Test("RTSP listener: ffmpeg -f rtsp records HEVC to the bridge (RTP inside the RTSP connection); frames flow and the accounting identity holds")
+    @Test("RTSP listener: ffmpeg -f rtsp records H.264 with an AAC track to the bridge (RTP inside the RTSP connection); frames flow and the accounting identity holds")
     func rtspListenerTakesARecordingPublisher() throws {
         let clips = try NetworkClips.shared()
         let port = try freePort(udp: false)
         let bridge = try BinaryRunner(["--device", "rtsp://127.0.0.1:\(port)/cam?mode=listener", "--duration", "6", "--format", "ndjson"])
-        let publisher = try Publisher(["-stream_loop", "-1", "-re", "-i", clips.hevcTS, "-an", "-c", "copy", "-f", "rtsp", "-rtsp_transport", "tcp",
+        let publisher = try Publisher(["-stream_loop", "-1", "-re", "-i", clips.h264FLV, "-c", "copy", "-f", "rtsp", "-rtsp_transport", "tcp",
                                        "rtsp://127.0.0.1:\(port)/cam"], after: (port, udp: false))
         let result = bridge.finish(timeout: 60)
         publisher.stop()
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(result.stdout.contains("publisher connected to rtsp://127.0.0.1:\(port)/cam?mode=listener: hevc 504x896 over RTSP (rtsp)"),
+        #expect(result.stdout.contains("publisher connected to rtsp://127.0.0.1:\(port)/cam?mode=listener: h264 504x896 over RTSP (rtsp); its audio is ignored"),
                 "stdout: \(result.stdout.prefix(2000))")
         try expectFramesFlowed(result, moreThan: 72)
     }
 
-    @Test("RTSP pull from GStreamer's RTSP server (Debian's gst-rtsp-server): H.264 with an AAC track over TCP, HEVC over UDP",
+    @Test("RTSP pull from GStreamer's RTSP server (Debian's gst-rtsp-server): H.264 over TCP, HEVC over UDP",
           arguments: [(codec: "h264", transport: "tcp"), (codec: "hevc", transport: "udp")])
     func rtspPullsFromAServer(codec: String, transport: String) throws {
         let clips = try NetworkClips.shared()
         let port = try freePort(udp: false)
+        // Video only: with the clip's AAC track as a second stream, GStreamer 1.22's server failed an assertion
+        // (gst_rtsp_media_get_rates) on a loaded machine. The RTSP listener test carries the audio track.
         let launch = codec == "h264"
-            ? "( filesrc location=\(clips.h264FLV) ! flvdemux name=d d.video ! queue ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=-1 "
-                + "d.audio ! queue ! aacparse ! rtpmp4apay name=pay1 pt=97 )"
+            ? "( filesrc location=\(clips.h264FLV) ! flvdemux name=d d.video ! queue ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=-1 )"
             : "( filesrc location=\(clips.hevcTS) ! tsdemux ! h265parse ! rtph265pay name=pay0 pt=96 config-interval=-1 )"
         let server = try RTSPServer(port: port, launch: launch)
         defer { server.stop() }
         let bridge = try BinaryRunner(["--device", "rtsp://127.0.0.1:\(port)/cam?transport=\(transport)", "--duration", "5", "--format", "ndjson"])
         let result = bridge.finish(timeout: 60)
         #expect(result.status == 0, "stderr: \(result.stderr)\nserver: \(server.output)")
-        let audio = codec == "h264" ? "; its audio is ignored" : ""
-        #expect(result.stdout.contains("publisher connected to rtsp://127.0.0.1:\(port)/cam: \(codec) 504x896 over RTSP (rtsp)\(audio)"),
+        #expect(result.stdout.contains("publisher connected to rtsp://127.0.0.1:\(port)/cam: \(codec) 504x896 over RTSP (rtsp)"),
                 "stdout: \(result.stdout.prefix(2000))")
         try expectFramesFlowed(result, moreThan: 48)
     }
@@ -302,67 +216,6 @@ struct NetworkStreamTests {
         let result = try BinaryRunner.run(["--device", "rtsp://127.0.0.1:\(port)/cam", "--connect-timeout", "2"], timeout: 30)
         #expect(result.status == 69, "stderr: \(result.stderr)")
         #expect(result.stderr.contains("rtsp://127.0.0.1:\(port)/cam did not answer within the 2 s connect timeout"), "\(result.stderr)")
-    }
-
-    // MARK: check against a stream
-
-    /// The stream checks only, 2 s of warm-up and 6 s measured.
-    static func streamPlan() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("stream-plan-\(getpid()).json").path
-        try #"{"name": "stream-plan", "checks": ["link", "photo", "streams", "pauseResume"], "durations": {"warmUp": 2, "measure": 6}}"#
-            .write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
-
-    /// ffmpeg encoding a test pattern live, as a phone app does (H.264 without B-frames, a keyframe a second, in
-    /// MPEG-TS), for 60 s: no splice (a looped clip copied by `-stream_loop` breaks its decoding at each loop, in
-    /// ffmpeg's own decoder too) within a check's run.
-    static func livePublisher(to url: String) -> [String] {
-        ["-re", "-f", "lavfi", "-i", "testsrc2=size=504x896:rate=24", "-t", "60", "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency",
-         "-g", "24", "-pix_fmt", "yuv420p", "-b:v", "1500k", "-f", "mpegts", url]
-    }
-
-    @Test("check --device srt://…: a healthy publisher passes the stream checks, link, photo and pause skipped; JUnit says so")
-    func checkPassesAHealthyStream() throws {
-        let port = try freePort(udp: true)
-        let junit = FileManager.default.temporaryDirectory.appendingPathComponent("stream-check-\(getpid())-\(port).xml").path
-        defer { try? FileManager.default.removeItem(atPath: junit) }
-        let check = try BinaryRunner(["check", "--device", "srt://127.0.0.1:\(port)?mode=listener", "--token", "passphrase-0123",
-                                      "--plan", try Self.streamPlan(), "--junit", junit])
-        let publisher = try Publisher(Self.livePublisher(to: "srt://127.0.0.1:\(port)?passphrase=passphrase-0123"), after: (port, udp: true))
-        let result = check.finish(timeout: 60)
-        publisher.stop()
-        #expect(result.status == 0, "stdout: \(result.stdout)\nstderr: \(result.stderr)")
-        for name in ["frame size", "frame rate", "monotonic timestamps", "continuity", "accounting identity"] {
-            #expect(result.stdout.contains("PASS    stream.network: \(name)"), "\(name): \(result.stdout)")
-        }
-        #expect(result.stdout.contains("SKIPPED link: link protocol") && result.stdout.contains("SKIPPED lifecycle: pause and resume"))
-        let xml = try String(contentsOfFile: junit, encoding: .utf8)
-        #expect(xml.contains("failures=\"0\" errors=\"0\" skipped=\"4\""), "\(xml.prefix(600))")  // link, photo, pause; latency (no capture times)
-        #expect(xml.contains("classname=\"stream.network\" name=\"continuity\""))
-    }
-
-    @Test("check --device srt://…: a publisher that stalls 2.5 s in the measured window (SIGSTOP) fails continuity, exit 1, the failure in JUnit")
-    func checkFailsAStalledStream() throws {
-        let port = try freePort(udp: true)
-        let junit = FileManager.default.temporaryDirectory.appendingPathComponent("stream-check-\(getpid())-\(port).xml").path
-        defer { try? FileManager.default.removeItem(atPath: junit) }
-        let check = try BinaryRunner(["check", "--device", "srt://127.0.0.1:\(port)?mode=listener", "--token", "passphrase-0123",
-                                      "--plan", try Self.streamPlan(), "--junit", junit])
-        let publisher = try Publisher(Self.livePublisher(to: "srt://127.0.0.1:\(port)?passphrase=passphrase-0123"), after: (port, udp: true))
-        // The window runs from 2 s to 8 s after the first frame, which comes within about a second of the start:
-        // a stall from 4.5 s to 7 s lies inside it.
-        Thread.sleep(forTimeInterval: 4.5)
-        publisher.signal(SIGSTOP)
-        Thread.sleep(forTimeInterval: 2.5)
-        publisher.signal(SIGCONT)
-        let result = check.finish(timeout: 60)
-        publisher.stop()
-        #expect(result.status == 1, "stdout: \(result.stdout)\nstderr: \(result.stderr)")
-        #expect(result.stdout.contains("FAIL    stream.network: continuity"), "\(result.stdout)")
-        let xml = try String(contentsOfFile: junit, encoding: .utf8)
-        let continuity = try #require(xml.range(of: "classname=\"stream.network\" name=\"continuity\""))
-        #expect(xml[continuity.upperBound...].prefix(400).contains("<failure"), "\(xml.prefix(2000))")
     }
 
     // MARK: UDP and hostile input
@@ -388,6 +241,9 @@ struct NetworkStreamTests {
         let submitted = try #require(summary["framesSubmitted"] as? Int)
         #expect(submitted - before >= 48, "only \(submitted - before) frames after the change at \(changedAt) s")
         #expect((summary["droppedByReason"] as? [String: Any])?["decodeFailed"] == nil, "\(summary)")
+        // The summary gives the size last received.
+        let received = summary["receivedStream"] as? [String: Any]
+        #expect(received?["width"] as? Int == 504 && received?["height"] as? Int == 896 && received?["codec"] as? String == "hevc", "\(summary)")
     }
 
     @Test("UDP: garbage datagrams (random bytes, and MPEG-TS sync bytes with random payloads) neither crash nor hang the bridge; a real publisher is taken afterwards")
@@ -490,6 +346,8 @@ struct NetworkStreamTests {
         defer { try? FileManager.default.removeItem(at: corrupted) }
         let hostile = try Publisher(["-re", "-i", corrupted.path, "-c", "copy", "-f", "mpegts", "udp://127.0.0.1:\(port)?pkt_size=1316"], after: nil)
         _ = hostile.wait(timeout: 20)
+        let peak = try #require(bridge.peakResidentBytes)
+        #expect(peak < 300 << 20, "the bridge's peak resident memory was \(peak >> 20) MB after the damaged stream")
         let clean = try Publisher(["-re", "-i", clips.smallTS, "-c", "copy", "-f", "mpegts", "udp://127.0.0.1:\(port)?pkt_size=1316"], after: nil)
         let result = bridge.finish(timeout: 40)
         clean.stop()
@@ -528,6 +386,10 @@ struct NetworkStreamTests {
         try #require(waitForListener(port: port, udp: true, timeout: 15))
         try sendFile(path, to: port, seconds: 2)
         let clean = try Publisher(["-re", "-i", clips.smallTS, "-c", "copy", "-f", "mpegts", "udp://127.0.0.1:\(port)?pkt_size=1316"], after: nil)
+        // Bounded memory: one 16376x16384 picture alone would take 402 MB; the bridge peaks near 80 MB here.
+        #expect(bridge.waitForOutput(timeout: 30) { $0.contains("publisher connected to udp://127.0.0.1:\(port): hevc 360x640") })
+        let peak = try #require(bridge.peakResidentBytes)
+        #expect(peak < 300 << 20, "the bridge's peak resident memory was \(peak >> 20) MB")
         let result = bridge.finish(timeout: 40)
         clean.stop()
         #expect(result.status == 0, "stderr: \(result.stderr)")
@@ -580,6 +442,39 @@ func expectFramesFlowed(_ result: BinaryRunner.Output, moreThan frames: Int, sou
     try expectAccountingIdentity(summary)
     #expect((summary["framesSubmitted"] as? Int ?? 0) > frames, "\(summary)", sourceLocation: sourceLocation)
     return summary
+}
+
+/// Vitals through a route, judged as the frame-rate table judges them. The publisher is a debug `glasses-sim`,
+/// which a loaded machine (the suite runs in parallel) may keep below the 15 fps asked. When frames arrived at 13/s
+/// or more, the pulse values the engine measured over the run's last 5 s lie within 5 bpm of `truth` and the summary
+/// has a stable pulse within 5 bpm; below 12/s (the table's 15 fps with a fifth of slack) the summary withholds it
+/// for the frame rate; in between, either.
+func expectPulseThroughRoute(_ result: BinaryRunner.Output, truth: Double, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let lines = try result.lines.map(jsonObject)
+    let summary = try #require(lines.last, sourceLocation: sourceLocation)
+    let end = summary["t"] as? Double ?? 0
+    var values: [Double] = []
+    for line in lines where line["type"] as? String == "metrics" && (line["t"] as? Double ?? 0) >= end - 5 {
+        let cardio = (line["metrics"] as? [String: Any])?["cardio"] as? [String: Any]
+        for sample in cardio?["pulseRate"] as? [[String: Any]] ?? [] {
+            if let value = sample["value"] as? Double { values.append(value) }
+        }
+    }
+    values.sort()
+    let streaming = lines.first { $0["type"] as? String == "state" && $0["state"] as? String == "streaming" }?["t"] as? Double ?? 0
+    let rate = Double(summary["framesReceived"] as? Int ?? 0) / max(1, end - streaming)
+    if rate >= 13 {
+        let median = try #require(values.isEmpty ? nil : values[values.count / 2], "no pulse value in the last 5 s", sourceLocation: sourceLocation)
+        #expect(abs(median - truth) <= 5, "measured pulse \(median), truth \(truth)", sourceLocation: sourceLocation)
+        #expect(summary["pulseRate"] as? Double != nil, "no stable pulse at \(rate) frames/s: \(summary)", sourceLocation: sourceLocation)
+    }
+    if let pulse = summary["pulseRate"] as? Double {
+        #expect(abs(pulse - truth) <= 5, "summary pulse \(pulse), truth \(truth)", sourceLocation: sourceLocation)
+    } else {
+        let code = (summary["pulseUnavailable"] as? [String: Any])?["code"] as? String
+        #expect(rate < 13 && code == "frameRate", "no stable pulse at \(rate) frames/s: \(summary)", sourceLocation: sourceLocation)
+    }
+    if rate < 12 { #expect(summary["pulseRate"] as? Double == nil, "a stable pulse at \(rate) frames/s", sourceLocation: sourceLocation) }
 }
 
 func expectAccountingIdentity(_ summary: [String: Any]) throws {
@@ -847,6 +742,10 @@ struct NetworkClips: Sendable {
     let smallTS: String
     /// 360x640 for 3 s, then 504x896 for 3 s, HEVC in one MPEG-TS stream (a resolution change mid-stream).
     let changeTS: String
+    /// 16 s of a test pattern, 504x896 24 fps, H.264 without B-frames and a keyframe a second, in MPEG-TS: a stream
+    /// longer than a check's run, published with `-re -c copy` (no splice, and no live encode to fall behind on a
+    /// loaded machine).
+    let patternTS: String
 
     private static let made = Mutex<Result<NetworkClips, any Error>?>(nil)
 
@@ -883,8 +782,10 @@ struct NetworkClips: Sendable {
         // Two MPEG-TS streams one after the other, as a publisher that re-opens its encoder at a new size sends them.
         let change = try Data(contentsOf: URL(fileURLWithPath: path("small.ts"))) + Data(contentsOf: URL(fileURLWithPath: path("large.ts")))
         try change.write(to: URL(fileURLWithPath: path("change.ts")))
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=504x896:rate=24", "-t", "16", "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency",
+                    "-g", "24", "-pix_fmt", "yuv420p", "-b:v", "1500k", "-f", "mpegts", path("pattern.ts")])
         return NetworkClips(h264FLV: path("face_h264.flv"), hevcTS: path("face_hevc.ts"), smallTS: path("small.ts"),
-                            changeTS: path("change.ts"))
+                            changeTS: path("change.ts"), patternTS: path("pattern.ts"))
     }
 
     private static func ffmpeg(_ arguments: [String]) throws {

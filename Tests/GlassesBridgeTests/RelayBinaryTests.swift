@@ -58,7 +58,9 @@ struct RelayBinaryTests {
         let bridge = try BinaryRunner(
             ["--listen", "tcp:127.0.0.1:0", "--duration", "180", "--connect-timeout", "120", "--format", "ndjson"])
         let address = Self.listeningAddress(of: bridge)
-        let served = try BinaryRunner(["--connect", address, "--duration", "12"], binary: "glasses-relay")
+        // Long enough to outlast the second relay's attempts on a loaded machine (it ended first at 12 s once, and
+        // the second relay was then served); stopped by a signal once they are over.
+        let served = try BinaryRunner(["--connect", address, "--duration", "120"], binary: "glasses-relay")
         #expect(bridge.waitForOutput(timeout: 90) { text in
             text.split(separator: "\n").contains { $0.contains("\"type\":\"stats\"") && !$0.contains("\"framesReceived\":0,") }
         }, "the bridge never streamed")
@@ -70,6 +72,7 @@ struct RelayBinaryTests {
         #expect(turnedAway.stdout.contains("the bridge did not take this relay") && turnedAway.stdout.contains("busy"),
                 "\(turnedAway.stdout)")
         #expect(turnedAway.stdout.contains("glasses-relay: 0 bridge connection(s), 0 frames relayed"), "\(turnedAway.stdout)")
+        served.send(SIGTERM)
         let relay = served.finish(timeout: 90)
         bridge.send(SIGINT)
         let result = bridge.finish(timeout: 60)

@@ -51,6 +51,9 @@ public struct BridgeSummary: Sendable, Hashable {
     public var reason: String = "duration"
     /// The failure, when the run ended badly.
     public var failure: BridgeFailure?
+    /// What a network stream brought (its protocol, container, codec and size, as last received); nil for glasses
+    /// and files, and when no publisher was served.
+    public var receivedStream: ReceivedStream?
 
     /// Creates an empty summary.
     public init() {}
@@ -89,4 +92,30 @@ public enum BridgeEvent: Sendable {
     case stats(BridgeStats, vitals: VitalsSnapshot, truth: VitalsSnapshot?)
     /// The final summary; nothing follows.
     case summary(BridgeSummary)
+}
+
+/// What a network stream (`--device rtmp://…`, `srt://…`, `rtsp://…`, `udp://…`) brought, as the summary reports it.
+public struct ReceivedStream: Sendable, Hashable {
+    /// The protocol: `rtmp`, `srt`, `rtsp` or `udp`.
+    public var transport: String
+    /// The container libavformat read (`flv`, `mpegts`, `rtsp`).
+    public var container: String
+    /// The video codec as libavcodec names it (`h264`, `hevc`).
+    public var codec: String
+    /// The picture width last received.
+    public var width: Int
+    /// The picture height last received.
+    public var height: Int
+    /// Whether the stream also carried audio (ignored).
+    public var hasAudio: Bool
+
+    /// Creates a description.
+    public init(transport: String, container: String, codec: String, width: Int, height: Int, hasAudio: Bool) {
+        self.transport = transport
+        self.container = container
+        self.codec = codec
+        self.width = width
+        self.height = height
+        self.hasAudio = hasAudio
+    }
 }

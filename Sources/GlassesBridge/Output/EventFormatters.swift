@@ -186,6 +186,12 @@ public struct NDJSONEventFormatter: BridgeEventFormatter {
                 latencyMember(summary.stats.latency),
             ]
             if let truth = summary.truth { members.append(("truth", .object(vitalsMembers(truth)))) }
+            if let received = summary.receivedStream {
+                members.append(("receivedStream", .object([
+                    ("protocol", .string(received.transport)), ("container", .string(received.container)), ("codec", .string(received.codec)),
+                    ("width", .int(Int64(received.width))), ("height", .int(Int64(received.height))), ("audio", .bool(received.hasAudio)),
+                ])))
+            }
             if let failure = summary.failure {
                 members.append(("error", .object([
                     ("code", .string(failure.kind.rawValue)), ("message", .string(failure.message)),
@@ -423,6 +429,10 @@ public struct TextEventFormatter: BridgeEventFormatter {
         if let truth = summary.truth {
             lines.append("  truth: pulse \(vital(truth.pulseRate, decimals: 1)) bpm, breathing "
                 + "\(vital(truth.breathingRate, decimals: 1)) /min, HRV \(vital(truth.hrvRmssd, decimals: 1)) ms")
+        }
+        if let received = summary.receivedStream {
+            lines.append("  stream: \(received.codec) \(received.width)x\(received.height) over \(received.transport.uppercased()) "
+                + "(\(received.container))\(received.hasAudio ? ", its audio ignored" : "")")
         }
         lines.append("  frames: received \(accounting.received) = submitted \(accounting.submitted) + rejected "
             + "\(accounting.rejected) + dropped \(accounting.dropped)")

@@ -583,6 +583,7 @@ public final class BridgePipeline: Sendable {
         summary.stats = stats
         summary.durationSeconds = (clock.scheduler.now - startedAt).inSeconds
         summary.failure = failure
+        summary.receivedStream = run.withLock { $0.frameSource?.receivedStream }
         summary.reason = failure?.kind.rawValue ?? reason ?? "endOfInput"
         emit(.summary(summary))
         return BridgeRunResult(summary: summary, exitCode: failure?.exitCode ?? .success)

@@ -23,6 +23,12 @@ protocol FrameSource: AnyObject, Sendable {
     var pipelineDrivesVirtualTime: Bool { get }
     /// The device's own words with its latest stream fault (nil for files, or when it gave none).
     var lastDeviceFault: String? { get }
+    /// What a network stream brought, as last received (nil for glasses and files).
+    var receivedStream: ReceivedStream? { get }
+}
+
+extension FrameSource {
+    var receivedStream: ReceivedStream? { nil }
 }
 
 extension GlassesController: FrameSource {

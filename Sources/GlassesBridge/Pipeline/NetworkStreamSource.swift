@@ -74,6 +74,8 @@ final class NetworkStreamSource: FrameSource, Sendable {
         var refusals = 0
         /// A publisher was served once (a listen that fails later may be the port's moment, not for good).
         var everOpened = false
+        /// What the last publisher brought (its size follows the pictures read).
+        var received: ReceivedStream?
     }
 
     private let state: Mutex<State>
@@ -114,6 +116,8 @@ final class NetworkStreamSource: FrameSource, Sendable {
 
     /// Publishers turned away so far (a wrong RTMP stream key, a stream that could not be read).
     var refusals: Int { state.withLock { $0.refusals } }
+
+    var receivedStream: ReceivedStream? { state.withLock { $0.received } }
 
     // MARK: Events and actions
 
@@ -253,6 +257,9 @@ final class NetworkStreamSource: FrameSource, Sendable {
                 return
             }
             let reader = connection.reader
+            let received = ReceivedStream(transport: deps.address.scheme.rawValue, container: reader.container, codec: reader.codec,
+                                          width: reader.width, height: reader.height, hasAudio: reader.hasAudio)
+            state.withLock { $0.received = received }
             let audio = reader.hasAudio ? "; its audio is ignored" : ""
             deps.emit(.notice("publisher connected to \(deps.address): \(reader.codec) \(reader.width)x\(reader.height) over \(deps.address.scheme.rawValue.uppercased()) (\(reader.container))\(audio)"))
             event { $0.linkConnected(now: $1) }
@@ -316,6 +323,7 @@ final class NetworkStreamSource: FrameSource, Sendable {
             if let size, size != newSize {
                 // DAT lowers the resolution on its own under load; the decoder and converter follow the new size.
                 deps.emit(.notice("the picture size of \(deps.address) changed from \(size.width)x\(size.height) to \(newSize.width)x\(newSize.height)"))
+                state.withLock { $0.received?.width = newSize.width; $0.received?.height = newSize.height }
             }
             size = newSize
             let now = deps.scheduler.now

@@ -8,9 +8,10 @@ import SmartSpectraInput
 /// as 30. So when frames arrive at the table's lowest measured rate or faster (with a fifth of slack for a camera
 /// that varies), `frameRateTooLow` passes as `ok`; slower, it passes with a hint in the table's terms.
 ///
-/// A network stream (`--device srt://…`) is asked nothing: its rate is the one it arrives at. Its gate follows the
-/// rate measured in each `stats` event (the row of the fastest table rate it reaches within a fifth, so 20 fps is
-/// judged as 24, 12 as 15 and 10 as 7), and the summary is judged by the row the stream held for most of the run.
+/// A network stream (`--device srt://…`) is asked nothing: its rate is the one it arrives at. A stream arrives in
+/// bursts (a relay's buffering, a publisher catching up), so its gate follows the rate of the `stats` events smoothed
+/// over about five seconds (judged at the row of the fastest table rate it reaches within a fifth: 20 fps as 24, 12
+/// as 15, 10 as 7), and the summary is judged by the run's mean rate.
 public struct FrameRateGate: Sendable {
     /// The rate asked of the glasses (for a network stream, the table rate of its arriving frames).
     public private(set) var askedRate: UInt
@@ -23,8 +24,11 @@ public struct FrameRateGate: Sendable {
     public let isNetworkStream: Bool
     private var arrivingRate: Double?
     private var lastShown: ValidationCode?
-    /// Network stream: how many `stats` events saw each table row (fastest first, as ``FrameRateTable/rows``).
-    private var rowCounts: [Int]
+    /// Network stream: the arriving rate smoothed over about five `stats` events, and the sum and count of every
+    /// event's rate (the run's mean).
+    private var smoothedRate: Double?
+    private var rateSum = 0.0
+    private var rateCount = 0
 
     /// Creates the gate for a stream asked at `askedRate` frames per second.
     public init(askedRate: UInt) {
@@ -32,15 +36,12 @@ public struct FrameRateGate: Sendable {
         capability = FrameRateTable.capability(at: askedRate)
         isFile = false
         isNetworkStream = false
-        rowCounts = []
     }
 
     /// Creates the gate for a network stream, judged by the rate its frames arrive at (until the first `stats`
     /// event, by DAT's 24 fps).
     public static func networkStream() -> FrameRateGate {
-        var gate = FrameRateGate(askedRate: 24, isNetworkStream: true)
-        gate.rowCounts = Array(repeating: 0, count: FrameRateTable.rows.count)
-        return gate
+        FrameRateGate(askedRate: 24, isNetworkStream: true)
     }
 
     private init(askedRate: UInt, isNetworkStream: Bool) {
@@ -48,7 +49,6 @@ public struct FrameRateGate: Sendable {
         capability = FrameRateTable.capability(at: askedRate)
         isFile = false
         self.isNetworkStream = isNetworkStream
-        rowCounts = []
     }
 
     /// The table rate a stream arriving at `rate` frames per second is judged at: the fastest table rate it reaches
@@ -66,7 +66,6 @@ public struct FrameRateGate: Sendable {
         isFile = true
         isNetworkStream = false
         arrivingRate = rate
-        rowCounts = []
     }
 
     /// The event as it should be printed, or nil to leave it out (a verdict that repeats the last one shown).
@@ -76,9 +75,13 @@ public struct FrameRateGate: Sendable {
             if !isFile, stats.framesPerSecondIn > 0, stats.framesPerSecondIn.isFinite {
                 arrivingRate = stats.framesPerSecondIn
                 if isNetworkStream {
-                    askedRate = Self.tableRate(arriving: stats.framesPerSecondIn)
+                    let smoothed = smoothedRate.map { 0.8 * $0 + 0.2 * stats.framesPerSecondIn } ?? stats.framesPerSecondIn
+                    smoothedRate = smoothed
+                    rateSum += stats.framesPerSecondIn
+                    rateCount += 1
+                    arrivingRate = smoothed
+                    askedRate = Self.tableRate(arriving: smoothed)
                     capability = FrameRateTable.capability(at: askedRate)
-                    if let row = FrameRateTable.rows.firstIndex(where: { $0.frameRate == askedRate }) { rowCounts[row] += 1 }
                 }
             }
             return event
@@ -102,7 +105,9 @@ public struct FrameRateGate: Sendable {
             guard Self.clamp(&metrics, capability) else { return event }
             return .metrics(metrics, json: metrics.jsonString())
         case .summary(var summary):
-            if isNetworkStream, let held = heldRow { capability = held }
+            if isNetworkStream, rateCount > 0 {
+                capability = FrameRateTable.capability(at: Self.tableRate(arriving: rateSum / Double(rateCount)))
+            }
             if capability.pulse != .measured {
                 summary.vitals.pulseRate = nil
                 summary.basis.pulseRate = nil
@@ -124,19 +129,6 @@ public struct FrameRateGate: Sendable {
         default:
             return event
         }
-    }
-
-    /// Network stream: the row its arriving rate held in half of the `stats` events or more, counted from the slowest
-    /// (the median row), or nil before any.
-    private var heldRow: FrameRateCapability? {
-        let total = rowCounts.reduce(0, +)
-        guard total > 0 else { return nil }
-        var seen = 0
-        for index in rowCounts.indices.reversed() {
-            seen += rowCounts[index]
-            if 2 * seen >= total { return FrameRateTable.rows[index] }
-        }
-        return nil
     }
 
     /// Marks unsupported vitals of a payload (their rates and traces) not stable; true when something changed.

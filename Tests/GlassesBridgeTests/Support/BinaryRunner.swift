@@ -14,6 +14,15 @@ final class BinaryRunner: Sendable {
         var lines: [String] { stdout.split(separator: "\n").map(String.init) }
     }
 
+    /// The process's peak resident memory so far (`VmHWM` in /proc), in bytes; nil once it has exited.
+    var peakResidentBytes: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+        else { return nil }
+        return kilobytes * 1024
+    }
+
     /// The built binary, if it is there.
     static func binaryURL(named name: String = "glasses-bridge") -> URL? {
         var candidates: [URL] = []
