@@ -411,7 +411,8 @@ struct NetworkStreamTests {
             (["--device", "rtmp://0.0.0.0:1935/live"], "give the stream key the app publishes to"),
             (["--device", "rtmp://0.0.0.0:1935/live/a", "--token", "b"], "differ"),
             (["--device", "udp://127.0.0.1:7300", "--token", "x"], "UDP carries no secret"),
-            (["--device", "rtsp://0.0.0.0:8554/cam?mode=listener"], "an RTSP listener listens on loopback only: libavformat's RTSP server checks no credentials"),
+            (["--device", "rtsp://0.0.0.0:8554/cam?mode=listener"], "listens on loopback only: libavformat's RTSP server checks no credentials"),
+            (["--device", "rtsp://10.0.0.5:8554/cam", "--token", "pw"], "takes --token as the password of the URL's user"),
             (["--device", "udp://127.0.0.1:7300", "--fps", "30"], "the publisher chooses the codec, size and frame rate"),
         ]
         for (arguments, fragment) in cases {

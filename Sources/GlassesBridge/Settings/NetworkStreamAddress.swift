@@ -255,15 +255,15 @@ public struct NetworkStreamAddress: Sendable, Hashable, CustomStringConvertible 
             }
         case .rtsp where listens:
             if token != nil {
-                throw NetworkStreamAddressError(message: "an RTSP listener checks no secret (libavformat's RTSP server has none), so --token cannot apply to it; for a secret use srt://HOST:PORT?mode=listener with --token PASSPHRASE")
+                throw NetworkStreamAddressError(message: "checks no secret (libavformat's RTSP server has none), so --token cannot apply to it; for a secret use srt://HOST:PORT?mode=listener with --token PASSPHRASE")
             }
             guard isLoopback else {
-                throw NetworkStreamAddressError(message: "an RTSP listener listens on loopback only: libavformat's RTSP server checks no credentials. Use rtsp://127.0.0.1:\(port)/\(rtspPath ?? "cam")?mode=listener for a publisher on this machine, pull from the phone (rtsp://PHONE:PORT/PATH), or use srt://\(host):\(port)?mode=listener with --token PASSPHRASE")
+                throw NetworkStreamAddressError(message: "listens on loopback only: libavformat's RTSP server checks no credentials. Use rtsp://127.0.0.1:\(port)/\(rtspPath ?? "cam")?mode=listener for a publisher on this machine, pull from the phone (rtsp://PHONE:PORT/PATH), or use srt://\(host):\(port)?mode=listener with --token PASSPHRASE")
             }
         case .rtsp:
             if let token {
                 guard rtspUser != nil else {
-                    throw NetworkStreamAddressError(message: "for an RTSP server that asks for a password, give its user in the URL (rtsp://USER@\(host):\(port)/\(rtspPath ?? "PATH")) and the password with --token")
+                    throw NetworkStreamAddressError(message: "takes --token as the password of the URL's user: give the user the server asks for (rtsp://USER@\(host):\(port)/\(rtspPath ?? "PATH")), or no --token for a server that asks none")
                 }
                 if let rtspPassword, rtspPassword != token {
                     throw NetworkStreamAddressError(message: "the password in the URL and --token differ: give it once")
