@@ -399,7 +399,7 @@ struct PhotoScorer {
             result.pulseErrors.append(s.value - gt)
             if trace {
                 say2("    \(result.clip.portrait.name) \(result.clip.faceWidth) px " + String(format: "t %.1f pulse %.1f truth %.1f confidence %.2f ", ts, s.value, gt, s.confidence)
-                     + r.condition.rawValue)
+                     + r.condition.rawValue + (r.pulseDoubt.map { " doubt \($0.rawValue)" } ?? ""))
             }
         }
         for s in r.breathingRate {
