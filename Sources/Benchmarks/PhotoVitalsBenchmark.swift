@@ -398,8 +398,10 @@ struct PhotoScorer {
             guard ts >= 15, let gt = pulseTruth(max(0, ts - 12) ... ts) else { continue }
             result.pulseErrors.append(s.value - gt)
             if trace {
+                let doubt: String = r.pulseDoubt.map { " doubt \($0.rawValue)" } ?? ""
+                let harmonic: String = r.pulseHarmonic.map { " [\($0.summary)]" } ?? ""
                 say2("    \(result.clip.portrait.name) \(result.clip.faceWidth) px " + String(format: "t %.1f pulse %.1f truth %.1f confidence %.2f ", ts, s.value, gt, s.confidence)
-                     + r.condition.rawValue + (r.pulseDoubt.map { " doubt \($0.rawValue)" } ?? ""))
+                     + r.condition.rawValue + doubt + harmonic)
             }
         }
         for s in r.breathingRate {

@@ -27,7 +27,8 @@ extension VitalsEngine {
         if duration < c.pulseWarmUp { confidence = min(confidence, VitalsStability.pulse - 1) }
         // A rate at about half or twice another rhythm that could be the pulse is stable only when the evidence
         // agrees on it (HarmonicCheck); otherwise it is given, never as stable, with the doubt.
-        let doubt = harmonicDoubt(analysis: analysis, wave: wideWave, rate: fs)
+        let (doubt, evidence) = harmonicDoubt(analysis: analysis, wave: wideWave, rate: fs)
+        result.pulseHarmonic = evidence
         if doubt != nil { confidence = min(confidence, VitalsStability.pulse - 1) }
         result.pulseDoubt = doubt
         let us = Int64((t * 1_000_000).rounded())
@@ -57,10 +58,10 @@ extension VitalsEngine {
     /// The doubt about the rate the tracker just chose (``PulseTracker/pair``, judged by ``HarmonicCheck``), with the
     /// engine's own evidence added: the beats in `wave` (the best method's wide-band wave, sampled at `fs`) and
     /// whether a method nearly as strong as the best reads the other rate. A move by about a factor two is in doubt
-    /// for ``PulseTracker/harmonicPersistence`` updates whatever the evidence.
-    func harmonicDoubt(analysis: PulseAnalysis, wave: [Double], rate fs: Double) -> PulseDoubt? {
+    /// for ``PulseTracker/harmonicPersistence`` updates whatever the evidence. Returns the doubt and the evidence judged.
+    func harmonicDoubt(analysis: PulseAnalysis, wave: [Double], rate fs: Double) -> (PulseDoubt?, HarmonicEvidence?) {
         let persisted = pulseTracker.sinceHarmonicMove >= PulseTracker.harmonicPersistence
-        guard var evidence = pulseTracker.pair else { return persisted ? nil : .harmonicMove }
+        guard var evidence = pulseTracker.pair else { return (persisted ? nil : .harmonicMove, nil) }
         let passed = SignalMath.bandPass(wave, sampleRate: fs, low: 0.7 * evidence.low, high: min(fs / 2 - 0.3, 1.4 * evidence.high))
         evidence.beatsAtHigh = HarmonicCheck.beatsAtHigh(passed, rate: fs, low: evidence.low, high: evidence.high)
         let other = evidence.choseLow ? evidence.high : evidence.low
@@ -68,7 +69,7 @@ extension VitalsEngine {
         evidence.methodsOther = analysis.methods.values.contains {
             $0.snr > 0 && $0.snr >= bestSNR - Self.methodSplitMargin && HarmonicCheck.near($0.rate / 60, other)
         }
-        return HarmonicCheck.doubt(evidence) ?? (persisted ? nil : .harmonicMove)
+        return (HarmonicCheck.doubt(evidence) ?? (persisted ? nil : .harmonicMove), evidence)
     }
 
     /// How far either side of the pulse frequency `f` (Hz) its spectral line is taken to reach for the SNR: 0.1 Hz

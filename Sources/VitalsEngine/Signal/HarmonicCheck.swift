@@ -13,25 +13,33 @@ package enum PulseDoubt: String, Sendable, Hashable, CaseIterable {
 
 /// A rate and a line at about half or twice it (`low` × 2 ≈ `high`, Hz), with what the spectra show about which of
 /// the two is the pulse: the evidence ``HarmonicCheck/doubt(_:)`` judges.
-struct HarmonicEvidence: Sendable, Hashable {
+package struct HarmonicEvidence: Sendable, Hashable {
     /// The lower of the two rates, Hz.
-    var low: Double
+    package var low: Double
     /// The higher, Hz.
-    var high: Double
+    package var high: Double
     /// Whether the tracker chose the lower.
-    var choseLow: Bool
+    package var choseLow: Bool
     /// Power at `high` over power at `low` in the tracker's running spectrum (the fused methods, pulse band).
-    var highOverLow: Double
+    package var highOverLow: Double
     /// Whether the running spectrum of the wide-band wave holds a line at 3 × `low` (the third harmonic a pulse at
     /// `low` has; a pulse at `high` has nothing there, its harmonics being even multiples of `low`).
-    var oddHarmonic: Bool
+    package var oddHarmonic: Bool
     /// Of the beats found in the time domain (peaks of the wave passed from 0.7 × `low` to 1.4 × `high`), the share
     /// of intervals nearer one period of `high` than of `low`; nil with fewer than four intervals near either.
-    var beatsAtHigh: Double?
+    package var beatsAtHigh: Double?
     /// Whether the tracker reported the other rate of the two for several of its recent updates.
-    var heldOther: Bool
+    package var heldOther: Bool
     /// Whether a method nearly as strong as the best reads the other rate.
-    var methodsOther: Bool
+    package var methodsOther: Bool
+
+    /// `"57.5/115.0 bpm, chose 57.5: high/low 0.52, odd harmonic no, beats at high 0.40, held other no, methods other no"`.
+    package var summary: String {
+        let beats = beatsAtHigh.map { String(format: "%.2f", $0) } ?? "--"
+        return String(format: "%.1f/%.1f bpm, chose %.1f: high/low %.2f, ", low * 60, high * 60, (choseLow ? low : high) * 60, highOverLow)
+            + "odd harmonic \(oddHarmonic ? "yes" : "no"), beats at high \(beats), held other \(heldOther ? "yes" : "no"), "
+            + "methods other \(methodsOther ? "yes" : "no")"
+    }
 }
 
 /// The rule that turns a harmonic relation into doubt rather than into a switch (docs/VITALS-ENGINE.md, *Half and
@@ -48,7 +56,7 @@ struct HarmonicEvidence: Sendable, Hashable {
 /// Anything else is split evidence: the value is reported, never as stable.
 enum HarmonicCheck {
     /// A line at twice the chosen rate with at least this share of its power asks the question.
-    static let partnerShare = 0.15
+    static let partnerShare = 0.3
     /// A line at half the chosen rate with at least this share of its power asks the question.
     static let subharmonicShare = 0.5
     /// How far (relative) a line may be from exactly twice or half to count as one: "about" a factor two.
