@@ -2,6 +2,7 @@
 // with known pulse, breathing and RR intervals, through raw or HEVC delivery, against ground truth.
 import Dispatch
 import Foundation
+import GlassesBridge
 import GlassesSimulator
 import GlassesVideo
 import Synchronization
@@ -78,8 +79,9 @@ struct PhotoResult: Sendable {
     var truePulse = 0.0, trueBreathing = 0.0
     var pulseErrors: [Double] = []
     var breathingErrors: [Double] = []
-    /// The run's pulse: the median of the run's stable pulse samples, as the bridge's summary reports it; nil when
-    /// none was stable (the summary's `null`, with `pulseUnavailable`).
+    /// The run's pulse: the median of the run's stable pulse samples, as the bridge's summary reports it (never the
+    /// median of values split a factor two apart: `VitalBasis.value`); nil when none was stable or the split left
+    /// none (the summary's `null`, with `pulseUnavailable`).
     var runPulse: Double?
     /// The run's breathing rate, the same way.
     var runBreathing: Double?
@@ -418,7 +420,8 @@ struct PhotoScorer {
     func finish(restarts: Int, duration: Double, rmssdTruth: ((ClosedRange<Double>) -> Double?)?) -> PhotoResult {
         var result = result
         result.restarts = restarts
-        result.runPulse = SignalMedian.of(stablePulse)
+        // The summary's rule: the median, except stable values split into a rate and its harmonic (HarmonicSplit).
+        result.runPulse = VitalBasis(stablePulse, harmonics: true)?.value
         result.runBreathing = SignalMedian.of(stableBreathing)
         if duration >= 60, let rmssdTruth { result.trueRMSSD = rmssdTruth(max(0, duration - 60) ... duration) }
         if let h = lastHRV {

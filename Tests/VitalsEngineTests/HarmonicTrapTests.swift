@@ -87,7 +87,7 @@ struct HarmonicTrapTests {
 
     @Test("the harmonic rule: a rate with a line at twice it is stable only when its third harmonic explains it")
     func doubtRule() {
-        let explained = HarmonicEvidence(low: 1, high: 2, choseLow: true, highOverLow: 0.5, oddHarmonic: true, beatsAtHigh: 0.2,
+        let explained = HarmonicEvidence(low: 1, high: 2, choseLow: true, highOverLow: 0.5, oddHarmonic: true, beatsAtHigh: 0.9,
                                          heldOther: false, methodsOther: false)
         #expect(HarmonicCheck.doubt(explained) == nil)
         var e = explained
@@ -114,6 +114,9 @@ struct HarmonicTrapTests {
         high.highOverLow = 1.5
         high.methodsOther = true
         #expect(HarmonicCheck.doubt(high) == .harmonicSplit, "a method reads the half")
+        high.methodsOther = false
+        high.beatsAtHigh = 0.3
+        #expect(HarmonicCheck.doubt(high) == .harmonicSplit, "the beats in the time domain come at the half's period")
     }
 
     @Test("a held rate is not switched to a line at half of it; a fresh one is, and the half is then in doubt")

@@ -168,11 +168,11 @@ struct PulseTracker {
         let doubleScore = double.map { accumulated[$0] / pc / HarmonicCheck.partnerShare } ?? 0
         let halfScore = halfLine.map { accumulated[$0] / pc / HarmonicCheck.subharmonicShare } ?? 0
         let evidence: HarmonicEvidence
-        if let double, doubleScore >= halfScore {
+        if let double, doubleScore >= 1, doubleScore >= halfScore {
             evidence = HarmonicEvidence(low: fc, high: frequencies[double], choseLow: true,
                                         highOverLow: accumulated[double] / pc, oddHarmonic: oddHarmonic(of: fc),
                                         beatsAtHigh: nil, heldOther: recentlyHeld(frequencies[double]), methodsOther: false)
-        } else if let halfLine {
+        } else if let halfLine, halfScore >= 1 {
             let fl = frequencies[halfLine]
             evidence = HarmonicEvidence(low: fl, high: fc, choseLow: false, highOverLow: pc / max(accumulated[halfLine], .leastNonzeroMagnitude),
                                         oddHarmonic: oddHarmonic(of: fl), beatsAtHigh: nil, heldOther: recentlyHeld(fl),
@@ -189,7 +189,12 @@ struct PulseTracker {
             }
             return nil
         }
-        return evidence
+        var noted = evidence
+        if let wide = wideSpectrum, let strength = HarmonicCheck.oddHarmonicStrength(wide, of: evidence.low) {
+            noted.oddShareSeen = strength.share
+            noted.oddProminenceSeen = strength.prominence
+        }
+        return noted
     }
 
     /// Whether the running wide-band spectrum holds a third harmonic of `f` (``HarmonicCheck/hasOddHarmonic(_:of:)``).
