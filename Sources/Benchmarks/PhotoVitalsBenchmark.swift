@@ -144,7 +144,7 @@ func runPhotoBenchmark(_ names: [String], duration: Double, jobs: Int, seedBase:
     }
     let clips = photoClips(quick: quick, seedBase: seedBase)
     let photos = images
-    say2("photo conditions: \(clips.count) clips × \(Int(duration)) s (\(PortraitFixture.all.map(\.name).joined(separator: ", ")) at face widths \(photoFaceWidths.map(String.init).joined(separator: "/")) px), 504×896, 30 fps")
+    say2("photo conditions: \(clips.count) clips × \(Int(duration)) s (\(PortraitFixture.all.map(\.name).joined(separator: ", ")) at face widths \(photoFaceWidths.map(String.init).joined(separator: "/")) px), 504×896, 30 fps (the photo24 conditions 24)")
     if let clipsDirectory { say2("writing the clips and clips.json to \(clipsDirectory.path) for the peers") }
     var records: [PeerClipRecord] = []
     say2(photoTableHeader)
