@@ -119,6 +119,23 @@ struct HarmonicTrapTests {
         #expect(HarmonicCheck.doubt(high) == .harmonicSplit, "the beats in the time domain come at the half's period")
     }
 
+    @Test("a jump to a new rhythm is not stable on its first window: the tracker flags it, then not once it holds")
+    func jumpFlagged() throws {
+        var tracker = PulseTracker()
+        for k in 0 ..< 6 { _ = tracker.update(VideoLineTests.spectrum(lines: [(70.0 / 60, 100)], seed: UInt64(900 + k)).normalized) }
+        #expect(!tracker.jumped)
+        // A far stronger rhythm at 131 bpm takes over within a few windows.
+        var rates: [Double] = [], jumps: [Bool] = []
+        for k in 0 ..< 6 {
+            rates.append(60 * tracker.update(VideoLineTests.spectrum(lines: [(70.0 / 60, 10), (131.0 / 60, 2000)], seed: UInt64(950 + k)).normalized))
+            jumps.append(tracker.jumped)
+        }
+        let first = try #require(rates.firstIndex { abs($0 - 131) < 2 }, "\(rates)")
+        #expect(jumps[first], "the window it arrives on: \(rates) \(jumps)")
+        #expect(first + 1 < rates.count && rates[(first + 1)...].allSatisfy { abs($0 - 131) < 2 }, "\(rates)")
+        #expect(!jumps[(first + 1)...].contains(true), "it holds from then on: \(rates) \(jumps)")
+    }
+
     @Test("a held rate is not switched to a line at half of it; a fresh one is, and the half is then in doubt")
     func heldRateNotSwitched() {
         func window(_ k: Int, half: Bool) -> BandSpectrum {

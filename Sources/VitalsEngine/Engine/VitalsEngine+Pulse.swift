@@ -58,10 +58,12 @@ extension VitalsEngine {
     /// The doubt about the rate the tracker just chose (``PulseTracker/pair``, judged by ``HarmonicCheck``), with the
     /// engine's own evidence added: the beats in `wave` (the best method's wide-band wave, sampled at `fs`) and
     /// whether a method nearly as strong as the best reads the other rate. A move by about a factor two is in doubt
-    /// for ``PulseTracker/harmonicPersistence`` updates whatever the evidence. Returns the doubt and the evidence judged.
+    /// for ``PulseTracker/harmonicPersistence`` updates whatever the evidence, and any jump of more than the tracker's
+    /// prior width (``PulseTracker/jumped``) for its first update. Returns the doubt and the evidence judged.
     func harmonicDoubt(analysis: PulseAnalysis, wave: [Double], rate fs: Double) -> (PulseDoubt?, HarmonicEvidence?) {
         let persisted = pulseTracker.sinceHarmonicMove >= PulseTracker.harmonicPersistence
-        guard var evidence = pulseTracker.pair else { return (persisted ? nil : .harmonicMove, nil) }
+        let jump: PulseDoubt? = pulseTracker.jumped ? .rateJump : nil
+        guard var evidence = pulseTracker.pair else { return (persisted ? jump : .harmonicMove, nil) }
         let passed = SignalMath.bandPass(wave, sampleRate: fs, low: 0.7 * evidence.low, high: min(fs / 2 - 0.3, 1.4 * evidence.high))
         evidence.beatsAtHigh = HarmonicCheck.beatsAtHigh(passed, rate: fs, low: evidence.low, high: evidence.high)
         let other = evidence.choseLow ? evidence.high : evidence.low
@@ -69,7 +71,7 @@ extension VitalsEngine {
         evidence.methodsOther = analysis.methods.values.contains {
             $0.snr > 0 && $0.snr >= bestSNR - Self.methodSplitMargin && HarmonicCheck.near($0.rate / 60, other)
         }
-        return (HarmonicCheck.doubt(evidence) ?? (persisted ? nil : .harmonicMove), evidence)
+        return (HarmonicCheck.doubt(evidence) ?? (persisted ? jump : .harmonicMove), evidence)
     }
 
     /// How far either side of the pulse frequency `f` (Hz) its spectral line is taken to reach for the SNR: 0.1 Hz

@@ -9,6 +9,9 @@ package enum PulseDoubt: String, Sendable, Hashable, CaseIterable {
     case harmonicSplit
     /// The rate moved to about half or twice the rate reported before, and has not yet held long enough.
     case harmonicMove
+    /// The rate jumped by more than the tracker's prior width (9 bpm) since the update before: a new rhythm is
+    /// stable from its second update on, not on a single window.
+    case rateJump
 }
 
 /// A rate and a line at about half or twice it (`low` × 2 ≈ `high`, Hz), with what the spectra show about which of

@@ -55,6 +55,8 @@ struct PulseTracker {
     private(set) var pair: HarmonicEvidence?
     /// Updates since the reported rate moved by about a factor two (large when it never did).
     private(set) var sinceHarmonicMove = Int.max / 2
+    /// Whether the last update's rate jumped by more than ``jumpWidth`` from the one before.
+    private(set) var jumped = false
 
     /// Forgets everything (a restarted measurement).
     mutating func reset() {
@@ -66,6 +68,7 @@ struct PulseTracker {
         history = []
         pair = nil
         sinceHarmonicMove = Int.max / 2
+        jumped = false
     }
 
     /// The running wide-band spectrum (the best method's wave beyond the pulse band, for the harmonics), if any.
@@ -138,6 +141,7 @@ struct PulseTracker {
         let a = source[index - 1], b = source[index], c = source[index + 1]
         let denom = a - 2 * b + c
         if denom != 0 { f += max(-0.5, min(0.5, 0.5 * (a - c) / denom)) * step }
+        jumped = frequency.map { abs(f - $0) > Self.jumpWidth } ?? false
         if let previous = frequency, HarmonicCheck.near(f, 2 * previous) || HarmonicCheck.near(f, previous / 2) {
             sinceHarmonicMove = 0
         } else {
