@@ -2,6 +2,7 @@
 // with known pulse, breathing and RR intervals, through raw or HEVC delivery, against ground truth.
 import Dispatch
 import Foundation
+import GlassesBridge
 import GlassesSimulator
 import GlassesVideo
 import Synchronization
@@ -27,6 +28,14 @@ struct PhotoCondition: Sendable {
     var name: String
     var bitrate: Int?
     var shakeAndDim = false
+    /// Frames per second of the clip (DAT streams at a steady 24 over Bluetooth).
+    var fps = 30
+    /// The wearer's head drifting the view: amplitude in pixels at 504 px across (the simulator's head motion, whose
+    /// largest components take 3–8 s; a tenth of it near 1 Hz is the shake), with the light swinging ±15 % over 20 s
+    /// (dimming to 0.85 of its level and back). Nil: still (or `shakeAndDim`'s 3 px and 0.7 light).
+    var wearerDrift: Double? = nil
+    /// The pulse's amplitude as a share of the simulator's default (0.5: a weak pulse, as on darker skin).
+    var pulseScale = 1.0
 }
 
 let photoConditions: [PhotoCondition] = [
@@ -36,6 +45,11 @@ let photoConditions: [PhotoCondition] = [
     PhotoCondition(name: "photo-hvc1-1M", bitrate: 1_000_000),
     PhotoCondition(name: "photo-hvc1-4M", bitrate: 4_000_000),
     PhotoCondition(name: "photo-raw-shake", bitrate: nil, shakeAndDim: true),
+    // DAT's 24 fps at the bit rates measured over Bluetooth (issue #45).
+    PhotoCondition(name: "photo24-hvc1-600k", bitrate: 600_000, fps: 24),
+    PhotoCondition(name: "photo24-hvc1-1M-drift", bitrate: 1_000_000, fps: 24, wearerDrift: 8),
+    PhotoCondition(name: "photo24-hvc1-1M-weak", bitrate: 1_000_000, fps: 24, pulseScale: 0.5),
+    PhotoCondition(name: "photo24-hvc1-600k-drift-weak", bitrate: 600_000, fps: 24, wearerDrift: 8, pulseScale: 0.5),
 ]
 
 /// The face widths (px at 504×896) the photo conditions are run at.
@@ -78,9 +92,12 @@ struct PhotoResult: Sendable {
     var truePulse = 0.0, trueBreathing = 0.0
     var pulseErrors: [Double] = []
     var breathingErrors: [Double] = []
-    /// The run's pulse: the median of the run's stable pulse samples, as the bridge's summary reports it; nil when
-    /// none was stable (the summary's `null`, with `pulseUnavailable`).
+    /// The run's pulse: the median of the run's stable pulse samples, as the bridge's summary reports it (never the
+    /// median of values split a factor two apart: `VitalBasis.value`); nil when none was stable or the split left
+    /// none (the summary's `null`, with `pulseUnavailable`).
     var runPulse: Double?
+    /// The largest error of any stable pulse sample against the truth over its window (bpm); nil with none stable.
+    var worstStablePulseError: Double?
     /// The run's breathing rate, the same way.
     var runBreathing: Double?
     var stableHRV = false
@@ -127,7 +144,7 @@ func runPhotoBenchmark(_ names: [String], duration: Double, jobs: Int, seedBase:
     }
     let clips = photoClips(quick: quick, seedBase: seedBase)
     let photos = images
-    say2("photo conditions: \(clips.count) clips × \(Int(duration)) s (\(PortraitFixture.all.map(\.name).joined(separator: ", ")) at face widths \(photoFaceWidths.map(String.init).joined(separator: "/")) px), 504×896, 30 fps")
+    say2("photo conditions: \(clips.count) clips × \(Int(duration)) s (\(PortraitFixture.all.map(\.name).joined(separator: ", ")) at face widths \(photoFaceWidths.map(String.init).joined(separator: "/")) px), 504×896, 30 fps (the photo24 conditions 24)")
     if let clipsDirectory { say2("writing the clips and clips.json to \(clipsDirectory.path) for the peers") }
     var records: [PeerClipRecord] = []
     say2(photoTableHeader)
@@ -154,7 +171,7 @@ func runPhotoBenchmark(_ names: [String], duration: Double, jobs: Int, seedBase:
             records += all.compactMap { r in
                 r.clipFile.map { file in
                     PeerClipRecord(condition: condition.name, file: file, portrait: r.clip.portrait.name, faceWidth: r.clip.faceWidth,
-                                   duration: duration, fps: 30, truePulse: r.truePulse, trueBreathing: r.trueBreathing,
+                                   duration: duration, fps: condition.fps, truePulse: r.truePulse, trueBreathing: r.trueBreathing,
                                    ourPulse: r.runPulse, ourBreathing: r.runBreathing, trueRMSSD: r.trueRMSSD, failure: r.failure)
                 }
             }
@@ -196,11 +213,11 @@ func describe(_ r: PhotoResult) -> String {
     let top = r.conditions.sorted { $0.value > $1.value }.prefix(3).map { "\($0.key) \($0.value)" }.joined(separator: ", ")
     let sampleMAE = r.pulseErrors.isEmpty ? nil : r.pulseErrors.map(abs).reduce(0, +) / Double(r.pulseErrors.count)
     return "\(r.clip.portrait.name) \(r.clip.faceWidth) px pulse \(f(r.truePulse, "%.1f")): run \(f(r.runPulse, "%.1f")) (err \(f(r.pulseError)), "
-        + "sample MAE \(f(sampleMAE, "%.1f"))) breathing \(f(r.trueBreathing, "%.1f")): run \(f(r.runBreathing, "%.1f")) "
+        + "sample MAE \(f(sampleMAE, "%.1f")), worst stable \(f(r.worstStablePulseError, "%.1f"))) breathing \(f(r.trueBreathing, "%.1f")): run \(f(r.runBreathing, "%.1f")) "
         + "(err \(f(r.breathingError))) RMSSD \(f(r.rmssd, "%.1f")) vs \(f(r.trueRMSSD, "%.1f")) \(r.stableHRV ? "stable" : "not stable") "
         + (r.hrvMeasures.map { m in
             "(\(m.pairCount) pairs, uncorrected \(f(m.uncorrectedRMSSD, "%.1f")), timing noise removed \(f(m.timingNoise.squareRoot(), "%.1f")) ms, "
-                + "carried \(f(r.carriedTimingNoise?.squareRoot(), "%.1f")) ms, least error \(f(r.leastRMSSDError, "%.1f"))) "
+                + "carried \(f(r.carriedTimingNoise?.squareRoot(), "%.1f")) ms, least error \(f(r.leastRMSSDError, "%.1f")), engine's floor \(f(m.rmssdFloor, "%.1f"))) "
         } ?? "")
         + "restarts \(r.restarts) face \(f(SignalMedian.of(r.faceWidths), "%.0f")) px [\(top)]" + (r.failure.map { " FAILED \($0)" } ?? "")
 }
@@ -255,8 +272,11 @@ private func runPhotoClip(_ clip: PhotoClip, image: FaceImage, duration: Double,
     let profile = SubjectProfile(
         pulseRate: clip.pulseRate, breathingRate: clip.breathingRate,
         hrvRMSSD: max(8, random.uniform(20 ... 60) * min(1, pow(60 / clip.pulseRate / 0.8, 2))),
-        lightingLevel: condition.shakeAndDim ? 0.7 : random.uniform(0.9 ... 1.1), lightingDrift: random.uniform(0 ... 0.02),
-        headMotion: condition.shakeAndDim, headMotionAmplitude: 3.0 / 504, seed: clip.seed)
+        pulseAmplitude: 0.003 * condition.pulseScale,
+        lightingLevel: condition.shakeAndDim ? 0.7 : random.uniform(0.9 ... 1.1),
+        lightingDrift: condition.wearerDrift != nil ? 0.15 : random.uniform(0 ... 0.02),
+        headMotion: condition.shakeAndDim || condition.wearerDrift != nil,
+        headMotionAmplitude: (condition.wearerDrift ?? 3.0) / 504, seed: clip.seed)
     let width = 504, height = 896
     let scene: SimulatedScene
     let engine: VitalsEngine
@@ -273,7 +293,7 @@ private func runPhotoClip(_ clip: PhotoClip, image: FaceImage, duration: Double,
     }
     var encoder: HEVCEncoder?
     var decoder: VideoFrameDecoder?
-    let fps = 30
+    let fps = condition.fps
     if let bitrate = condition.bitrate {
         do {
             encoder = try HEVCEncoder(width: width, height: height, frameRate: fps, bitrate: bitrate)
@@ -343,7 +363,7 @@ private func runPhotoClip(_ clip: PhotoClip, image: FaceImage, duration: Double,
         }
     }
     do { try writer?.finish() } catch { scorer.result.failure = "\(error)" }
-    let rmssdTruth: ((ClosedRange<Double>) -> Double?)? = condition.shakeAndDim ? nil : { truth.rmssd(window: $0) }
+    let rmssdTruth: ((ClosedRange<Double>) -> Double?)? = condition.shakeAndDim || condition.wearerDrift != nil ? nil : { truth.rmssd(window: $0) }
     return scorer.finish(restarts: engine.restarts, duration: duration, rmssdTruth: rmssdTruth)
 }
 
@@ -394,12 +414,19 @@ struct PhotoScorer {
         for s in r.pulseRate {
             let ts = Double(s.timestampUs) / 1e6
             // The run value, like the summary's, takes every stable sample; the sample errors those from 15 s.
-            if s.confidence >= VitalsStability.pulse { stablePulse.append(s.value) }
+            if s.confidence >= VitalsStability.pulse {
+                stablePulse.append(s.value)
+                if let gt = pulseTruth(max(0, ts - 12) ... ts) {
+                    result.worstStablePulseError = max(result.worstStablePulseError ?? 0, abs(s.value - gt))
+                }
+            }
             guard ts >= 15, let gt = pulseTruth(max(0, ts - 12) ... ts) else { continue }
             result.pulseErrors.append(s.value - gt)
             if trace {
+                let doubt: String = r.pulseDoubt.map { " doubt \($0.rawValue)" } ?? ""
+                let harmonic: String = r.pulseHarmonic.map { " [\($0.summary)]" } ?? ""
                 say2("    \(result.clip.portrait.name) \(result.clip.faceWidth) px " + String(format: "t %.1f pulse %.1f truth %.1f confidence %.2f ", ts, s.value, gt, s.confidence)
-                     + r.condition.rawValue)
+                     + r.condition.rawValue + doubt + harmonic)
             }
         }
         for s in r.breathingRate {
@@ -416,7 +443,8 @@ struct PhotoScorer {
     func finish(restarts: Int, duration: Double, rmssdTruth: ((ClosedRange<Double>) -> Double?)?) -> PhotoResult {
         var result = result
         result.restarts = restarts
-        result.runPulse = SignalMedian.of(stablePulse)
+        // The summary's rule: the median, except stable values split into a rate and its harmonic (HarmonicSplit).
+        result.runPulse = VitalBasis(stablePulse, harmonics: true)?.value
         result.runBreathing = SignalMedian.of(stableBreathing)
         if duration >= 60, let rmssdTruth { result.trueRMSSD = rmssdTruth(max(0, duration - 60) ... duration) }
         if let h = lastHRV {

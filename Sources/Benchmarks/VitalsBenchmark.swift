@@ -73,6 +73,7 @@ func runVitalsBenchmark(_ arguments: [String]) {
                 switch name {
                 case "all": allConditions.map(\.name) + photoConditions.map(\.name)
                 case "photo": photoConditions.map(\.name)
+                case "photo24": photoConditions.filter { $0.fps == 24 }.map(\.name)
                 case "sim": allConditions.map(\.name)
                 default: [String(name)]
                 }
@@ -82,11 +83,13 @@ func runVitalsBenchmark(_ arguments: [String]) {
         case "--report": reportDirectory = value("--report")
         case "--clips-dir": clipsDirectory = value("--clips-dir")
         case "--help", "-h":
-            say("usage: Benchmarks vitals [--subjects N=20] [--duration S=65] [--jobs J=2] [--seed N] [--verbose] [--trace] [--quick] [--report DIR] [--clips-dir DIR] [--conditions sim|photo|all|NAME,...]")
+            say("usage: Benchmarks vitals [--subjects N=20] [--duration S=65] [--jobs J=2] [--seed N] [--verbose] [--trace] [--quick] [--report DIR] [--clips-dir DIR] [--conditions sim|photo|photo24|all|NAME,...]")
             say("  --clips-dir DIR: also write each photo clip as the engine saw it (raw: FFV1 .mkv, HEVC: the encoded .mp4) and clips.json (truth, our values) for Scripts/peers/rppg_peers.py")
             say("  simulator conditions (the default): \(allConditions.map(\.name).joined(separator: ","))")
             say("  real-photograph conditions: \(photoConditions.map(\.name).joined(separator: ",")); --quick runs 8 of their 24 clips")
-            say("  photo table: a clip's run value is the median of its stable samples, as the bridge's summary reports it;")
+            say("  photo24: the 24 fps photo conditions alone (DAT's rate; 600 kbit/s and 1 Mbit/s, wearer drift with light swinging ±15 %, half the pulse)")
+            say("  photo table: a clip's run value is the median of its stable samples, as the bridge's summary reports it")
+            say("    (never the median of values split a factor two apart: then the larger group's if the other is under a tenth, else none);")
             say("    ≤3bpm counts the clips whose run value is within 3 bpm, none those with no stable sample (no value)")
             exit(0)
         default: fail("unknown option \(arguments[i])")

@@ -147,7 +147,8 @@ final class EmbeddedVitalsProcessor: FrameProcessor {
         if requested.contains(.hrv), !r.hrv.isEmpty {
             cardio.hrv = r.hrv.map {
                 Hrv(rmssd: $0.measures.rmssd, meanNn: $0.measures.meanNN, sdnn: $0.measures.sdnn, baevsky: $0.measures.baevsky,
-                    timestamp: $0.timestampUs, confidence: Float($0.confidence), stable: $0.confidence >= VitalsStability.hrv)
+                    timestamp: $0.timestampUs, confidence: Float($0.confidence), stable: $0.confidence >= VitalsStability.hrv,
+                    rmssdFloor: $0.measures.rmssdFloor)
             }
             hasCardio = true
         }

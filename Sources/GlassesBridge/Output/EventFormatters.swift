@@ -202,15 +202,23 @@ public struct NDJSONEventFormatter: BridgeEventFormatter {
         }
     }
 
-    /// `{"pulseRate": {"values": N, "q1": …, "q3": …} | null, "breathingRate": …, "hrvRmssd": …}`.
+    /// `{"pulseRate": {"values": N, "q1": …, "q3": …[, "split": {…}]} | null, "breathingRate": …, "hrvRmssd": …,
+    /// "hrvFloorMs": … | null}`: `split` when the stable values fell into a rate and its harmonic (``HarmonicSplit``).
     static func basisMember(_ basis: VitalsBasis) -> JSONValue {
         func one(_ b: VitalBasis?) -> JSONValue {
             guard let b else { return .null }
-            return .object([("values", .int(Int64(b.stableValues))), ("q1", .double(round1(b.lowerQuartile))),
-                            ("q3", .double(round1(b.upperQuartile)))])
+            var members: [(String, JSONValue)] = [("values", .int(Int64(b.stableValues))), ("q1", .double(round1(b.lowerQuartile))),
+                                                  ("q3", .double(round1(b.upperQuartile)))]
+            if let split = b.harmonicSplit {
+                members.append(("split", .object([
+                    ("lower", .double(round1(split.lower))), ("lowerValues", .int(Int64(split.lowerValues))),
+                    ("upper", .double(round1(split.upper))), ("upperValues", .int(Int64(split.upperValues))),
+                ])))
+            }
+            return .object(members)
         }
         return .object([("pulseRate", one(basis.pulseRate)), ("breathingRate", one(basis.breathingRate)),
-                        ("hrvRmssd", one(basis.hrvRmssd))])
+                        ("hrvRmssd", one(basis.hrvRmssd)), ("hrvFloorMs", .number(basis.hrvFloor.map(round1)))])
     }
 
     static func vitalsMembers(_ vitals: VitalsSnapshot) -> [(String, JSONValue)] {
@@ -458,7 +466,15 @@ public struct TextEventFormatter: BridgeEventFormatter {
         let parts = [one(basis.pulseRate, "pulse", "bpm"), one(basis.breathingRate, "breathing", "/min"),
                      one(basis.hrvRmssd, "HRV", "ms")].compactMap { $0 }
         guard !parts.isEmpty else { return nil }
-        return "medians of the run's stable values: " + parts.joined(separator: ", ") + "; quartiles in parentheses"
+        var text = "medians of the run's stable values: " + parts.joined(separator: ", ") + "; quartiles in parentheses"
+        if let split = basis.pulseRate?.harmonicSplit {
+            text += "; the pulse values split a factor two apart, " + split.described(unit: "bpm")
+                + (split.resolved.map { String(format: ": %.1f bpm taken, the other a passing spell", $0) } ?? ": no value")
+        }
+        if let floor = basis.hrvFloor, basis.hrvRmssd != nil {
+            text += String(format: "; HRV floor %.1f ms (the least RMSSD error the beats' timing noise allows)", floor)
+        }
+        return text
     }
 
     /// `latency capture→sendFrame p50 12.3 p99 40.1 max 52.0 ms (link p50 3.2 p99 9.9 max 11.0 ms, 1440 frames)`, or

@@ -17,24 +17,101 @@ public struct VitalsSnapshot: Sendable, Hashable {
     }
 }
 
+/// A run's pulse values that fall into two groups about a factor two apart: a rate and its harmonic (or its half),
+/// of which only one can be the heart's. Their median would lie between the two, on neither.
+///
+/// The two groups are split at the widest gap between neighbouring sorted values (at least ``gap`` as a ratio), and
+/// their medians must stand in a ratio within ``ratios``. When the smaller group holds less than ``minorityShare``
+/// of the values it was a passing spell, and the larger group's median is the value (``resolved``); otherwise the
+/// run cannot tell which is the pulse and the value is withheld (docs/VITALS-ENGINE.md, *A summary that cannot
+/// split the difference*).
+public struct HarmonicSplit: Sendable, Hashable {
+    /// The lower group's median.
+    public var lower: Double
+    /// How many values the lower group holds.
+    public var lowerValues: Int
+    /// The upper group's median.
+    public var upper: Double
+    /// How many values the upper group holds.
+    public var upperValues: Int
+
+    /// The smallest ratio between neighbouring sorted values that separates two groups.
+    public static let gap = 1.3
+    /// The ratios of the groups' medians that count as a factor two.
+    public static let ratios = 1.7 ... 2.3
+    /// A group with less than this share of the values is a passing spell: the other one is the value.
+    public static let minorityShare = 0.1
+
+    /// The two groups of `values`, or nil when they do not fall into two about a factor two apart.
+    public init?(_ values: [Double]) {
+        let sorted = values.filter { $0 > 0 && $0.isFinite }.sorted()
+        guard sorted.count >= 2 else { return nil }
+        var cut = 0, widest = 1.0
+        for i in 1 ..< sorted.count where sorted[i] / sorted[i - 1] > widest {
+            widest = sorted[i] / sorted[i - 1]
+            cut = i
+        }
+        guard widest >= Self.gap else { return nil }
+        let low = Array(sorted[..<cut]), high = Array(sorted[cut...])
+        let lower = Self.median(low), upper = Self.median(high)
+        guard Self.ratios.contains(upper / lower) else { return nil }
+        self.lower = lower
+        self.upper = upper
+        lowerValues = low.count
+        upperValues = high.count
+    }
+
+    /// The value the groups resolve to: the larger group's median when the smaller holds less than
+    /// ``minorityShare`` of the values; nil when both hold more (the value is withheld).
+    public var resolved: Double? {
+        let total = Double(lowerValues + upperValues)
+        if Double(lowerValues) < Self.minorityShare * total { return upper }
+        if Double(upperValues) < Self.minorityShare * total { return lower }
+        return nil
+    }
+
+    /// `"24 values at about 57.1 bpm and 31 at about 114.8 bpm"` in a sentence about `unit`.
+    func described(unit: String) -> String {
+        String(format: "%d at about %.1f %@ and %d at about %.1f %@", lowerValues, lower, unit, upperValues, upper, unit)
+    }
+
+    private static func median(_ sorted: [Double]) -> Double {
+        sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+}
+
 /// What a summary's value of one vital rests on: how many stable values the run had, and their quartiles.
 ///
-/// The summary's value is their median; the quartiles show whether they agreed (a narrow band) or the run
-/// measured two different rates (a wide one, where the median may lie between them).
+/// The summary's value is their median (``value``); the quartiles show whether they agreed (a narrow band) or the
+/// run measured two different rates (a wide one, where the median may lie between them). For the pulse, stable values
+/// in two groups a factor two apart are never averaged by a median (``harmonicSplit``).
 public struct VitalBasis: Sendable, Hashable {
     /// Stable values of the run (one a second for the rates, one per HRV window).
     public var stableValues: Int
-    /// Their median: the summary's value (the middle value, or the mean of the middle two).
+    /// Their median (the middle value, or the mean of the middle two): the summary's value unless
+    /// ``harmonicSplit`` says otherwise.
     public var median: Double
     /// The first quartile of the stable values.
     public var lowerQuartile: Double
     /// The third quartile of the stable values.
     public var upperQuartile: Double
+    /// The stable values' two groups about a factor two apart, when they fall into such (looked for only when the
+    /// basis was made with `harmonics`, as the pulse's is).
+    public var harmonicSplit: HarmonicSplit? = nil
+
+    /// The summary's value: the median, or, when the values split into a rate and its harmonic, the larger group's
+    /// median if the other was a passing spell and nil (withheld) if not.
+    public var value: Double? {
+        guard let harmonicSplit else { return median }
+        return harmonicSplit.resolved
+    }
 
     /// The basis of a set of values, or nil when it is empty. Quartiles interpolate linearly between the sorted
-    /// values (for two values, a quarter and three quarters of the way from the lower to the higher).
-    public init?(_ values: [Double]) {
+    /// values (for two values, a quarter and three quarters of the way from the lower to the higher). With
+    /// `harmonics`, values in two groups about a factor two apart are noted (``harmonicSplit``).
+    public init?(_ values: [Double], harmonics: Bool = false) {
         guard !values.isEmpty else { return nil }
+        if harmonics { harmonicSplit = HarmonicSplit(values) }
         let sorted = values.sorted()
         func quantile(_ q: Double) -> Double {
             let position = q * Double(sorted.count - 1)
@@ -57,16 +134,22 @@ public struct VitalsBasis: Sendable, Hashable {
     /// HRV's stable windows.
     public var hrvRmssd: VitalBasis?
 
-    /// The three medians: the summary's values.
+    /// The floor under the RMSSD error that the beats' timing noise set (ms, the median over the HRV windows
+    /// that were stable, or over all of them when none was); nil without an HRV window that carried one.
+    public var hrvFloor: Double?
+
+    /// The summary's values: each vital's median, except a pulse whose stable values split into a rate and its
+    /// harmonic (``VitalBasis/value``).
     public var medians: VitalsSnapshot {
-        VitalsSnapshot(pulseRate: pulseRate?.median, breathingRate: breathingRate?.median, hrvRmssd: hrvRmssd?.median)
+        VitalsSnapshot(pulseRate: pulseRate?.value, breathingRate: breathingRate?.value, hrvRmssd: hrvRmssd?.value)
     }
 
     /// Creates a basis, empty by default.
-    public init(pulseRate: VitalBasis? = nil, breathingRate: VitalBasis? = nil, hrvRmssd: VitalBasis? = nil) {
+    public init(pulseRate: VitalBasis? = nil, breathingRate: VitalBasis? = nil, hrvRmssd: VitalBasis? = nil, hrvFloor: Double? = nil) {
         self.pulseRate = pulseRate
         self.breathingRate = breathingRate
         self.hrvRmssd = hrvRmssd
+        self.hrvFloor = hrvFloor
     }
 }
 
@@ -118,6 +201,11 @@ public struct VitalAbsence: Sendable, Hashable {
         case tooShort
         /// Values were measured, over long enough stretches, but none was stable.
         case unstable
+        /// The pulse read two rates about a factor two apart (a rate and its harmonic) and the run could not tell
+        /// which was the heart's (``HarmonicSplit``).
+        case harmonicSplit
+        /// HRV: the floor the beats' timing noise set under the RMSSD error was above the bound for a stable value.
+        case timingFloor
     }
 
     /// What kept the run from a stable value.
@@ -209,6 +297,13 @@ public struct VitalsTracker: Sendable, Hashable {
     public private(set) var lastStable = VitalsSnapshot()
     /// Every stable value of the run, per vital (one a second for the rates, one per HRV window).
     private var stableValues: [[Double]] = [[], [], []]
+    /// Every pulse value of the run, stable or not: whether the unstable ones hopped between a rate and its harmonic.
+    private var pulseValues: [Double] = []
+    /// The floor under each HRV window's RMSSD error (ms), and those of the stable windows alone.
+    private var hrvFloors: [Double] = []
+    private var stableHRVFloors: [Double] = []
+    /// The embedded engine's bound on the RMSSD floor for a stable HRV value (ms): `VitalsEngine.rmssdFloorBound`.
+    public static let rmssdFloorBound = 12.0
     /// The run's vitals from all of its stable data: for each vital, the median of its stable values (each a
     /// windowed estimate: 12 s of pulse, 30 s of breathing, 60 s of HRV), so that one bad window at the end, or a
     /// short spell of a wrong rate anywhere, does not become the run's value. Nil where nothing was stable.
@@ -217,8 +312,9 @@ public struct VitalsTracker: Sendable, Hashable {
     }
     /// What each of ``runSummary``'s values rests on: how many stable values, their median and their quartiles.
     public var runBasis: VitalsBasis {
-        VitalsBasis(pulseRate: VitalBasis(stableValues[0]), breathingRate: VitalBasis(stableValues[1]),
-                    hrvRmssd: VitalBasis(stableValues[2]))
+        let floors = stableHRVFloors.isEmpty ? hrvFloors : stableHRVFloors
+        return VitalsBasis(pulseRate: VitalBasis(stableValues[0], harmonics: true), breathingRate: VitalBasis(stableValues[1]),
+                           hrvRmssd: VitalBasis(stableValues[2]), hrvFloor: VitalBasis(floors)?.median)
     }
     /// Whether each latest value is stable.
     public private(set) var latestIsStable = VitalsStability()
@@ -259,7 +355,19 @@ public struct VitalsTracker: Sendable, Hashable {
     /// measure it at, no pulse value at all, no stretch of face as long as ``pulseSettleSeconds``, or values that
     /// were never stable (how many, and the best confidence reached).
     public func pulseAbsence(requested: Bool) -> VitalAbsence? {
+        if let split = HarmonicSplit(stableValues[0]) {
+            guard split.resolved == nil else { return nil }
+            return VitalAbsence(code: .harmonicSplit, message: "the stable pulse values fell into two groups a factor two apart ("
+                + split.described(unit: "bpm") + "): one is the other's harmonic, and the run could not tell which was the "
+                + "heart's, so no value is given rather than one between them (docs/VITALS-ENGINE.md)")
+        }
         guard stableValues[0].isEmpty else { return nil }
+        if requested, capability.map({ $0.pulse == .measured }) ?? true, pulseEvidence.longestStretch + Self.leadSeconds >= Self.pulseSettleSeconds,
+           let split = HarmonicSplit(pulseValues), split.resolved == nil {
+            return VitalAbsence(code: .harmonicSplit, message: "none of the \(pulseEvidence.samples) pulse values measured was stable: "
+                + "they read two rates a factor two apart (" + split.described(unit: "bpm") + "), one the other's harmonic, and "
+                + "the evidence did not settle which was the heart's (docs/VITALS-ENGINE.md)")
+        }
         return Self.rateAbsence(
             pulseEvidence, requested: requested, trust: capability.map { ($0, $0.pulse) }, vital: "pulse", subject: "the pulse",
             metrics: "cardio or pulse-rate", settle: Self.pulseSettleSeconds,
@@ -331,6 +439,13 @@ public struct VitalsTracker: Sendable, Hashable {
                 + "of face without a break; the longest stretch measured was about \(Self.seconds(longest))")
         }
         let stableShare = Double(e.stableSamples) / Double(max(1, e.samples))
+        // The beats' timing noise alone forced a larger error than a stable value may have.
+        if let floor = VitalBasis(hrvFloors)?.median, floor > Self.rmssdFloorBound {
+            let windows = hrvWindows == 1 ? "the one HRV window" : "the \(hrvWindows) HRV windows"
+            return VitalAbsence(code: .timingFloor, message: String(format: "the beats' timing noise left an RMSSD error of at "
+                + "least %.1f ms (the floor, median over %@), above the %.0f ms a stable value allows (small or compressed "
+                + "faces time beats poorly: docs/VITALS-ENGINE.md)", floor, windows, Self.rmssdFloorBound))
+        }
         var message = hrvWindows == 1 ? "the one HRV window measured was not stable" : "none of the \(hrvWindows) HRV windows measured was stable"
         if let best = bestHRVConfidence { message += String(format: " (best confidence %.0f %%)", best) }
         message += ": the beats were too noisy to time"
@@ -360,6 +475,7 @@ public struct VitalsTracker: Sendable, Hashable {
                 latest.pulseRate = Double(sample.value)
                 latestIsStable.pulseRate = sample.stable
                 if sample.stable { lastStable.pulseRate = Double(sample.value); stableValues[0].append(Double(sample.value)) }
+                pulseValues.append(Double(sample.value))
                 pulseEvidence.note(at: Double(sample.timestamp) / 1e6, stable: sample.stable, confidence: Double(sample.confidence))
                 rows.append(VitalsSample(
                     metric: "pulseRate", timeSeconds: Double(sample.timestamp) / 1e6, value: Double(sample.value),
@@ -371,6 +487,10 @@ public struct VitalsTracker: Sendable, Hashable {
                 latestIsStable.hrvRmssd = sample.stable
                 if sample.stable { lastStable.hrvRmssd = sample.rmssd; stableValues[2].append(sample.rmssd) }
                 hrvWindows += 1
+                if let floor = sample.rmssdFloor, floor.isFinite {
+                    hrvFloors.append(floor)
+                    if sample.stable { stableHRVFloors.append(floor) }
+                }
                 bestHRVConfidence = max(bestHRVConfidence ?? 0, Double(sample.confidence))
                 hrvEvidence.note(at: Double(sample.timestamp) / 1e6, stable: sample.stable, confidence: Double(sample.confidence))
                 rows.append(VitalsSample(

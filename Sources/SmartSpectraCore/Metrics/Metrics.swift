@@ -103,9 +103,15 @@ public struct Hrv: Sendable, Hashable {
     public var confidence: Float
     /// Whether the value is reliable (confidence ≥ 50).
     public var stable: Bool
+    /// The floor under the RMSSD error that the beats' timing noise sets (ms): the least error any correction of
+    /// that noise leaves; nil when the backend does not say. A Linux extension carried in process (the bridge's
+    /// summary reports it), not part of SmartSpectra's message or its JSON.
+    public var rmssdFloor: Double?
 
     /// Creates an HRV sample.
-    public init(rmssd: Double, meanNn: Double, sdnn: Double, baevsky: Double, timestamp: Int64, confidence: Float, stable: Bool) {
+    public init(rmssd: Double, meanNn: Double, sdnn: Double, baevsky: Double, timestamp: Int64, confidence: Float, stable: Bool,
+                rmssdFloor: Double? = nil) {
+        self.rmssdFloor = rmssdFloor
         self.rmssd = rmssd
         self.meanNn = meanNn
         self.sdnn = sdnn

@@ -38,6 +38,11 @@ extension VitalsEngine {
         if let uncorrected = HRVMeasures.from(runs: runs), Self.isMostlyTimingNoise(rmssd: uncorrected.rmssd, timingNoise: noise) {
             confidence = min(confidence, VitalsStability.hrv - 1)
         }
+        // The least error any correction of this noise leaves (HRVMeasures.rmssdFloor): above the bound the value
+        // is given, never as stable. Nor is HRV timed at a pulse rate in doubt (a half or double rate).
+        if !(measures.rmssdFloor <= Self.rmssdFloorBound) || pulseDoubt != nil {
+            confidence = min(confidence, VitalsStability.hrv - 1)
+        }
         result.hrv.append(VitalsHRVSample(measures: measures, confidence: confidence, timestampUs: Int64((t * 1_000_000).rounded())))
     }
 
@@ -97,6 +102,12 @@ extension VitalsEngine {
 
     /// The share of the uncorrected RMSSD² that the timing noise may take before an HRV value is never stable.
     static let noiseShareLimit = 0.9
+
+    /// The largest floor under the RMSSD error (ms, ``HRVMeasures/rmssdFloor``: what the beats' timing noise leaves
+    /// any correction) at which an HRV value may be stable. The HRV target is an RMSSD error of 12 ms: a
+    /// window whose beats alone force a larger mean error cannot meet it, however well the noise is corrected
+    /// (docs/VITALS-ENGINE.md, *HRV where the beats allow it*).
+    package static let rmssdFloorBound = 12.0
 
     /// The share of the beats' Cramér–Rao bound (``HRVMeasures/refine(_:on:period:bandShare:)``) taken as timing
     /// noise. On white noise the cross-correlation times beats within a quarter of the bound in variance

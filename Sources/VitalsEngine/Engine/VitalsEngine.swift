@@ -101,6 +101,8 @@ public final class VitalsEngine {
     var lastEmittedBreathing = -Double.infinity
     var latestPulse: (rate: Double, confidence: Double, snr: Double)?
     var pulseTracker = PulseTracker()
+    /// The doubt about the latest pulse rate (``PulseDoubt``), nil when none: HRV timed at a doubted rate is not stable.
+    var pulseDoubt: PulseDoubt?
     /// The video's own rhythms in the background's chroma, kept out of the methods that read chroma.
     var videoLines = SpectralLineFinder()
     /// The lines of the camera's motion in the face's position, kept out where the skin still echoes them.
@@ -194,6 +196,7 @@ public final class VitalsEngine {
         startTime = nil
         lastHRV = -Double.infinity
         latestPulse = nil
+        pulseDoubt = nil
         pulseTracker.reset()
         videoLines.reset()
         motionLines.reset()

@@ -110,6 +110,12 @@ public struct VitalsFrameResult: Sendable, Hashable {
     public var hrv: [VitalsHRVSample] = []
     /// The method that currently has the best pulse signal.
     public var pulseMethod: PulseMethod? = nil
+    /// Why this frame's pulse rate, if any, is not stable although its confidence might be: a line at about half or
+    /// twice it that the evidence does not rule out (``PulseDoubt``); nil when there is no such doubt.
+    package var pulseDoubt: PulseDoubt? = nil
+    /// The evidence about a line at about half or twice this frame's pulse rate, when there was one (for the
+    /// benchmark's trace).
+    package var pulseHarmonic: HarmonicEvidence? = nil
 }
 
 /// The confidence thresholds at or above which SmartSpectra calls a value stable.

@@ -61,6 +61,13 @@ public struct HRVMeasures: Sendable, Hashable {
                            uncorrectedRMSSD: (sq / Double(pairs)).squareRoot(), timingNoise: noise, pairCount: pairs)
     }
 
+    /// The floor under this window's RMSSD error, ms: ``leastRMSSDError(rmssd:timingNoise:pairs:)`` for the noise
+    /// removed (``timingNoise``) over ``pairCount`` pairs, taking the corrected ``rmssd`` for the truth; NaN without
+    /// pairs. A value whose floor is above the engine's bound is never stable (docs/VITALS-ENGINE.md).
+    public var rmssdFloor: Double {
+        Self.leastRMSSDError(rmssd: rmssd, timingNoise: timingNoise, pairs: pairCount)
+    }
+
     /// The least mean absolute error (ms) RMSSD keeps even when beat-timing noise is removed exactly: a floor under
     /// any noise correction for a window whose beats carry independent timing errors of variance `timingNoise` (ms²),
     /// with `rmssd` the window's true RMSSD (ms) and `pairs` its successive interval pairs.
