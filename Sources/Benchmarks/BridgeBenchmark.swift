@@ -243,16 +243,10 @@ private func bridgeRun(_ clip: String, pipelined: Bool) throws -> Sample {
     ) { event, time in sink.write(event, time) }
     let start = monotonic()
     let cpuStart = cpu(selfUsage)
-    let done = DispatchSemaphore(value: 0)
-    let box = ResultBox()
-    Task {
-        box.set(await pipeline.run())
-        done.signal()
-    }
-    done.wait()
+    let run = PendingRun(pipeline).wait()
     let wall = monotonic() - start
-    guard let result = box.value, result.exitCode == .success else {
-        throw BenchFailure(description: "the bridge failed on \(clip): \(String(describing: box.value?.summary.failure))")
+    guard let result = run, result.exitCode == .success else {
+        throw BenchFailure(description: "the bridge failed on \(clip): \(String(describing: run?.summary.failure))")
     }
     let accounting = result.summary.stats.accounting
     guard accounting.dropped == 0, accounting.submitted == accounting.received else {

@@ -41,15 +41,9 @@ private func measureCopies(codec: VideoCodec, seconds: Double) throws -> String 
     }
     let before = FrameCopyCounter.snapshot()
     let pipeline = BridgePipeline(settings: settings, source: source, clock: .realTime(clock)) { _, _ in }
-    let done = DispatchSemaphore(value: 0)
-    let box = ResultBox()
-    Task {
-        box.set(await pipeline.run())
-        done.signal()
-    }
-    done.wait()
+    let run = PendingRun(pipeline).wait()
     let after = FrameCopyCounter.snapshot()
-    guard let result = box.value else { return "\(codec.rawValue): no result" }
+    guard let result = run else { return "\(codec.rawValue): no result" }
     let frames = Double(result.summary.stats.accounting.submitted)
     guard frames > 0 else { return "\(codec.rawValue): no frame was submitted" }
     func delta(_ stage: FrameCopyCounter.Stage) -> FrameCopyCounter.Count {
@@ -67,9 +61,23 @@ private func measureCopies(codec: VideoCodec, seconds: Double) throws -> String 
                   Int(frames))
 }
 
-/// Carries the run's result out of its task.
-final class ResultBox: @unchecked Sendable {
-    // @unchecked Sendable: written once by the task before the semaphore is signalled, read after the wait.
-    var value: BridgeRunResult?
-    func set(_ result: BridgeRunResult) { value = result }
+/// A pipeline run started on a task of its own; ``wait()`` blocks the calling thread (a benchmark's) until it ends.
+final class PendingRun: @unchecked Sendable {
+    // @unchecked Sendable: `value` is written once by the task before the semaphore is signalled, read after the wait.
+    private var value: BridgeRunResult?
+    private let done = DispatchSemaphore(value: 0)
+
+    /// Starts `pipeline`.
+    init(_ pipeline: BridgePipeline) {
+        Task {
+            self.value = await pipeline.run()
+            self.done.signal()
+        }
+    }
+
+    /// Waits for the run's end and returns its result.
+    func wait() -> BridgeRunResult? {
+        done.wait()
+        return value
+    }
 }

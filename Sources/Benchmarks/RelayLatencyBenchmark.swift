@@ -110,14 +110,7 @@ private func measureLatency(relay: Bool, configuration: StreamConfiguration, sec
     defer { stopSource() }
     let intervals = IntervalLatencies()
     let pipeline = BridgePipeline(settings: settings, source: source, clock: .realTime(bridgeClock)) { event, _ in intervals.observe(event) }
-    let done = DispatchSemaphore(value: 0)
-    let box = ResultBox()
-    Task {
-        box.set(await pipeline.run())
-        done.signal()
-    }
-    done.wait()
-    guard let result = box.value else { throw BenchmarkError("the pipeline returned no result") }
+    guard let result = PendingRun(pipeline).wait() else { throw BenchmarkError("the pipeline returned no result") }
     return LatencyRun(run: result, intervals: intervals.all)
 }
 
@@ -151,12 +144,7 @@ private func measureStreamLatency(rtmp: Bool, configuration: StreamConfiguration
         try process.run()
         publishers.append(process)
     }
-    let done = DispatchSemaphore(value: 0)
-    let box = ResultBox()
-    Task {
-        box.set(await pipeline.run())
-        done.signal()
-    }
+    let run = PendingRun(pipeline)
     Thread.sleep(forTimeInterval: 1)  // the bridge listens (a publisher that comes first is refused, and gives up)
     if rtmp {
         let hop = port &+ 1
@@ -169,8 +157,7 @@ private func measureStreamLatency(rtmp: Bool, configuration: StreamConfiguration
     } else {
         try start(folder.appendingPathComponent("glasses-sim").path, ["--publish", "srt://127.0.0.1:\(port)"] + simulatorArguments)
     }
-    done.wait()
-    guard let result = box.value else { throw BenchmarkError("the pipeline returned no result") }
+    guard let result = run.wait() else { throw BenchmarkError("the pipeline returned no result") }
     return LatencyRun(run: result, intervals: intervals.all)
 }
 
