@@ -106,6 +106,18 @@ struct NetworkStreamRouteTests {
         return path
     }
 
+    /// `glasses-bridge check` listening for SRT on a free port with the stream plan and a JUnit file, and ffmpeg
+    /// publishing the test pattern to it once it listens (the clips are made first: before the check's clock starts).
+    static func startStreamCheck() throws -> (check: BinaryRunner, publisher: Publisher, junit: String) {
+        let clips = try NetworkClips.shared()
+        let port = try freePort(udp: true)
+        let junit = FileManager.default.temporaryDirectory.appendingPathComponent("stream-check-\(getpid())-\(port).xml").path
+        let check = try BinaryRunner(["check", "--device", "srt://127.0.0.1:\(port)?mode=listener", "--token", "passphrase-0123",
+                                      "--plan", try streamPlan(), "--junit", junit])
+        let publisher = try Publisher(patternPublisher(clips, to: "srt://127.0.0.1:\(port)?passphrase=passphrase-0123"), after: (port, udp: true))
+        return (check, publisher, junit)
+    }
+
     /// ffmpeg publishing the 16 s test pattern (H.264 in MPEG-TS) at its pace, as a phone app would: no splice
     /// within a check's run, and nothing to encode live.
     static func patternPublisher(_ clips: NetworkClips, to url: String) -> [String] {
@@ -114,13 +126,8 @@ struct NetworkStreamRouteTests {
 
     @Test("check --device srt://…: a healthy publisher passes the stream checks, link, photo and pause skipped; JUnit says so")
     func checkPassesAHealthyStream() throws {
-        let clips = try NetworkClips.shared()  // made before the check starts its clock
-        let port = try freePort(udp: true)
-        let junit = FileManager.default.temporaryDirectory.appendingPathComponent("stream-check-\(getpid())-\(port).xml").path
+        let (check, publisher, junit) = try Self.startStreamCheck()
         defer { try? FileManager.default.removeItem(atPath: junit) }
-        let check = try BinaryRunner(["check", "--device", "srt://127.0.0.1:\(port)?mode=listener", "--token", "passphrase-0123",
-                                      "--plan", try Self.streamPlan(), "--junit", junit])
-        let publisher = try Publisher(Self.patternPublisher(clips, to: "srt://127.0.0.1:\(port)?passphrase=passphrase-0123"), after: (port, udp: true))
         let result = check.finish(timeout: 60)
         publisher.stop()
         #expect(result.status == 0, "stdout: \(result.stdout)\nstderr: \(result.stderr)")
@@ -135,13 +142,8 @@ struct NetworkStreamRouteTests {
 
     @Test("check --device srt://…: a publisher that stalls 2.5 s in the measured window (SIGSTOP) fails continuity, exit 1, the failure in JUnit")
     func checkFailsAStalledStream() throws {
-        let clips = try NetworkClips.shared()
-        let port = try freePort(udp: true)
-        let junit = FileManager.default.temporaryDirectory.appendingPathComponent("stream-check-\(getpid())-\(port).xml").path
+        let (check, publisher, junit) = try Self.startStreamCheck()
         defer { try? FileManager.default.removeItem(atPath: junit) }
-        let check = try BinaryRunner(["check", "--device", "srt://127.0.0.1:\(port)?mode=listener", "--token", "passphrase-0123",
-                                      "--plan", try Self.streamPlan(), "--junit", junit])
-        let publisher = try Publisher(Self.patternPublisher(clips, to: "srt://127.0.0.1:\(port)?passphrase=passphrase-0123"), after: (port, udp: true))
         // The window runs from 2 s to 8 s after the first frame, which comes within about a second of the start:
         // a stall from 4.5 s to 7 s lies inside it.
         Thread.sleep(forTimeInterval: 4.5)

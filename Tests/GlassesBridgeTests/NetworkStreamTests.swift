@@ -581,13 +581,7 @@ enum HostileSPS {
     static func resized(_ unit: Data, width: Int, height: Int) -> Data? {
         let bytes = [UInt8](unit)
         guard bytes.count > 16 else { return nil }
-        var rbsp: [UInt8] = []
-        var zeros = 0
-        for byte in bytes.dropFirst(2) {
-            if zeros >= 2, byte == 3 { zeros = 0; continue }
-            rbsp.append(byte)
-            zeros = byte == 0 ? zeros + 1 : 0
-        }
+        let rbsp = EmulationPrevention.removed(from: bytes.dropFirst(2))
         var bits = rbsp.flatMap { byte in (0 ..< 8).map { (byte >> (7 - $0)) & 1 } }
         // vps id (4), max_sub_layers_minus1 (3), temporal_id_nesting (1), profile_tier_level for one layer (96).
         guard (bits[4] | bits[5] | bits[6]) == 0 else { return nil }
@@ -617,14 +611,7 @@ enum HostileSPS {
         for start in stride(from: 0, to: bits.count, by: 8) {
             packed.append(bits[start ..< start + 8].reduce(0) { $0 << 1 | $1 })
         }
-        var escaped: [UInt8] = []
-        zeros = 0
-        for byte in packed {
-            if zeros >= 2, byte <= 3 { escaped.append(3); zeros = 0 }
-            escaped.append(byte)
-            zeros = byte == 0 ? zeros + 1 : 0
-        }
-        return Data(bytes.prefix(2) + escaped)
+        return Data(bytes.prefix(2) + EmulationPrevention.inserted(into: packed))
     }
 }
 

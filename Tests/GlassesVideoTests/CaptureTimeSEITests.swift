@@ -25,8 +25,8 @@ struct CaptureTimeSEITests {
 
     @Test("escaping inserts 0x03 after two zero bytes before 0 to 3, and unescaping removes exactly those")
     func escaping() {
-        #expect(CaptureTimeSEI.escaped([0, 0, 1, 0, 0, 0, 0, 0, 4]) == [0, 0, 3, 1, 0, 0, 3, 0, 0, 3, 0, 4])
-        #expect(CaptureTimeSEI.unescaped([0, 0, 3, 1, 0, 0, 3, 0, 0, 3, 0, 4]) == [0, 0, 1, 0, 0, 0, 0, 0, 4])
+        #expect(EmulationPrevention.inserted(into: [0, 0, 1, 0, 0, 0, 0, 0, 4]) == [0, 0, 3, 1, 0, 0, 3, 0, 0, 3, 0, 4])
+        #expect(EmulationPrevention.removed(from: [0, 0, 3, 1, 0, 0, 3, 0, 0, 3, 0, 4]) == [0, 0, 1, 0, 0, 0, 0, 0, 4])
     }
 
     @Test("other SEI (another UUID, another payload type), other NAL types and truncated or hostile units give no time")

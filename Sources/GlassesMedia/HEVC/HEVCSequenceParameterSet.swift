@@ -25,7 +25,7 @@ public struct HEVCPictureSize: Sendable, Hashable, CustomStringConvertible {
     ///   ``maximumDimension``: a caller that cannot read the size must not decode the stream.
     public init?(sequenceParameterSet unit: Data) {
         guard HEVCNALUnits.type(of: unit) == HEVCNALUnits.sequenceParameterSetType, unit.count > 2 else { return nil }
-        var reader = RBSPBitReader(rbsp: Self.unescape(unit.dropFirst(2)))
+        var reader = RBSPBitReader(rbsp: EmulationPrevention.removed(from: unit.dropFirst(2)))
         guard reader.skip(4), let maxSubLayersMinus1 = reader.bits(3), reader.skip(1) else { return nil }
         // profile_tier_level(1, maxSubLayersMinus1)
         guard reader.skip(88 + 8) else { return nil }
@@ -62,22 +62,6 @@ public struct HEVCPictureSize: Sendable, Hashable, CustomStringConvertible {
         codedHeight = height
         self.width = croppedWidth
         self.height = croppedHeight
-    }
-
-    /// Removes emulation-prevention bytes (00 00 03 → 00 00).
-    static func unescape(_ bytes: Data) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var zeros = 0
-        for byte in bytes {
-            if zeros >= 2 && byte == 3 {
-                zeros = 0
-                continue
-            }
-            zeros = byte == 0 ? zeros + 1 : 0
-            out.append(byte)
-        }
-        return out
     }
 }
 

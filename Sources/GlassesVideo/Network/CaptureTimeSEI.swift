@@ -1,4 +1,5 @@
 import Foundation
+import GlassesMedia
 
 /// A frame's capture time carried inside the video itself, for streams (RTMP, SRT, RTSP, UDP) that have no link
 /// protocol to say when a frame was captured: an SEI message of the kind "user data unregistered" (H.264 and HEVC
@@ -27,7 +28,7 @@ public enum CaptureTimeSEI {
         for shift in stride(from: 56, through: 0, by: -8) { payload.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
         payload.append(0x80)  // rbsp_trailing_bits
         let header: [UInt8] = codec == .hevc ? [39 << 1, 1] : [6]
-        return Data(header + escaped(payload))
+        return Data(header + EmulationPrevention.inserted(into: payload))
     }
 
     /// The capture time in a NAL unit (no start code, no length prefix), if it is an SEI that carries one.
@@ -36,7 +37,7 @@ public enum CaptureTimeSEI {
         guard unit.count > headerBytes + 2, let first = unit.first else { return nil }
         let isSEI = codec == .hevc ? (first >> 1) & 0x3F == 39 : first & 0x1F == 6
         guard isSEI else { return nil }
-        return captureWallUs(inSEIPayloads: unescaped(unit.dropFirst(headerBytes)))
+        return captureWallUs(inSEIPayloads: EmulationPrevention.removed(from: unit.dropFirst(headerBytes)))
     }
 
     /// The capture time in one "user data unregistered" payload as FFmpeg exports it (`AV_FRAME_DATA_SEI_UNREGISTERED`:
@@ -71,37 +72,5 @@ public enum CaptureTimeSEI {
             index += size
         }
         return nil
-    }
-
-    /// Inserts emulation prevention bytes (0x03 after two zero bytes before a byte of 0 to 3).
-    static func escaped(_ bytes: [UInt8]) -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count + 4)
-        var zeros = 0
-        for byte in bytes {
-            if zeros >= 2, byte <= 3 {
-                output.append(3)
-                zeros = 0
-            }
-            output.append(byte)
-            zeros = byte == 0 ? zeros + 1 : 0
-        }
-        return output
-    }
-
-    /// Removes emulation prevention bytes.
-    static func unescaped<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count)
-        var zeros = 0
-        for byte in bytes {
-            if zeros >= 2, byte == 3 {
-                zeros = 0
-                continue
-            }
-            output.append(byte)
-            zeros = byte == 0 ? zeros + 1 : 0
-        }
-        return output
     }
 }
