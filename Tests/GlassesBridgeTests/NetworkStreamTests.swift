@@ -37,6 +37,13 @@ struct NetworkStreamTests {
         try expectAccountingIdentity(summary)
         let submitted = try #require(summary["framesSubmitted"] as? Int)
         #expect(submitted > 72, "\(summary)")
+        // Every line of a stream run, its summary's receivedStream too, is what docs/schema says.
+        for line in result.lines {
+            let object = try #require(TestJSON.parse(line))
+            guard case .string(let kind)? = object["type"] else { Issue.record("no type: \(line)"); continue }
+            let problems = JSONSchemaValidator.problems(object, against: try NDJSONSchemaTests.schema(kind))
+            #expect(problems.isEmpty, "\(kind): \(problems)")
+        }
         // The summary says what was received.
         let received = try #require(summary["receivedStream"] as? [String: Any], "\(summary)")
         #expect(received["protocol"] as? String == "rtmp" && received["container"] as? String == "flv" && received["codec"] as? String == "h264"
