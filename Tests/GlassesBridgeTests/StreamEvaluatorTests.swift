@@ -47,15 +47,35 @@ struct StreamEvaluatorTests {
         }
         let asGlasses = try Self.result("monotonic timestamps", in: StreamEvaluator.evaluate(Self.rawLow24, reordered, plan: Self.plan))
         #expect(asGlasses.verdict == .fail, "glasses send no B-frames: out of order is a fault")
-        let asStream = StreamEvaluator.evaluate(Self.rawLow24, reordered, plan: Self.plan, group: "stream.network", reordering: true)
+        let asStream = StreamEvaluator.evaluate(Self.rawLow24, reordered, plan: Self.plan, group: "stream.network", networkStream: true)
         #expect(try Self.result("monotonic timestamps", in: asStream).verdict == .pass, "\(asStream.map(\.message))")
         #expect(try Self.result("frame-interval jitter", in: asStream).verdict == .pass, "\(asStream.map(\.message))")
         #expect(asStream.allSatisfy { $0.group == "stream.network" })
         // A time 2 s back (beyond any reordering) is out of order in presentation order too.
         var stepBack = Self.observation(fps: 24)
         stepBack.frames[60].presentationTimeUs -= 2_000_000
-        let judged = try Self.result("monotonic timestamps", in: StreamEvaluator.evaluate(Self.rawLow24, stepBack, plan: Self.plan, reordering: true))
+        let judged = try Self.result("monotonic timestamps", in: StreamEvaluator.evaluate(Self.rawLow24, stepBack, plan: Self.plan, networkStream: true))
         #expect(judged.verdict == .fail)
+    }
+
+    @Test("a network stream's rate is judged over the stream time of the window's frames: a backlog that lands in the window passes, frames never sent fail; from glasses the same bunch fails")
+    func networkStreamRateByStreamTime() throws {
+        // The first 2 s of frames wait in buffers (a probing demuxer, SRT's latency, a busy host) and land together
+        // at 1.2 s, inside the window that opens at 1.1 s: ~121 frames arrive in its 4 s.
+        var bunched = Self.observation(fps: 24)
+        for index in bunched.frames.indices.dropFirst() where bunched.frames[index].arrival < 2.1 {
+            bunched.frames[index].arrival = 1.2 + Double(index) * 0.001
+        }
+        let asStream = try Self.result("frame rate", in: StreamEvaluator.evaluate(Self.rawLow24, bunched, plan: Self.plan,
+                                                                                  group: "stream.network", networkStream: true))
+        #expect(asStream.verdict == .pass && asStream.message.contains("of stream time"), "\(asStream.message)")
+        let asGlasses = try Self.result("frame rate", in: StreamEvaluator.evaluate(Self.rawLow24, bunched, plan: Self.plan))
+        #expect(asGlasses.verdict == .fail, "by arrival the bunch is a faster device: \(asGlasses.message)")
+        // A publisher that sends four frames of five (19.2 fps stamped on a 24 fps clock) fails.
+        var thinned = Self.observation(fps: 24)
+        thinned.frames = thinned.frames.enumerated().filter { $0.offset % 5 != 4 }.map(\.element)
+        let short = try Self.result("frame rate", in: StreamEvaluator.evaluate(Self.rawLow24, thinned, plan: Self.plan, networkStream: true))
+        #expect(short.verdict == .fail, "\(short.message)")
     }
 
     @Test("a clean observation passes every check")

@@ -411,7 +411,7 @@ public final class CheckRunner: Sendable {
             return observation.summary.failure?.message
         }
         if wantStreams {
-            for result in StreamEvaluator.evaluate(configuration, observation, plan: plan, group: "stream.network", reordering: true) { record(result) }
+            for result in StreamEvaluator.evaluate(configuration, observation, plan: plan, group: "stream.network", networkStream: true) { record(result) }
         }
         if wantVitals { judgeVitals(observation, wallStart: wallStart) }
         return nil

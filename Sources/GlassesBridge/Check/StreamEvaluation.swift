@@ -88,13 +88,18 @@ public struct StreamObservation: Sendable {
 public enum StreamEvaluator {
     /// The checks of one stream configuration, in a fixed order, in the group `group` (`stream.CODEC.SIZE.FPS` when
     /// nil).
-    /// - Parameter reordering: the frames may arrive in decoding order (a network stream's B-frames, up to
-    ///   ``reorderDepth`` deep): timestamps and intervals are judged in presentation order, as the decoder puts them.
-    ///   Glasses (DAT) send no B-frames, so for them a frame out of order is a fault.
+    /// - Parameter networkStream: the frames come from a network stream (RTMP, SRT, RTSP, UDP) rather than glasses.
+    ///   Two things change. They may arrive in decoding order (B-frames, up to ``reorderDepth`` deep): timestamps and
+    ///   intervals are judged in presentation order, as the decoder puts them; glasses (DAT) send no B-frames, so for
+    ///   them a frame out of order is a fault. And the rate is the frames of the window over the stream time they
+    ///   cover: a stream's frames wait in socket and protocol buffers (SRT's latency, a probing demuxer, a busy
+    ///   host), so they arrive in bunches, and a bunch inside the window would count as a faster publisher. A
+    ///   publisher that stalls is continuity's to catch, by arrival.
     public static func evaluate(
         _ configuration: StreamConfiguration, _ observation: StreamObservation, plan: CheckPlan, group: String? = nil,
-        reordering: Bool = false
+        networkStream: Bool = false
     ) -> [CheckResult] {
+        let reordering = networkStream
         let group = group ?? "stream.\(configuration.checkName)"
         let t = plan.tolerances
         var results: [CheckResult] = []
@@ -132,9 +137,9 @@ public enum StreamEvaluator {
         let sizeResult = frameSize(group, configured: configured, frames: window.isEmpty ? frames : window, seconds: plan.measureSeconds)
         results.append(sizeResult.result)
 
-        // Rate over the window, by arrival.
+        // Rate over the window: by arrival from glasses, over the window's stream time from a network stream.
         results.append(frameRate(group, configuration, window: window, adaptedResolution: sizeResult.adapted,
-                                 plan: plan))
+                                 plan: plan, byStreamTime: networkStream))
 
         // Monotonic device timestamps over the whole run, plus what the pipeline dropped for them.
         let times = frames.map(\.presentationTimeUs)
@@ -341,15 +346,26 @@ public enum StreamEvaluator {
 
     static func frameRate(
         _ group: String, _ configuration: StreamConfiguration, window: [ObservedFrame], adaptedResolution: StreamingResolution?,
-        plan: CheckPlan
+        plan: CheckPlan, byStreamTime: Bool = false
     ) -> CheckResult {
         let t = plan.tolerances
         let requested = Double(configuration.frameRate)
         let bound = "\(configuration.frameRate) fps ± \(format(t.frameRatePercent)) %"
-        // Frames arriving in the half-open window, over its length: a stream that stops part-way counts short.
         let span = plan.measureSeconds
-        let rate = Double(window.count) / span
-        let measured = "\(format(rate, digits: 2)) fps (\(window.count) frames in \(format(span)) s)"
+        let rate: Double
+        let measured: String
+        let times = window.map(\.presentationTimeUs)
+        if byStreamTime, let first = times.min(), let last = times.max(), last > first {
+            // The window's frames over the stream time between the first and the last of them (n frames, n - 1
+            // intervals): frames the publisher never sent leave holes in that time and count short.
+            let covered = Double(last - first) / 1_000_000
+            rate = Double(window.count - 1) / covered
+            measured = "\(format(rate, digits: 2)) fps (\(window.count) frames over \(format(covered, digits: 2)) s of stream time)"
+        } else {
+            // Frames arriving in the half-open window, over its length: a stream that stops part-way counts short.
+            rate = Double(window.count) / span
+            measured = "\(format(rate, digits: 2)) fps (\(window.count) frames in \(format(span)) s)"
+        }
         let tolerance = t.frameRatePercent / 100
         if abs(rate - requested) <= requested * tolerance {
             return .measured(group, "frame rate", within: true, measured: measured, bound: bound, value: rate, seconds: span)
