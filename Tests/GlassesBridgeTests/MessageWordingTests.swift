@@ -55,7 +55,7 @@ struct MessageWordingTests {
         let root = docsDirectory().deletingLastPathComponent()
         let files = ["Sources/GlassesBridgeCommand/Program/BridgeCommandLine.swift",
                      "Sources/GlassesBridgeCommand/Program/SimulatorSource.swift",
-                     "Sources/GlassesBridgeCommand/Program/OutputSink.swift",
+                     "Sources/GlassesBridgeCommand/Program/Sinks/OutputSink.swift",
                      "Sources/GlassesBridge/Output/EventFormatters.swift"]
         for file in files {
             let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)

@@ -68,14 +68,14 @@ public enum BridgeCommandLine {
         } else {
             context.frameRate = options.frameRate
         }
-        let report = RunReportRecorder(options: options, startedAt: context.startedAt)
         // The pipeline first: a command line it refuses (a metric the engine cannot produce, a bad scenario) is a
         // usage error that leaves no output behind. A source that cannot be opened (a recording that cannot be read,
         // a listening address in use) is the run's failure, told like any other: an error, the summary, the report.
         let held = HeldEvents()
+        let glasses = Mutex<SimulatedGlasses?>(nil)
         let setUp: Result<PreparedRun, BridgeFailure>
         do {
-            setUp = .success(try makePipeline(options, emit: { held.emit($0, at: $1) }, simulator: { report?.watch($0) }))
+            setUp = .success(try makePipeline(options, emit: { held.emit($0, at: $1) }, simulator: { made in glasses.withLock { $0 = made } }))
         } catch where error.exitCode == .usage {
             printError("glasses-bridge: error: \(error.message)\n\(BridgeHelp.usageLine)")
             return .usage
@@ -83,23 +83,19 @@ public enum BridgeCommandLine {
             setUp = .failure(error)
         }
         defer { if case .success(let prepared) = setUp { prepared.teardown() } }
-        let sink: OutputSink
+        let sinks: EventFanOut
         do {
-            sink = try OutputSink(format: options.format, path: options.outputPath, context: context)
+            sinks = try RunSinks.open(options, context: context, glasses: glasses.withLock { $0 })
         } catch {
             printError("glasses-bridge: error: \(error.message)")
-            return .cannotWriteOutput
+            return error.exitCode
         }
-        defer { sink.close() }
         let stopper = Mutex<BridgePipeline?>(nil)
         let filter = RunEventFilter(options: options, file: fileInfo) {
             stopper.withLock { $0 }?.requestStop(reason: BridgeFailure.Kind.outputFailed.rawValue)
         }
         held.open { event, seconds in
-            for shown in filter.process(event, at: seconds) {
-                sink.write(shown, at: seconds)
-                report?.record(shown, at: seconds)
-            }
+            for shown in filter.process(event, at: seconds) { sinks.receive(shown, device: 0, at: seconds) }
         }
         let prepared: PreparedRun
         switch setUp {
@@ -108,14 +104,13 @@ public enum BridgeCommandLine {
             held.emit(.error(code: failure.kind.rawValue, message: failure.message), at: 0)
             held.emit(.summary(.notStarted(failure, metrics: options.metrics)), at: 0)
             printError("glasses-bridge: \(failure.message)")
-            if let report { _ = report.finish() }
+            if let problem = sinks.finish() { printError("glasses-bridge: error: \(problem.message)") }
             return failure.exitCode
         }
         let pipeline = prepared.pipeline
         stopper.withLock { $0 = pipeline }
         if case .file = options.device {} else if let warning = FrameRateTable.warning(frameRate: options.frameRate, metrics: options.metrics) {
-            sink.write(.warning(warning), at: 0)
-            report?.record(.warning(warning), at: 0)
+            sinks.receive(.warning(warning), device: 0, at: 0)
             if options.format != .text || options.outputPath != nil {
                 printError("glasses-bridge: warning: \(warning)")
             }
@@ -131,13 +126,11 @@ public enum BridgeCommandLine {
         if let failure {
             printError("glasses-bridge: \(failure.message)")
         }
-        // The report and the truth are written however the run ended (also after Ctrl-C): they say what happened.
-        if let report, !report.finish() {
-            return failure?.exitCode ?? .cannotWriteOutput
-        }
-        if let problem = sink.writeFailure {
-            printError("glasses-bridge: error: the output stopped: \(problem).")
-            return failure?.exitCode ?? .cannotWriteOutput
+        // Every destination is finished however the run ended (also after Ctrl-C): the report and the truth say
+        // what happened. A destination that failed makes the exit code 73 unless the run failed first.
+        if let problem = sinks.finish() {
+            printError("glasses-bridge: error: \(problem.message)")
+            return failure?.exitCode ?? problem.exitCode
         }
         return failure?.exitCode ?? result.exitCode
     }
@@ -153,15 +146,14 @@ public enum BridgeCommandLine {
         let devices = zip(options.devices, options.deviceLabels).map { device, label in
             OutputDevice(label: label, source: device.description, simulated: device.isSimulator)
         }
-        let sink: OutputSink
+        let sinks: EventFanOut
         do {
-            sink = try OutputSink(format: options.format, path: options.outputPath, context: context, devices: devices)
+            sinks = try RunSinks.open(options, context: context, devices: devices)
         } catch {
             printError("glasses-bridge: error: \(error.message)")
-            return .cannotWriteOutput
+            return error.exitCode
         }
-        defer { sink.close() }
-        let totals = await MultiDeviceRun.run(options, sink: sink)
+        let totals = await MultiDeviceRun.run(options, sink: sinks)
         for outcome in totals.failedDevices {
             printError("glasses-bridge: \(outcome.device): \(outcome.summary.failure?.message ?? outcome.summary.reason)")
         }

@@ -14,7 +14,7 @@ import Synchronization
 /// When every device has ended, the totals close the output and give the exit code
 /// (``MultiDeviceTotals/exitCode``).
 public enum MultiDeviceRun {
-    /// Runs every device of `options` to its end and writes their events, then the totals, to `sink`.
+    /// Runs every device of `options` to its end and hands their events, then the totals, to `sink`, which it finishes.
     /// - Parameters:
     ///   - simulator: called with the index of a simulated device and its glasses before the run starts (tests
     ///     inject faults through it).
@@ -22,7 +22,7 @@ public enum MultiDeviceRun {
     ///   - backend: the engine of the device at an index (nil: a new embedded vitals engine for each device).
     /// - Returns: every device's outcome and the exit code.
     public static func run(
-        _ options: BridgeOptions, sink: OutputSink,
+        _ options: BridgeOptions, sink: any EventSink,
         simulator: (Int, SimulatedGlasses) -> Void = { _, _ in },
         configure: (Int, inout BridgeSettings) -> Void = { _, _ in },
         backend: ((Int) -> any ProcessingBackend)? = nil
@@ -39,7 +39,7 @@ public enum MultiDeviceRun {
             }
             do {
                 let prepared = try BridgeCommandLine.makePipeline(one, emit: { event, seconds in
-                    for shown in filter.process(event, at: seconds) { sink.write(shown, device: index, at: seconds) }
+                    for shown in filter.process(event, at: seconds) { sink.receive(shown, device: index, at: seconds) }
                 }, simulator: { simulator(index, $0) }, configure: { configure(index, &$0) },
                    backend: backend?(index))
                 stopper.withLock { $0 = prepared.pipeline }
@@ -47,13 +47,13 @@ public enum MultiDeviceRun {
             } catch {
                 // This device cannot start; the others still run.
                 let summary = BridgeSummary.notStarted(error, metrics: one.metrics)
-                sink.write(.error(code: error.kind.rawValue, message: error.message), device: index, at: 0)
-                sink.write(.summary(summary), device: index, at: 0)
+                sink.receive(.error(code: error.kind.rawValue, message: error.message), device: index, at: 0)
+                sink.receive(.summary(summary), device: index, at: 0)
                 setupOutcomes[index] = DeviceOutcome(device: labels[index], summary: summary, exitCode: error.exitCode)
                 continue
             }
             if case .file = one.device {} else if let warning = FrameRateTable.warning(frameRate: one.frameRate, metrics: one.metrics) {
-                sink.write(.warning(warning), device: index, at: 0)
+                sink.receive(.warning(warning), device: index, at: 0)
                 if !warned, options.format != .text || options.outputPath != nil {
                     BridgeCommandLine.printError("glasses-bridge: warning: \(warning)")
                     warned = true
@@ -89,10 +89,8 @@ public enum MultiDeviceRun {
         }
         var totals = MultiDeviceTotals(devices: outcomes)
         let end = outcomes.map(\.summary.durationSeconds).max() ?? 0
-        sink.writeTotals(totals, at: end)
-        if let problem = sink.writeFailure {
-            totals.runFailure = BridgeFailure(.outputFailed, "the output stopped: \(problem).")
-        }
+        sink.receiveTotals(totals, at: end)
+        if let failure = sink.finish() { totals.runFailure = failure }
         return totals
     }
 }

@@ -75,13 +75,19 @@ enum ReportCommand {
 
     /// Writes the page (atomically, so a reader never sees half of it); 73 when it cannot.
     static func write(_ html: String, to path: String, flag: String) -> BridgeExitCode {
+        guard let problem = writeProblem(html, to: path, flag: flag) else { return .success }
+        printError("glasses-bridge: error: \(problem)")
+        return .cannotWriteOutput
+    }
+
+    /// Writes `text` to `path`; why it could not be written (`cannot write FLAG PATH: REASON.`), else nil.
+    static func writeProblem(_ text: String, to path: String, flag: String) -> String? {
         do {
-            try OutputFileWriter.write(Data(html.utf8), to: path)
-            return .success
+            try OutputFileWriter.write(Data(text.utf8), to: path)
+            return nil
         } catch {
             let reason = OutputPathCheck.problem(writing: path) ?? FileErrorText.reason(error)
-            printError("glasses-bridge: error: cannot write \(flag) \(path): \(reason).")
-            return .cannotWriteOutput
+            return "cannot write \(flag) \(path): \(reason)."
         }
     }
 

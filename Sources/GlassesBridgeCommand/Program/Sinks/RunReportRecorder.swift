@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// The report is built from the same NDJSON lines `--format ndjson` prints, so `--report` and `glasses-bridge report`
 /// draw the same page.
-final class RunReportRecorder: Sendable {
+final class RunReportRecorder: EventSink {
     private struct State {
         var formatter: NDJSONEventFormatter
         var lines: String
@@ -34,7 +34,7 @@ final class RunReportRecorder: Sendable {
     }
 
     /// Keeps one event, as its NDJSON line.
-    func record(_ event: BridgeEvent, at seconds: Double) {
+    func receive(_ event: BridgeEvent, device: Int, at seconds: Double) {
         state.withLock { state in
             if case .summary = event, let glasses = state.glasses { state.clocks = (seconds, glasses.deviceTime) }
             guard options.reportPath != nil else { return }
@@ -42,10 +42,10 @@ final class RunReportRecorder: Sendable {
         }
     }
 
-    /// Writes the report and the truth; false (after saying why on standard error) when one cannot be written.
-    func finish() -> Bool {
+    /// Writes the report and the truth; the failure (exit 73) when one cannot be written.
+    func finish() -> BridgeFailure? {
         let (lines, glasses, clocks) = state.withLock { ($0.lines, $0.glasses, $0.clocks) }
-        var written = true
+        var problems: [String] = []
         if let path = options.truthOutPath, let glasses {
             let deviceEnd = clocks?.device ?? glasses.deviceTime
             // Device time + offset = the run's clock (its NDJSON `t`).
@@ -54,7 +54,7 @@ final class RunReportRecorder: Sendable {
             let range = max(0, -offset)...max(deviceEnd, max(0, -offset))
             let text = path.lowercased().hasSuffix(".csv")
                 ? truth.csv(in: range, step: 0.1, timeOffset: offset) : truth.ndjson(in: range, step: 0.1, timeOffset: offset)
-            written = ReportCommand.write(text, to: path, flag: "--truth-out") == .success && written
+            if let problem = ReportCommand.writeProblem(text, to: path, flag: "--truth-out") { problems.append(problem) }
         }
         if let path = options.reportPath {
             do {
@@ -63,14 +63,13 @@ final class RunReportRecorder: Sendable {
                 context.input = "this run (glasses-bridge --report)"
                 context.generator = BridgeHelp.version
                 context.settings = Self.settings(options)
-                written = ReportCommand.write(RunReport(run: run, context: context).html(), to: path, flag: "--report") == .success
-                    && written
+                let html = RunReport(run: run, context: context).html()
+                if let problem = ReportCommand.writeProblem(html, to: path, flag: "--report") { problems.append(problem) }
             } catch {
-                ReportCommand.printError("glasses-bridge: error: the report could not be built: \(error.message)")
-                written = false
+                problems.append("the report could not be built: \(error.message)")
             }
         }
-        return written
+        return problems.isEmpty ? nil : BridgeFailure(.outputFailed, problems.joined(separator: " "))
     }
 
     /// The run's settings as the report lists them.

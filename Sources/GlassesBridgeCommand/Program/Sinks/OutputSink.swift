@@ -4,8 +4,9 @@ import GlassesBridge
 import GlassesMedia
 import Synchronization
 
-/// Where formatted events are written: standard output or a file, one event at a time.
-public final class OutputSink: Sendable {
+/// The run's formatted output (`--format text|ndjson|csv`, with the live line on a terminal): standard output or
+/// the `--output` file, one event at a time.
+public final class OutputSink: EventSink {
     private struct State {
         var formatter: any DeviceEventFormatter
         var writeFailure: String?
@@ -72,6 +73,20 @@ public final class OutputSink: Sendable {
         return 80
     }
 
+
+    public func receive(_ event: BridgeEvent, device: Int, at seconds: Double) {
+        write(event, device: device, at: seconds)
+    }
+
+    public func receiveTotals(_ totals: MultiDeviceTotals, at seconds: Double) {
+        writeTotals(totals, at: seconds)
+    }
+
+    /// Closes a file output; the failure when writing stopped (exit 73).
+    public func finish() -> BridgeFailure? {
+        close()
+        return writeFailure.map { BridgeFailure(.outputFailed, "the output stopped: \($0).") }
+    }
 
     /// Formats and writes one event (of the device at index `device` in a run of several).
     public func write(_ event: BridgeEvent, device: Int = 0, at seconds: Double) {

@@ -1,0 +1,96 @@
+import Foundation
+import Synchronization
+
+/// A destination of a run's judged events: the terminal or a file (text, NDJSON, CSV), the `--report` recorder, and
+/// any other place a run's output goes (a Lab Streaming Layer outlet, a Prometheus endpoint).
+///
+/// The pipeline decides everything before a sink sees an event (the frame-rate table's rule, the summary's basis,
+/// every verdict); a sink only carries the events somewhere. A run hands each event to every sink in the same
+/// order, one event at a time (``EventFanOut``).
+///
+/// A sink is told the run's devices when it is made: in a run of several, `device` is the index into them, and 0
+/// in a run of one.
+public protocol EventSink: Sendable {
+    /// Takes one event of the device at index `device`, at `seconds` since the run began. Called for one event at a
+    /// time, in the run's order; it must return quickly (a sink that does slow I/O queues it).
+    func receive(_ event: BridgeEvent, device: Int, at seconds: Double)
+    /// Takes the totals that close a run of several devices, after every device's summary.
+    func receiveTotals(_ totals: MultiDeviceTotals, at seconds: Double)
+    /// The run is over: writes what is kept for the end, flushes and releases. Returns why the sink failed (a
+    /// file that could not be written, exit 73; a destination that went away) if it did, else nil. Called once.
+    func finish() -> BridgeFailure?
+}
+
+extension EventSink {
+    /// Takes the totals of a run of several devices: nothing, by default.
+    public func receiveTotals(_ totals: MultiDeviceTotals, at seconds: Double) {}
+}
+
+/// Every sink of a run, fed in one order: each sink sees the events in the same order, one at a time, and no sink
+/// is called while a lock is held.
+///
+/// Events come from the pipeline's threads. Each is queued under the lock; the thread that finds no one delivering
+/// becomes the deliverer and hands out the queue, outside the lock, until it is empty (the others return at once).
+public final class EventFanOut: EventSink {
+    private enum Item {
+        case event(BridgeEvent, device: Int, seconds: Double)
+        case totals(MultiDeviceTotals, seconds: Double)
+    }
+
+    private struct State {
+        var queue: [Item] = []
+        var delivering = false
+    }
+
+    private let sinks: [any EventSink]
+    private let state = Mutex(State())
+
+    /// Feeds `sinks`, in that order.
+    public init(_ sinks: [any EventSink]) {
+        self.sinks = sinks
+    }
+
+    public func receive(_ event: BridgeEvent, device: Int, at seconds: Double) {
+        enqueue(.event(event, device: device, seconds: seconds))
+    }
+
+    public func receiveTotals(_ totals: MultiDeviceTotals, at seconds: Double) {
+        enqueue(.totals(totals, seconds: seconds))
+    }
+
+    private func enqueue(_ item: Item) {
+        let deliver = state.withLock { state -> Bool in
+            state.queue.append(item)
+            guard !state.delivering else { return false }
+            state.delivering = true
+            return true
+        }
+        guard deliver else { return }
+        while true {
+            let batch = state.withLock { state -> [Item] in
+                let batch = state.queue
+                state.queue.removeAll(keepingCapacity: true)
+                if batch.isEmpty { state.delivering = false }
+                return batch
+            }
+            if batch.isEmpty { return }
+            for item in batch {
+                for sink in sinks {
+                    switch item {
+                    case .event(let event, let device, let seconds): sink.receive(event, device: device, at: seconds)
+                    case .totals(let totals, let seconds): sink.receiveTotals(totals, at: seconds)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Waits for the events still being handed out, then finishes every sink (each once, in order). Returns their
+    /// failures as one: the first one's kind, every message.
+    public func finish() -> BridgeFailure? {
+        while state.withLock({ $0.delivering || !$0.queue.isEmpty }) { sched_yield() }
+        let failures = sinks.compactMap { $0.finish() }
+        guard let first = failures.first else { return nil }
+        return BridgeFailure(first.kind, failures.map(\.message).joined(separator: " "))
+    }
+}
