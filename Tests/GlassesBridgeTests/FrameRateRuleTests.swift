@@ -33,15 +33,6 @@ struct FrameRateRuleTests {
     }
 
     @Test func aValueBelowWhatTheRateSupportsIsNeverStable() {
-        var slow = VitalsTracker(frameRate: 7)
-        let rows = slow.ingest(Self.pulsePayload(48.6, stable: true))
-        #expect(rows.allSatisfy { !$0.stable })
-        #expect(slow.lastStable.pulseRate == nil)
-        #expect(abs((slow.latest.pulseRate ?? 0) - 48.6) < 0.01)
-        var fast = VitalsTracker(frameRate: 15)
-        fast.ingest(Self.pulsePayload(72, stable: true))
-        #expect(fast.lastStable.pulseRate == 72)
-
         var gate = FrameRateGate(askedRate: 7)
         guard case .metrics(let clamped, let json)? = gate.adjust(.metrics(Self.pulsePayload(48.6, stable: true), json: "{}"))
         else { Issue.record("metrics left out"); return }
@@ -166,5 +157,34 @@ struct FrameRateRuleTests {
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(!result.stdout.contains("frameRateTooLow"), "\(result.stdout.split(separator: "\n").filter { $0.contains("validation") })")
         #expect(!result.stdout.contains("\"type\":\"warning\""))
+    }
+}
+
+/// The pipeline judges its own events: what its `emit` receives, and the summary `run()` returns, are what users see.
+@Suite("Judged events from the pipeline")
+struct PipelineJudgementTests {
+    @Test("at 7 fps no pulse is ever stable in the pipeline's own events, and the summary it returns is the one it emitted last, judged; at 24 fps the same engine's values stand")
+    func thePipelineEmitsJudgedEvents() async throws {
+        var backend = RecordingBackend()
+        backend.rmssd = 40
+        let slow = try SimulatedRun(frameRate: 7, seconds: 20, backend: backend)
+        let result = await slow.run()
+        let events = slow.events.all
+        let payloads = events.compactMap { if case .metrics(let metrics, let json) = $0.event { (metrics, json) } else { nil } }
+        #expect(!payloads.isEmpty)
+        #expect(payloads.allSatisfy { metrics, json in
+            metrics.cardio.pulseRate.allSatisfy { !$0.stable } && metrics.cardio.hrv.allSatisfy { !$0.stable } && !json.isEmpty
+        }, "a payload at 7 fps kept a stable pulse or HRV")
+        guard case .summary(let emitted)? = events.last?.event else {
+            Issue.record("the last event is not the summary: \(String(describing: events.last?.event))")
+            return
+        }
+        #expect(emitted == result.summary)
+        #expect(result.summary.vitals.pulseRate == nil && result.summary.pulseAbsence?.code == .frameRate,
+                "\(String(describing: result.summary.pulseAbsence))")
+
+        let fast = try SimulatedRun(frameRate: 24, seconds: 20, backend: RecordingBackend())
+        let fastResult = await fast.run()
+        #expect(fastResult.summary.vitals.pulseRate == 70, "\(String(describing: fastResult.summary.pulseAbsence))")
     }
 }

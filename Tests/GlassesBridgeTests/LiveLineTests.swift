@@ -18,7 +18,6 @@ struct LiveLineTests {
         context.liveTerminal = true
         context.width = width
         context.verbosity = verbosity
-        context.frameRate = 24
         if let file {
             context.isFile = true
             context.fileDuration = file

@@ -57,7 +57,6 @@ struct MultiDeviceOutputTests {
         var context = OutputContext()
         context.liveTerminal = true
         context.width = 100
-        context.frameRate = 24
         var formatter = MultiDeviceTextFormatter(devices: Self.devices, context: context)
         var output = ""
         output += formatter.format(.state(.streaming, detail: nil), device: 0, at: 0.5)
@@ -97,7 +96,6 @@ struct MultiDeviceOutputTests {
 
     @Test func plainTextAndCSVNameTheDeviceOfEveryLine() throws {
         var context = OutputContext()
-        context.frameRate = 24
         var text = MultiDeviceTextFormatter(devices: Self.devices, context: context)
         #expect(text.format(.state(.waiting, detail: "link lost"), device: 1, at: 2) == "[     2.0s] sim#2: waiting: link lost\n")
         var summary = BridgeSummary()
@@ -106,7 +104,7 @@ struct MultiDeviceOutputTests {
 
         var labelled = Self.devices
         labelled[2].label = "file:a,b.mkv"
-        var csv = MultiDeviceCSVFormatter(devices: labelled, frameRate: 24)
+        var csv = MultiDeviceCSVFormatter(devices: labelled)
         #expect(csv.preamble == "device,time_s,metric,value,confidence,stable\n")
         var metrics = Metrics()
         metrics.cardio.pulseRate = [MeasurementWithConfidence(value: 70, stable: true, confidence: 90, timestamp: 2_000_000)]

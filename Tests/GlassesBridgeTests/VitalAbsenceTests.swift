@@ -31,14 +31,28 @@ struct VitalAbsenceTests {
         #expect(tracker.hrvAbsence(requested: true) == nil)
     }
 
+    /// The summary a run at `rate` fps would end with: the tracker's values and reasons, judged by the frame-rate
+    /// rule as the pipeline judges its summary (the rule replaces a reason for a vital the rate cannot support).
+    static func judged(_ tracker: VitalsTracker, at rate: UInt) -> BridgeSummary {
+        var summary = BridgeSummary()
+        summary.basis = tracker.runBasis
+        summary.vitals = summary.basis.medians
+        summary.pulseAbsence = tracker.pulseAbsence(requested: true)
+        summary.breathingAbsence = tracker.breathingAbsence(requested: true)
+        summary.hrvAbsence = tracker.hrvAbsence(requested: true)
+        var gate = FrameRateGate(askedRate: rate)
+        guard case .summary(let judged)? = gate.adjust(.summary(summary)) else { return summary }
+        return judged
+    }
+
     @Test("not requested, and a frame rate HRV is not measured at")
     func notRequestedAndFrameRate() {
         var tracker = VitalsTracker()
         Self.feed(&tracker, seconds: 90)
         #expect(tracker.hrvAbsence(requested: false)?.code == .notRequested)
-        var slow = VitalsTracker(frameRate: 7)
+        var slow = VitalsTracker()
         Self.feed(&slow, seconds: 90, hrvConfidence: 80, hrvStable: true)
-        let absence = slow.hrvAbsence(requested: true)
+        let absence = Self.judged(slow, at: 7).hrvAbsence
         #expect(absence?.code == .frameRate)
         #expect(absence?.message.contains("7 fps") == true, "\(String(describing: absence))")
     }
@@ -131,19 +145,21 @@ struct VitalAbsenceTests {
         let tracker = VitalsTracker()
         #expect(tracker.pulseAbsence(requested: false)?.code == .notRequested)
         #expect(tracker.breathingAbsence(requested: false)?.message.contains("--metrics breathing or breathing-rate") == true)
-        var slow = VitalsTracker(frameRate: 2)
+        var slow = VitalsTracker()
         Self.feed(&slow, seconds: 40)
         Self.feedBreathing(&slow, seconds: 40, stableFrom: 30)
-        let pulse = slow.pulseAbsence(requested: true), breathing = slow.breathingAbsence(requested: true)
+        let atTwo = Self.judged(slow, at: 2)
+        let pulse = atTwo.pulseAbsence, breathing = atTwo.breathingAbsence
         // Each vital gets its own reason: the pulse cannot be carried at 2 fps, breathing is only unmeasured there.
         #expect(pulse?.code == .frameRate && pulse?.message.hasPrefix("the pulse cannot be measured at 2 fps: 2 fps samples the pulse too slowly") == true,
                 "\(String(describing: pulse))")
         #expect(breathing?.message == "breathing is not measured at 2 fps, so its values are never marked stable (stream at 15 fps or more)",
                 "\(String(describing: breathing))")
-        var seven = VitalsTracker(frameRate: 7)
+        var seven = VitalsTracker()
         Self.feed(&seven, seconds: 40)
-        #expect(seven.pulseAbsence(requested: true)?.message == "the pulse is not measured at 7 fps, so its values are never marked stable (stream at 15 fps or more)")
-        #expect(seven.hrvAbsence(requested: true)?.message == "HRV is not measured at 7 fps: beats timed to 143 ms are too coarse for it (stream at 15 fps or more)")
+        let atSeven = Self.judged(seven, at: 7)
+        #expect(atSeven.pulseAbsence?.message == "the pulse is not measured at 7 fps, so its values are never marked stable (stream at 15 fps or more)")
+        #expect(atSeven.hrvAbsence?.message == "HRV is not measured at 7 fps: beats timed to 143 ms are too coarse for it (stream at 15 fps or more)")
     }
 
     @Test("no value at all, and stretches of face shorter than a stable value needs")

@@ -177,7 +177,7 @@ public final class CheckRunner: Sendable {
                 scheduler.schedule(after: .zero) { current()?.requestStop(reason: "duration") }
             }
         }
-        let tracker = Mutex(VitalsTracker(frameRate: configuration.frameRate))
+        let tracker = Mutex(VitalsTracker())
         let emit = self.emit
         let pipeline = BridgePipeline(
             settings: settings, source: wrapped, clock: target.clock, backend: backend ?? makeBackend()

@@ -32,8 +32,6 @@ public struct OutputContext: Sendable {
     public var width = 80
     /// How much text output prints.
     public var verbosity = Verbosity.normal
-    /// The stream's frame rate (the frame-rate table marks what it cannot support as not stable).
-    public var frameRate: UInt?
     /// Whether the source is the simulator (NDJSON `stats` then always carry `truth`).
     public var simulated = false
     /// For a file source, its duration in seconds when known (the live line shows position / duration).
@@ -71,7 +69,7 @@ public func makeEventFormatter(_ format: OutputFormat, context: OutputContext) -
     switch format {
     case .text: TextEventFormatter(context: context)
     case .ndjson: NDJSONEventFormatter(simulated: context.simulated, startedAt: context.startedAt)
-    case .csv: CSVEventFormatter(frameRate: context.frameRate)
+    case .csv: CSVEventFormatter()
     }
 }
 
@@ -304,7 +302,7 @@ public struct TextEventFormatter: BridgeEventFormatter {
         self.context = context
         live = context.liveTerminal
         plainStatsInterval = context.verbosity == .verbose ? 1 : 5
-        tracker = context.frameRate.map { VitalsTracker(frameRate: $0) } ?? VitalsTracker()
+        tracker = VitalsTracker()
     }
 
     /// The text for an event.
@@ -586,9 +584,10 @@ public struct LiveStatus: Sendable {
 public struct CSVEventFormatter: BridgeEventFormatter {
     private var tracker: VitalsTracker
 
-    /// Creates the formatter; with a frame rate, vitals the rate cannot support are never `stable`.
-    public init(frameRate: UInt? = nil) {
-        tracker = frameRate.map { VitalsTracker(frameRate: $0) } ?? VitalsTracker()
+    /// Creates the formatter (the events it formats come judged from the pipeline: a vital the frame rate cannot
+    /// support is never `stable` in them).
+    public init() {
+        tracker = VitalsTracker()
     }
 
     /// The header line.

@@ -1,6 +1,3 @@
-import Foundation
-import Synchronization
-
 /// A destination of a run's judged events: the terminal or a file (text, NDJSON, CSV), the `--report` recorder, and
 /// any other place a run's output goes (a Lab Streaming Layer outlet, a Prometheus endpoint).
 ///
@@ -27,68 +24,41 @@ extension EventSink {
 }
 
 /// Every sink of a run, fed in one order: each sink sees the events in the same order, one at a time, and no sink
-/// is called while a lock is held.
-///
-/// Events come from the pipeline's threads. Each is queued under the lock; the thread that finds no one delivering
-/// becomes the deliverer and hands out the queue, outside the lock, until it is empty (the others return at once).
+/// is called while a lock is held (``OrderedHandOff``).
 public final class EventFanOut: EventSink {
-    private enum Item {
+    private enum Item: Sendable {
         case event(BridgeEvent, device: Int, seconds: Double)
         case totals(MultiDeviceTotals, seconds: Double)
     }
 
-    private struct State {
-        var queue: [Item] = []
-        var delivering = false
-    }
-
     private let sinks: [any EventSink]
-    private let state = Mutex(State())
+    private let handOff: OrderedHandOff<Void, Item>
 
     /// Feeds `sinks`, in that order.
     public init(_ sinks: [any EventSink]) {
         self.sinks = sinks
-    }
-
-    public func receive(_ event: BridgeEvent, device: Int, at seconds: Double) {
-        enqueue(.event(event, device: device, seconds: seconds))
-    }
-
-    public func receiveTotals(_ totals: MultiDeviceTotals, at seconds: Double) {
-        enqueue(.totals(totals, seconds: seconds))
-    }
-
-    private func enqueue(_ item: Item) {
-        let deliver = state.withLock { state -> Bool in
-            state.queue.append(item)
-            guard !state.delivering else { return false }
-            state.delivering = true
-            return true
-        }
-        guard deliver else { return }
-        while true {
-            let batch = state.withLock { state -> [Item] in
-                let batch = state.queue
-                state.queue.removeAll(keepingCapacity: true)
-                if batch.isEmpty { state.delivering = false }
-                return batch
-            }
-            if batch.isEmpty { return }
-            for item in batch {
-                for sink in sinks {
-                    switch item {
-                    case .event(let event, let device, let seconds): sink.receive(event, device: device, at: seconds)
-                    case .totals(let totals, let seconds): sink.receiveTotals(totals, at: seconds)
-                    }
+        handOff = OrderedHandOff(()) { item in
+            for sink in sinks {
+                switch item {
+                case .event(let event, let device, let seconds): sink.receive(event, device: device, at: seconds)
+                case .totals(let totals, let seconds): sink.receiveTotals(totals, at: seconds)
                 }
             }
         }
     }
 
+    public func receive(_ event: BridgeEvent, device: Int, at seconds: Double) {
+        handOff.enqueue { _ in .event(event, device: device, seconds: seconds) }
+    }
+
+    public func receiveTotals(_ totals: MultiDeviceTotals, at seconds: Double) {
+        handOff.enqueue { _ in .totals(totals, seconds: seconds) }
+    }
+
     /// Waits for the events still being handed out, then finishes every sink (each once, in order). Returns their
     /// failures as one: the first one's kind, every message.
     public func finish() -> BridgeFailure? {
-        while state.withLock({ $0.delivering || !$0.queue.isEmpty }) { sched_yield() }
+        handOff.waitUntilDelivered()
         let failures = sinks.compactMap { $0.finish() }
         guard let first = failures.first else { return nil }
         return BridgeFailure(first.kind, failures.map(\.message).joined(separator: " "))

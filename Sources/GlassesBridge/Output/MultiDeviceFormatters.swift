@@ -55,7 +55,7 @@ public func makeDeviceEventFormatter(
     switch format {
     case .ndjson: return MultiDeviceNDJSONFormatter(devices: devices, startedAt: context.startedAt)
     case .text: return MultiDeviceTextFormatter(devices: devices, context: context)
-    case .csv: return MultiDeviceCSVFormatter(devices: devices, frameRate: context.frameRate)
+    case .csv: return MultiDeviceCSVFormatter(devices: devices)
     }
 }
 
@@ -241,9 +241,9 @@ public struct MultiDeviceCSVFormatter: DeviceEventFormatter {
     private var formatters: [CSVEventFormatter]
 
     /// Creates the formatter for `devices`.
-    public init(devices: [OutputDevice], frameRate: UInt? = nil) {
+    public init(devices: [OutputDevice]) {
         labels = devices.map { Self.field($0.label) }
-        formatters = devices.map { _ in CSVEventFormatter(frameRate: frameRate) }
+        formatters = devices.map { _ in CSVEventFormatter() }
     }
 
     /// The header line.

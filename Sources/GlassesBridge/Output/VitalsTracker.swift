@@ -320,8 +320,6 @@ public struct VitalsTracker: Sendable, Hashable {
     public private(set) var latestIsStable = VitalsStability()
     /// How many metrics payloads were seen.
     public private(set) var payloads = 0
-    /// The frame-rate table's row the stream runs at; a vital it does not mark `measured` is never stable.
-    public let capability: FrameRateCapability?
 
     /// Seconds of continuous measurement a stable HRV value needs: the embedded engine's HRV window (its first
     /// value comes at 30 s and is stable at the earliest after 60 s of face without a break).
@@ -351,9 +349,9 @@ public struct VitalsTracker: Sendable, Hashable {
 
     /// Why the run's summary has no pulse rate, or nil when it has one.
     ///
-    /// Judged from what the metrics showed, in order: the pulse not requested, a frame rate the table does not
-    /// measure it at, no pulse value at all, no stretch of face as long as ``pulseSettleSeconds``, or values that
-    /// were never stable (how many, and the best confidence reached).
+    /// Judged from what the metrics showed, in order: the pulse not requested, no pulse value at all, no stretch of face as long as ``pulseSettleSeconds``, or values that
+    /// were never stable (how many, and the best confidence reached). A frame rate the table does not measure the
+    /// pulse at is the summary's judgement (``FrameRateGate``), which replaces this reason.
     public func pulseAbsence(requested: Bool) -> VitalAbsence? {
         if let split = HarmonicSplit(stableValues[0]) {
             guard split.resolved == nil else { return nil }
@@ -362,14 +360,14 @@ public struct VitalsTracker: Sendable, Hashable {
                 + "heart's, so no value is given rather than one between them (docs/VITALS-ENGINE.md)")
         }
         guard stableValues[0].isEmpty else { return nil }
-        if requested, capability.map({ $0.pulse == .measured }) ?? true, pulseEvidence.longestStretch + Self.leadSeconds >= Self.pulseSettleSeconds,
+        if requested, pulseEvidence.longestStretch + Self.leadSeconds >= Self.pulseSettleSeconds,
            let split = HarmonicSplit(pulseValues), split.resolved == nil {
             return VitalAbsence(code: .harmonicSplit, message: "none of the \(pulseEvidence.samples) pulse values measured was stable: "
                 + "they read two rates a factor two apart (" + split.described(unit: "bpm") + "), one the other's harmonic, and "
                 + "the evidence did not settle which was the heart's (docs/VITALS-ENGINE.md)")
         }
         return Self.rateAbsence(
-            pulseEvidence, requested: requested, trust: capability.map { ($0, $0.pulse) }, vital: "pulse", subject: "the pulse",
+            pulseEvidence, requested: requested, vital: "pulse", subject: "the pulse",
             metrics: "cardio or pulse-rate", settle: Self.pulseSettleSeconds,
             why: "the pulse in the skin's colour was too weak against the noise (small, dark, compressed or moving faces "
                 + "weaken it: docs/VITALS-ENGINE.md)")
@@ -380,7 +378,7 @@ public struct VitalsTracker: Sendable, Hashable {
     public func breathingAbsence(requested: Bool) -> VitalAbsence? {
         guard stableValues[1].isEmpty else { return nil }
         return Self.rateAbsence(
-            breathingEvidence, requested: requested, trust: capability.map { ($0, $0.breathing) }, vital: "breathing",
+            breathingEvidence, requested: requested, vital: "breathing",
             subject: "breathing", metrics: "breathing or breathing-rate", settle: Self.breathingSettleSeconds,
             why: "the motion of the chest and head showed no clear breathing rhythm (keep the upper body in view and "
                 + "still: docs/VITALS-ENGINE.md)")
@@ -388,13 +386,10 @@ public struct VitalsTracker: Sendable, Hashable {
 
     /// The absence of a rate with no stable value: see ``pulseAbsence(requested:)``. `vital` names its values
     /// ("pulse value"), `subject` starts a sentence about it ("the pulse was not requested").
-    private static func rateAbsence(_ e: RateEvidence, requested: Bool, trust: (FrameRateCapability, VitalTrust)?, vital: String,
+    private static func rateAbsence(_ e: RateEvidence, requested: Bool, vital: String,
                                     subject: String, metrics: String, settle: Double, why: String) -> VitalAbsence {
         guard requested else {
             return VitalAbsence(code: .notRequested, message: "\(subject) was not requested (add it with --metrics \(metrics))")
-        }
-        if let (capability, trust) = trust, trust != .measured {
-            return .frameRate(capability, vital: subject, trust: trust)
         }
         guard e.samples > 0 else {
             return VitalAbsence(code: .notMeasured, message: "no \(vital) value was measured: the first comes after about "
@@ -412,17 +407,13 @@ public struct VitalsTracker: Sendable, Hashable {
 
     /// Why the run's summary has no HRV value, or nil when it has one.
     ///
-    /// Judged from what the metrics showed, in order: HRV not requested, a frame rate the table does not measure
-    /// HRV at, no stable pulse, no stretch of continuous measurement as long as ``hrvSettleSeconds``, or windows
+    /// Judged from what the metrics showed, in order: HRV not requested, no stable pulse, no stretch of continuous measurement as long as ``hrvSettleSeconds``, or windows
     /// that were measured but never stable (with the best confidence reached).
     public func hrvAbsence(requested: Bool) -> VitalAbsence? {
         // The run's HRV is the median of its stable values: there is one exactly when a value was stable.
         guard stableValues[2].isEmpty else { return nil }
         guard requested else {
             return VitalAbsence(code: .notRequested, message: "HRV was not requested (add it with --metrics cardio or hrv)")
-        }
-        if let capability, capability.hrv != .measured {
-            return .frameRate(capability, vital: "HRV", trust: capability.hrv)
         }
         let e = pulseEvidence
         // Without pulse values (`--metrics hrv` alone) the HRV windows tell how long the face was measured.
@@ -456,19 +447,14 @@ public struct VitalsTracker: Sendable, Hashable {
         return VitalAbsence(code: .unstable, message: message)
     }
 
-    /// Creates an empty tracker that trusts the engine's `stable` flags.
-    public init() { capability = nil }
-
-    /// Creates an empty tracker for a stream at `frameRate`: vitals the rate cannot support (``FrameRateTable``) are
-    /// never stable, whatever the engine says.
-    public init(frameRate: UInt) { capability = FrameRateTable.capability(at: frameRate) }
+    /// Creates an empty tracker that trusts the `stable` flags of what it ingests: the pipeline's events come judged
+    /// (``FrameRateGate``), so a vital the frame rate cannot support is never stable in them.
+    public init() {}
 
     /// Takes in a payload and returns its rate samples as time-series rows.
     @discardableResult
     public mutating func ingest(_ metrics: Metrics) -> [VitalsSample] {
         payloads += 1
-        var metrics = metrics
-        if let capability { _ = FrameRateGate.clamp(&metrics, capability) }
         var rows: [VitalsSample] = []
         if metrics.hasCardio {
             for sample in metrics.cardio.pulseRate {

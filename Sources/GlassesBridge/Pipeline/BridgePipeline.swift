@@ -80,7 +80,7 @@ public final class BridgePipeline: Sendable {
     public let clock: BridgeClock
 
     private let backend: any ProcessingBackend
-    private let emitEvent: @Sendable (BridgeEvent, Double) -> Void
+    private let line: JudgedEventLine
     private let run = Mutex(RunState())
     private let counters = BridgeCounters()
     private let tracker = Mutex(VitalsTracker())
@@ -103,8 +103,9 @@ public final class BridgePipeline: Sendable {
     /// Creates a pipeline; nothing runs until ``run()``.
     /// - Parameters:
     ///   - backend: the engine behind custom input; the embedded vitals engine by default.
-    ///   - emit: receives every event with its time in seconds since the run began (called from several threads,
-    ///     one event at a time is not guaranteed: make it thread-safe).
+    ///   - emit: receives every event, judged (``FrameRateGate``: by the rate a file declares, the rate a network
+    ///     stream arrives at, or the rate asked of glasses), with its time in seconds since the run began: one event
+    ///     at a time, in one order, from whichever of the pipeline's threads delivers (return quickly).
     public init(
         settings: BridgeSettings, source: BridgeSource, clock: BridgeClock,
         backend: any ProcessingBackend = EmbeddedVitalsBackend(),
@@ -114,8 +115,18 @@ public final class BridgePipeline: Sendable {
         self.source = source
         self.clock = clock
         self.backend = backend
-        self.emitEvent = emit
+        line = JudgedEventLine(gate: Self.frameRateGate(source, settings), receiver: emit)
         self.startedAt = clock.scheduler.now
+    }
+
+    /// The frame-rate rule of a run: a recording is judged by the rate it declares (none for a bare HEVC stream,
+    /// which declares none), a network stream by the rate its frames arrive at, glasses by the rate asked of them.
+    static func frameRateGate(_ source: BridgeSource, _ settings: BridgeSettings) -> FrameRateGate? {
+        switch source.kind {
+        case .file(let path): SourceFileInfo(path: path)?.frameRate.map { FrameRateGate(fileFrameRate: $0) }
+        case .network: .networkStream()
+        case .glasses: FrameRateGate(askedRate: settings.streamConfiguration.frameRate)
+        }
     }
 
     // MARK: Control
@@ -319,8 +330,10 @@ public final class BridgePipeline: Sendable {
         let metricsTask = Task { [weak self] in
             for await payload in metrics {
                 guard let self else { return }
-                self.tracker.withLock { _ = $0.ingest(payload) }
-                self.emit(.metrics(payload, json: payload.jsonString()))
+                // Judged first: the run's own tracker (the summary, the stats' vitals) sees what users see.
+                if case .metrics(let judged, _)? = self.emit(.metrics(payload, json: "")) {
+                    self.tracker.withLock { _ = $0.ingest(judged) }
+                }
             }
         }
         let statusTask = Task { [weak self] in
@@ -585,14 +598,18 @@ public final class BridgePipeline: Sendable {
         summary.failure = failure
         summary.receivedStream = run.withLock { $0.frameSource?.receivedStream }
         summary.reason = failure?.kind.rawValue ?? reason ?? "endOfInput"
-        emit(.summary(summary))
+        if case .summary(let judged)? = emit(.summary(summary)) { summary = judged }
+        // The summary is the last event: every event is delivered before run() returns.
+        line.waitUntilDelivered()
         return BridgeRunResult(summary: summary, exitCode: failure?.exitCode ?? .success)
     }
 
     // MARK: Helpers
 
-    private func emit(_ event: BridgeEvent) {
-        emitEvent(event, (clock.scheduler.now - startedAt).inSeconds)
+    /// Judges and sends an event (``JudgedEventLine``); returns it as judged, nil when left out.
+    @discardableResult
+    private func emit(_ event: BridgeEvent) -> BridgeEvent? {
+        line.send(event, at: (clock.scheduler.now - startedAt).inSeconds)
     }
 }
 

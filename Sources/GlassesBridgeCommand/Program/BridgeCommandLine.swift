@@ -60,13 +60,9 @@ public enum BridgeCommandLine {
         case .simulator, .file: break
         }
         if realClock { context.startedAt = Date() }  // references logged on the wall clock line up with it
-        var fileInfo: SourceFileInfo?
         if case .file(let path) = options.device {
             context.isFile = true
-            fileInfo = SourceFileInfo(path: path)
-            context.fileDuration = fileInfo?.durationSeconds
-        } else {
-            context.frameRate = options.frameRate
+            context.fileDuration = SourceFileInfo(path: path)?.durationSeconds
         }
         // The pipeline first: a command line it refuses (a metric the engine cannot produce, a bad scenario) is a
         // usage error that leaves no output behind. A source that cannot be opened (a recording that cannot be read,
@@ -91,7 +87,7 @@ public enum BridgeCommandLine {
             return error.exitCode
         }
         let stopper = Mutex<BridgePipeline?>(nil)
-        let filter = RunEventFilter(options: options, file: fileInfo) {
+        let filter = RunEventFilter(options: options) {
             stopper.withLock { $0 }?.requestStop(reason: BridgeFailure.Kind.outputFailed.rawValue)
         }
         held.open { event, seconds in
@@ -142,7 +138,6 @@ public enum BridgeCommandLine {
         context.verbosity = options.verbosity
         let isFile = { (device: DeviceAddress) -> Bool in if case .file = device { true } else { false } }
         if options.realtime || options.devices.contains(where: { $0.linkAddress != nil || $0.streamAddress != nil }) { context.startedAt = Date() }
-        if !options.devices.allSatisfy(isFile) { context.frameRate = options.frameRate }
         let devices = zip(options.devices, options.deviceLabels).map { device, label in
             OutputDevice(label: label, source: device.description, simulated: device.isSimulator)
         }

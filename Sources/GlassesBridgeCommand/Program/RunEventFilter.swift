@@ -2,13 +2,11 @@ import Foundation
 import GlassesBridge
 import Synchronization
 
-/// What the command does to the pipeline's events before they are printed: the frame-rate table's rule
-/// (``FrameRateGate``; for a recording, at the rate it declares), and the watch over a raw `--record` into Y4M, which has no timestamps and so cannot keep a
-/// gap: the first pause in the stream ends the run with a clear error (exit 73) instead of a recording that replays
-/// the session faster than it happened.
+/// The watch over a raw `--record` into Y4M, which has no timestamps and so cannot keep a gap: the first pause in
+/// the stream ends the run with a clear error (exit 73) instead of a recording that replays the session faster than
+/// it happened. (The pipeline has judged the events already: the frame-rate rule lives in ``FrameRateGate``.)
 final class RunEventFilter: Sendable {
     private struct State {
-        var gate: FrameRateGate?
         var recordPath: String?
         var streamed = false
         var deviceDropped: UInt64 = 0
@@ -18,20 +16,9 @@ final class RunEventFilter: Sendable {
     private let state: Mutex<State>
     private let stop: @Sendable () -> Void
 
-    /// - Parameters:
-    ///   - file: what a `--device file:` source declares, when the caller read it already (read here otherwise).
-    ///   - stop: ends the run (called once, when a Y4M recording meets a gap).
-    init(options: BridgeOptions, file: SourceFileInfo? = nil, stop: @escaping @Sendable () -> Void) {
+    /// - Parameter stop: ends the run (called once, when a Y4M recording meets a gap).
+    init(options: BridgeOptions, stop: @escaping @Sendable () -> Void) {
         var initial = State()
-        if case .file(let path) = options.device {
-            // A recording is judged by the rate it declares (a bare HEVC stream declares none: no table then).
-            initial.gate = (file ?? SourceFileInfo(path: path))?.frameRate.map { FrameRateGate(fileFrameRate: $0) }
-        } else if options.device.streamAddress != nil {
-            // A network stream is judged by the rate its frames arrive at: it was asked nothing.
-            initial.gate = .networkStream()
-        } else {
-            initial.gate = FrameRateGate(askedRate: options.frameRate)
-        }
         if let path = options.recordPath, path.lowercased().hasSuffix(".y4m") { initial.recordPath = path }
         state = Mutex(initial)
         self.stop = stop
@@ -40,7 +27,7 @@ final class RunEventFilter: Sendable {
     /// Why the recording ended the run, if it did.
     var recordFailure: BridgeFailure? { state.withLock { $0.recordFailure } }
 
-    /// The events to print for `event` (none, the event as the table shows it, or an error before it).
+    /// The events to print for `event`: itself, after an error when a Y4M recording met a gap.
     func process(_ event: BridgeEvent, at seconds: Double) -> [BridgeEvent] {
         var stopNow = false
         let events = state.withLock { state -> [BridgeEvent] in
@@ -51,17 +38,13 @@ final class RunEventFilter: Sendable {
                 out.append(.error(code: failure.kind.rawValue, message: failure.message))
                 stopNow = true
             }
-            var shown: BridgeEvent? = event
-            if var gate = state.gate {
-                shown = gate.adjust(event)
-                state.gate = gate
-            }
-            if case .summary(var summary)? = shown, let failure = state.recordFailure, summary.failure == nil {
+            var shown = event
+            if case .summary(var summary) = shown, let failure = state.recordFailure, summary.failure == nil {
                 summary.failure = failure
                 summary.reason = failure.kind.rawValue
                 shown = .summary(summary)
             }
-            if let shown { out.append(shown) }
+            out.append(shown)
             return out
         }
         if stopNow { stop() }
