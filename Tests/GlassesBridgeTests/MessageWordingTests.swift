@@ -56,7 +56,13 @@ struct MessageWordingTests {
         let files = ["Sources/GlassesBridgeCommand/Program/BridgeCommandLine.swift",
                      "Sources/GlassesBridgeCommand/Program/SimulatorSource.swift",
                      "Sources/GlassesBridgeCommand/Program/Sinks/OutputSink.swift",
-                     "Sources/GlassesBridge/Output/EventFormatters.swift"]
+                     "Sources/GlassesBridge/Output/EventFormatters.swift",
+                     "Sources/GlassesBridge/Output/TextEventFormatter.swift",
+                     "Sources/GlassesBridge/Output/NDJSONEventFormatter.swift",
+                     "Sources/GlassesBridge/Output/CSVEventFormatter.swift",
+                     "Sources/GlassesBridge/Output/LiveStatus.swift",
+                     "Sources/GlassesBridgeCommand/Program/Sinks/RunReportRecorder.swift",
+                     "Sources/GlassesBridgeCommand/Program/Sinks/RunSinks.swift"]
         for file in files {
             let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
             #expect(!text.contains("\\(error)"), "\(file) interpolates \\(error)")

@@ -95,7 +95,7 @@ struct MultiDeviceOutputTests {
     }
 
     @Test func plainTextAndCSVNameTheDeviceOfEveryLine() throws {
-        var context = OutputContext()
+        let context = OutputContext()
         var text = MultiDeviceTextFormatter(devices: Self.devices, context: context)
         #expect(text.format(.state(.waiting, detail: "link lost"), device: 1, at: 2) == "[     2.0s] sim#2: waiting: link lost\n")
         var summary = BridgeSummary()

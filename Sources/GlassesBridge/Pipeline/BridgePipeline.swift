@@ -323,30 +323,26 @@ public final class BridgePipeline: Sendable {
         return "\(stream), submitted as \(settings.pixelFormat.rawValue), metrics \(settings.metrics)"
     }
 
-    /// Metrics and status consumers, subscribed before `start()`; they end when the SDK is released.
+    /// The consumer of metrics and status, subscribed before `start()`: one task reading one stream, so a payload and
+    /// a verdict reach the judged line in the order the SDK produced them. It ends when the SDK is released.
     private func startConsumers(_ sdk: SmartSpectraSDK) -> [Task<Void, Never>] {
-        let metrics = sdk.metricsUpdates(bufferingPolicy: .bufferingNewest(4096))
-        let status = sdk.statusUpdates(bufferingPolicy: .bufferingNewest(256))
-        let metricsTask = Task { [weak self] in
-            for await payload in metrics {
+        let updates = sdk.updates(bufferingPolicy: .bufferingNewest(4096))
+        let task = Task { [weak self] in
+            for await update in updates {
                 guard let self else { return }
-                // Judged first: the run's own tracker (the summary, the stats' vitals) sees what users see.
-                if case .metrics(let judged, _)? = self.emit(.metrics(payload, json: "")) {
-                    self.tracker.withLock { _ = $0.ingest(judged) }
+                switch update {
+                case .metrics(let payload):
+                    // Judged first: the run's own tracker (the summary, the stats' vitals) sees what users see.
+                    if case .metrics(let judged, _)? = self.emit(.metrics(payload, json: "")) {
+                        self.tracker.withLock { _ = $0.ingest(judged) }
+                    }
+                case .status(.validationStatus(let verdict?)): self.emit(.validation(verdict))
+                case .status(.error(let error?)): self.emit(.error(code: "\(error.code)", message: error.message))
+                case .status: break
                 }
             }
         }
-        let statusTask = Task { [weak self] in
-            for await change in status {
-                guard let self else { return }
-                switch change {
-                case .validationStatus(let verdict?): self.emit(.validation(verdict))
-                case .error(let error?): self.emit(.error(code: "\(error.code)", message: error.message))
-                default: break
-                }
-            }
-        }
-        return [metricsTask, statusTask]
+        return [task]
     }
 
     /// What a timer waits for before it acts. A pipelined file run in virtual time drains the chain first (the

@@ -136,7 +136,6 @@ public enum BridgeCommandLine {
     static func runDevices(_ options: BridgeOptions) async -> BridgeExitCode {
         var context = OutputContext()
         context.verbosity = options.verbosity
-        let isFile = { (device: DeviceAddress) -> Bool in if case .file = device { true } else { false } }
         if options.realtime || options.devices.contains(where: { $0.linkAddress != nil || $0.streamAddress != nil }) { context.startedAt = Date() }
         let devices = zip(options.devices, options.deviceLabels).map { device, label in
             OutputDevice(label: label, source: device.description, simulated: device.isSimulator)

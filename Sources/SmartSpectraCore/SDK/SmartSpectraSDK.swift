@@ -35,6 +35,7 @@ public final class SmartSpectraSDK: Observable, Sendable {
         var nextID: UInt64 = 0
         var metrics: [UInt64: AsyncStream<Metrics>.Continuation] = [:]
         var status: [UInt64: AsyncStream<SmartSpectraStatusEvent>.Continuation] = [:]
+        var updates: [UInt64: AsyncStream<SDKUpdate>.Continuation] = [:]
     }
 
     /// Creates an independent instance (for tests, or one per pair of glasses).
@@ -279,6 +280,23 @@ public final class SmartSpectraSDK: Observable, Sendable {
         return stream
     }
 
+    /// Metrics payloads and status changes in one stream, in the order they happened (the two public streams
+    /// cannot say which of a payload and a verdict came first). Every call makes an independent stream, as above.
+    package func updates(
+        bufferingPolicy: AsyncStream<SDKUpdate>.Continuation.BufferingPolicy = .bufferingNewest(4096)
+    ) -> AsyncStream<SDKUpdate> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SDKUpdate.self, bufferingPolicy: bufferingPolicy)
+        let id = subscribers.withLock { subscribers in
+            subscribers.nextID += 1
+            subscribers.updates[subscribers.nextID] = continuation
+            return subscribers.nextID
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.subscribers.withLock { $0.updates.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
     // MARK: Internals used by CustomInput and the worker
 
     /// `CustomInput.sendFrame`: admit, check pixels, copy through the transform, commit.
@@ -343,23 +361,29 @@ public final class SmartSpectraSDK: Observable, Sendable {
         while true {
             let batch = core.withLock { $0.takeOutbox() }
             if batch.isEmpty { return }
-            let (metricsStreams, statusStreams) = subscribers.withLock {
-                (Array($0.metrics.values), Array($0.status.values))
+            let (metricsStreams, statusStreams, updateStreams) = subscribers.withLock {
+                (Array($0.metrics.values), Array($0.status.values), Array($0.updates.values))
             }
             for notification in batch {
                 switch notification {
                 case .processingStatus(let status):
                     registrar.withMutation(of: self, keyPath: \.processingStatus) {}
                     for stream in statusStreams { stream.yield(.processingStatus(status)) }
+                    for stream in updateStreams { stream.yield(.status(.processingStatus(status))) }
                 case .metrics(let payload):
                     registrar.withMutation(of: self, keyPath: \.metrics) {}
-                    if let payload { for stream in metricsStreams { stream.yield(payload) } }
+                    if let payload {
+                        for stream in metricsStreams { stream.yield(payload) }
+                        for stream in updateStreams { stream.yield(.metrics(payload)) }
+                    }
                 case .validation(let verdict):
                     registrar.withMutation(of: self, keyPath: \.validationStatus) {}
                     for stream in statusStreams { stream.yield(.validationStatus(verdict)) }
+                    for stream in updateStreams { stream.yield(.status(.validationStatus(verdict))) }
                 case .error(let failure):
                     registrar.withMutation(of: self, keyPath: \.error) {}
                     for stream in statusStreams { stream.yield(.error(failure)) }
+                    for stream in updateStreams { stream.yield(.status(.error(failure))) }
                 case .imageOutput:
                     registrar.withMutation(of: self, keyPath: \.imageOutput) {}
                 }
@@ -371,4 +395,12 @@ public final class SmartSpectraSDK: Observable, Sendable {
         guard level != .none, level >= config.untrackedLogLevel else { return }
         try? FileHandle.standardError.write(contentsOf: Data("[SmartSpectra] \(level): \(message)\n".utf8))  // never traps on a full disk
     }
+}
+
+/// What ``SmartSpectraSDK/updates(bufferingPolicy:)`` delivers: a metrics payload or a status change.
+package enum SDKUpdate: Sendable {
+    /// A metrics payload (only the samples new since the previous one).
+    case metrics(Metrics)
+    /// A status change.
+    case status(SmartSpectraStatusEvent)
 }

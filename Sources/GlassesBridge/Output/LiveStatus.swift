@@ -1,0 +1,94 @@
+import Foundation
+import SmartSpectraInput
+
+/// What the live line shows at one instant, and how it fits a width.
+public struct LiveStatus: Sendable {
+    /// The lifecycle phase.
+    public var phase: LifecyclePolicy.Phase
+    /// Seconds since the run began (for a file: the position in it).
+    public var seconds: Double
+    /// The counters.
+    public var stats: BridgeStats
+    /// The latest vitals.
+    public var vitals: VitalsSnapshot
+    /// Which of them are stable.
+    public var stability: VitalsStability
+    /// The simulator's truth, when simulated.
+    public var truth: VitalsSnapshot?
+    /// The validation hint while the verdict is not `ok`.
+    public var hint: String?
+    /// A file's duration in seconds, when known.
+    public var fileDuration: Double?
+    /// Playback speed relative to real time, for a file.
+    public var speed: Double?
+    /// Whether the source is a file.
+    public var isFile: Bool
+
+    /// Creates the status.
+    public init(
+        phase: LifecyclePolicy.Phase, seconds: Double, stats: BridgeStats, vitals: VitalsSnapshot,
+        stability: VitalsStability, truth: VitalsSnapshot?, hint: String?, fileDuration: Double?, speed: Double?,
+        isFile: Bool
+    ) {
+        self.phase = phase
+        self.seconds = seconds
+        self.stats = stats
+        self.vitals = vitals
+        self.stability = stability
+        self.truth = truth
+        self.hint = hint
+        self.fileDuration = fileDuration
+        self.speed = speed
+        self.isFile = isFile
+    }
+
+    /// `12:05` under an hour, `1:02:05` above.
+    static func clock(_ seconds: Double) -> String {
+        let total = Int(max(0, seconds).rounded(.down))
+        let (h, m, s) = (total / 3600, total / 60 % 60, total % 60)
+        return h > 0 ? String(format: "%d:%02d:%02d", h, m, s) : String(format: "%d:%02d", m, s)
+    }
+
+    private func value(_ value: Double?, stable: Bool, decimals: Int = 0) -> String {
+        guard let value else { return "--" }
+        return String(format: "%.\(decimals)f", value) + (stable ? "" : "?")
+    }
+
+    /// The line, at most `width - 1` columns (the last column is left free so the terminal never wraps).
+    public func line(width: Int) -> String {
+        let limit = width == Int.max ? Int.max : max(1, width - 1)
+        var time = isFile ? "time=\(Self.clock(seconds))" : "\(Self.clock(seconds))"
+        if isFile, let fileDuration { time += "/\(Self.clock(fileDuration))" }
+        if let speed { time += String(format: " speed=%.1fx", speed) }
+        func vitals(truth withTruth: Bool) -> [String] {
+            func part(_ name: String, _ v: Double?, _ stable: Bool, _ t: Double?, _ unit: String) -> String {
+                var text = "\(name) \(value(v, stable: stable))"
+                if withTruth, truth != nil { text += " (truth \(value(t, stable: true)))" }
+                return text + unit
+            }
+            return [
+                part("pulse", self.vitals.pulseRate, stability.pulseRate, truth?.pulseRate, " bpm"),
+                part("breathing", self.vitals.breathingRate, stability.breathingRate, truth?.breathingRate, " /min"),
+                part("HRV", self.vitals.hrvRmssd, stability.hrvRmssd, truth?.hrvRmssd, " ms"),
+            ]
+        }
+        let rates = [
+            String(format: "in %.1f fps", stats.framesPerSecondIn), String(format: "out %.1f fps", stats.framesPerSecondOut),
+            "dropped \(stats.accounting.dropped)",
+        ]
+        let head = [phase.rawValue, time]
+        // From the fullest to the barest; the first that fits is shown.
+        var candidates: [[String]] = []
+        if let hint { candidates.append(head + rates + vitals(truth: true) + [hint]) }
+        candidates.append(head + rates + vitals(truth: true))
+        candidates.append(head + rates + vitals(truth: false))
+        candidates.append(head + [rates[0]] + vitals(truth: false))
+        candidates.append(head + vitals(truth: false))
+        for parts in candidates {
+            let text = parts.joined(separator: " | ")
+            if text.count <= limit { return text }
+        }
+        let bare = candidates[candidates.count - 1].joined(separator: " | ")
+        return String(bare.prefix(limit))
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import SmartSpectraInput
+
+/// One JSON object per line per event: first `{"type":"start","schemaVersion":…}`, last `{"type":"summary",…}`.
+///
+/// Every field has one JSON type across event kinds (`code` is always a string, the code's name); the schemas are
+/// in `docs/schema/`.
+public struct NDJSONEventFormatter: BridgeEventFormatter {
+    /// The version of the event schema (`docs/schema/`), in the first object; raised when a field changes meaning
+    /// or type.
+    public static let schemaVersion = 1
+
+    /// Whether the source is simulated: every `stats` line then has `truth` (its values null until known).
+    public let simulated: Bool
+
+    /// When the run began on the wall clock, written as the start line's `startedAt` (nil leaves it out).
+    public let startedAt: Date?
+
+    /// The device's label in a run of several devices: every event then carries `"device":…` after `t`.
+    public let device: String?
+
+    /// Creates the formatter.
+    /// - Parameter device: the device's label in a run of several devices (nil: a one-device run, no `device`).
+    public init(simulated: Bool = false, startedAt: Date? = nil, device: String? = nil) {
+        self.simulated = simulated
+        self.startedAt = startedAt
+        self.device = device
+    }
+
+    /// The first line: `{"type":"start","t":0.0,"schemaVersion":1,"simulated":…}` (and `startedAt` when known).
+    public var preamble: String {
+        var members: [(String, JSONValue)] = [
+            ("type", .string("start")), ("t", .double(0)), ("schemaVersion", .int(Int64(Self.schemaVersion))),
+            ("simulated", .bool(simulated)),
+        ]
+        if let startedAt {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            members.append(("startedAt", .string(formatter.string(from: startedAt))))
+        }
+        return JSONValue.object(members).serialized + "\n"
+    }
+
+    /// One line of JSON for the event.
+    public mutating func format(_ event: BridgeEvent, at seconds: Double) -> String {
+        var event = event
+        if simulated, case .stats(let stats, let vitals, nil) = event {
+            event = .stats(stats, vitals: vitals, truth: VitalsSnapshot())
+        }
+        if simulated, case .summary(var summary) = event, summary.truth == nil {
+            summary.truth = VitalsSnapshot()
+            event = .summary(summary)
+        }
+        return Self.tagged(Self.json(for: event, at: seconds), device: device).serialized + "\n"
+    }
+
+    /// The object with `"device":label` after its `type` and `t` (unchanged when `device` is nil).
+    public static func tagged(_ object: JSONValue, device: String?) -> JSONValue {
+        guard let device, case .object(var members) = object else { return object }
+        members.insert(("device", .string(device)), at: min(2, members.count))
+        return .object(members)
+    }
+
+    /// The JSON object for an event.
+    public static func json(for event: BridgeEvent, at seconds: Double) -> JSONValue {
+        let time: (String, JSONValue) = ("t", .double((seconds * 1000).rounded() / 1000))
+        switch event {
+        case .state(let phase, let detail):
+            var members: [(String, JSONValue)] = [("type", .string("state")), time, ("state", .string(phase.rawValue))]
+            if let detail { members.append(("detail", .string(detail))) }
+            return .object(members)
+        case .notice(let message):
+            return .object([("type", .string("notice")), time, ("message", .string(NoticeWording.sentence(message)))])
+        case .warning(let message):
+            return .object([("type", .string("warning")), time, ("message", .string(message))])
+        case .error(let code, let message):
+            return .object([("type", .string("error")), time, ("code", .string(code)), ("message", .string(message))])
+        case .validation(let status):
+            return .object([
+                ("type", .string("validation")), time, ("code", .string(status.code.description)),
+                ("number", .int(Int64(status.code.rawValue))), ("hint", .string(status.hint)),
+            ])
+        case .metrics(_, let json):
+            return .object([("type", .string("metrics")), time, ("metrics", .raw(json))])
+        case .stats(let stats, let vitals, let truth):
+            var members: [(String, JSONValue)] = [("type", .string("stats")), time]
+            members += counters(stats)
+            members += [
+                ("fpsIn", .double((stats.framesPerSecondIn * 10).rounded() / 10)),
+                ("fpsOut", .double((stats.framesPerSecondOut * 10).rounded() / 10)),
+                latencyMember(stats.latency),
+            ]
+            members += vitalsMembers(vitals)
+            if let truth { members.append(("truth", .object(vitalsMembers(truth)))) }
+            return .object(members)
+        case .summary(let summary):
+            var members: [(String, JSONValue)] = [("type", .string("summary")), time]
+            members += vitalsMembers(summary.vitals)
+            members.append(("stableBasis", basisMember(summary.basis)))
+            func absence(_ absence: VitalAbsence?) -> JSONValue {
+                absence.map { .object([("code", .string($0.code.rawValue)), ("message", .string($0.message))]) } ?? .null
+            }
+            members.append(("pulseUnavailable", absence(summary.pulseAbsence)))
+            members.append(("breathingUnavailable", absence(summary.breathingAbsence)))
+            members.append(("hrvUnavailable", absence(summary.hrvAbsence)))
+            members += counters(summary.stats)
+            members += [
+                ("durationSeconds", .double((summary.durationSeconds * 1000).rounded() / 1000)),
+                ("reason", .string(summary.reason)),
+                latencyMember(summary.stats.latency),
+            ]
+            if let truth = summary.truth { members.append(("truth", .object(vitalsMembers(truth)))) }
+            if let received = summary.receivedStream {
+                members.append(("receivedStream", .object([
+                    ("protocol", .string(received.transport)), ("container", .string(received.container)), ("codec", .string(received.codec)),
+                    ("width", .int(Int64(received.width))), ("height", .int(Int64(received.height))), ("audio", .bool(received.hasAudio)),
+                ])))
+            }
+            if let failure = summary.failure {
+                members.append(("error", .object([
+                    ("code", .string(failure.kind.rawValue)), ("message", .string(failure.message)),
+                    ("exitCode", .int(Int64(failure.exitCode.rawValue))),
+                ])))
+            }
+            return .object(members)
+        }
+    }
+
+    /// `{"pulseRate": {"values": N, "q1": …, "q3": …[, "split": {…}]} | null, "breathingRate": …, "hrvRmssd": …,
+    /// "hrvFloorMs": … | null}`: `split` when the stable values fell into a rate and its harmonic (``HarmonicSplit``).
+    static func basisMember(_ basis: VitalsBasis) -> JSONValue {
+        func one(_ b: VitalBasis?) -> JSONValue {
+            guard let b else { return .null }
+            var members: [(String, JSONValue)] = [("values", .int(Int64(b.stableValues))), ("q1", .double(round1(b.lowerQuartile))),
+                                                  ("q3", .double(round1(b.upperQuartile)))]
+            if let split = b.harmonicSplit {
+                members.append(("split", .object([
+                    ("lower", .double(round1(split.lower))), ("lowerValues", .int(Int64(split.lowerValues))),
+                    ("upper", .double(round1(split.upper))), ("upperValues", .int(Int64(split.upperValues))),
+                ])))
+            }
+            return .object(members)
+        }
+        return .object([("pulseRate", one(basis.pulseRate)), ("breathingRate", one(basis.breathingRate)),
+                        ("hrvRmssd", one(basis.hrvRmssd)), ("hrvFloorMs", .number(basis.hrvFloor.map(round1)))])
+    }
+
+    static func vitalsMembers(_ vitals: VitalsSnapshot) -> [(String, JSONValue)] {
+        [
+            ("pulseRate", .number(vitals.pulseRate.map(round1))),
+            ("breathingRate", .number(vitals.breathingRate.map(round1))),
+            ("hrvRmssd", .number(vitals.hrvRmssd.map(round1))),
+        ]
+    }
+
+    /// `"latencyMs": {"p50":…,"p99":…,"max":…,"linkP50":…,"linkP99":…,"linkMax":…,"samples":N}`, or null when
+    /// no frame was measured.
+    static func latencyMember(_ latency: LatencySummary?) -> (String, JSONValue) {
+        guard let latency else { return ("latencyMs", .null) }
+        func ms(_ value: Double) -> JSONValue { .double((value * 1000).rounded() / 1000) }
+        return ("latencyMs", .object([
+            ("p50", ms(latency.p50Ms)), ("p99", ms(latency.p99Ms)), ("max", ms(latency.maxMs)),
+            ("linkP50", ms(latency.linkP50Ms)), ("linkP99", ms(latency.linkP99Ms)), ("linkMax", ms(latency.linkMaxMs)),
+            ("samples", .int(Int64(clamping: latency.samples))),
+        ]))
+    }
+
+    static func counters(_ stats: BridgeStats) -> [(String, JSONValue)] {
+        let accounting = stats.accounting
+        let dropped = FrameDropReason.allCases.compactMap { reason in
+            accounting.droppedByReason[reason].map { (reason.rawValue, JSONValue.int(Int64($0))) }
+        }
+        let rejected = accounting.rejectedByCode.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.int(Int64($0.value))) }
+        return [
+            ("framesReceived", .int(Int64(accounting.received))),
+            ("framesSubmitted", .int(Int64(accounting.submitted))),
+            ("framesRejected", .int(Int64(accounting.rejected))),
+            ("framesDropped", .int(Int64(accounting.dropped))),
+            ("framesInFlight", .int(Int64(accounting.inFlight))),
+            ("droppedByReason", .object(dropped)),
+            ("rejectedByCode", .object(rejected)),
+            ("inputRestarts", .int(Int64(stats.inputRestarts))),
+            ("stallRestarts", .int(Int64(stats.stallRestarts))),
+            ("reconnects", .int(Int64(stats.reconnects))),
+            ("sessionRestarts", .int(Int64(stats.sessionRestarts))),
+            ("deviceDroppedFrames", .int(Int64(stats.deviceDroppedFrames))),
+            ("engineDroppedFrames", .int(Int64(stats.engineDroppedFrames))),
+        ]
+    }
+}
+
+private func round1(_ value: Double) -> Double { (value * 10).rounded() / 10 }
