@@ -71,7 +71,8 @@ import Testing
     }
 
     private func get(_ path: String, port: UInt16, headers: [String] = []) -> String {
-        let head = (["GET \(path) HTTP/1.1", "Host: 127.0.0.1"] + headers).joined(separator: "\r\n") + "\r\n\r\n"
+        let head = (["GET \(path) HTTP/1.1", "Host: 127.0.0.1", "Connection: close"] + headers).joined(separator: "\r\n")
+            + "\r\n\r\n"
         return exchange(Array(head.utf8), port: port)
     }
 
@@ -193,7 +194,7 @@ import Testing
             _ = bridge.finish(timeout: 30)
         }
         // Clients that connect and send nothing fill the connection cap; one more is told 503 at once.
-        let silent = (0..<MetricsEndpoint.maximumConnections).map { _ in RawConnection(port: port, timeout: 15) }
+        var silent = (0..<MetricsEndpoint.maximumConnections).map { _ in RawConnection(port: port, timeout: 15) }
         let start = Date()
         let overCap = exchange(Array("GET /metrics HTTP/1.1\r\n\r\n".utf8), port: port)
         #expect(overCap.hasPrefix("HTTP/1.1 503 "), "\(overCap)")
@@ -204,8 +205,12 @@ import Testing
         }
         let waited = Date().timeIntervalSince(start)
         #expect(waited < 10, "the silent clients were cut off after \(waited) s")
+        silent.removeAll()  // closes them
 
-        let served = get("/metrics", port: port)
+        let served = poll(timeout: 5) { () -> String? in
+            let response = get("/metrics", port: port)
+            return response.hasPrefix("HTTP/1.1 503 ") ? nil : response
+        } ?? "still 503"
         #expect(served.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(served)")
         #expect(served.contains("Content-Type: application/openmetrics-text; version=1.0.0; charset=utf-8\r\n"))
         #expect(served.contains("glasses_bridge_frames_received_total{device=\"sim\"} "))
@@ -269,7 +274,7 @@ import Testing
         #expect(options.serveMetrics?.description == "tcp:0.0.0.0:9464")
     }
 
-    @Test func theAlertRulesPassPromtoolAndTheirUnitTests() throws {
+    @Test func theDocsRulesAndScrapeConfigPassPromtool() throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.promtool), "install Debian's prometheus (Scripts/setup)")
         let rules = Self.repository.appendingPathComponent("docs/prometheus/alerts.yml").path
         let check = try runTool(Self.promtool, ["check", "rules", rules])
@@ -278,6 +283,17 @@ import Testing
         let unit = try runTool(Self.promtool, ["test", "rules", tests])
         #expect(unit.status == 0, "\(unit.output)")
         #expect(unit.output.contains("SUCCESS"), "\(unit.output)")
+        // The docs' scrape configuration for several bridges, with its token file beside it.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("prom-config-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for name in ["prometheus.yml", "alerts.yml"] {
+            try FileManager.default.copyItem(
+                at: Self.repository.appendingPathComponent("docs/prometheus/\(name)"), to: directory.appendingPathComponent(name))
+        }
+        try "T\n".write(to: directory.appendingPathComponent("glasses-bridge.token"), atomically: true, encoding: .utf8)
+        let config = try runTool(Self.promtool, ["check", "config", directory.appendingPathComponent("prometheus.yml").path])
+        #expect(config.status == 0, "\(config.output)")
     }
 }
 
