@@ -229,6 +229,30 @@ import Testing
         #expect(after == true)
     }
 
+    @Test func aRunOfSeveralDevicesHasALabelSetPerDevice() throws {
+        let (bridge, port) = try startBridge(["--device", "sim"], duration: 30)  // with startBridge's: sim#1, sim#2
+        defer {
+            bridge.send(SIGINT)
+            _ = bridge.finish(timeout: 30)
+        }
+        func frames(_ device: String, in text: String) -> Double? {
+            let prefix = "glasses_bridge_frames_received_total{device=\"\(device)\"} "
+            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) else { return nil }
+            return Double(line.dropFirst(prefix.count))
+        }
+        let text = poll(timeout: 20) { () -> String? in
+            let text = body(of: get("/metrics", port: port))
+            guard let first = frames("sim#1", in: text), let second = frames("sim#2", in: text), first > 0, second > 0
+            else { return nil }
+            return text
+        }
+        #expect(text != nil, "both devices' frame counters above 0: \(body(of: get("/metrics", port: port)))")
+        let streaming = text.map { text in
+            ["sim#1", "sim#2"].allSatisfy { text.contains("glasses_bridge_stream_state{device=\"\($0)\",state=\"streaming\"} 1\n") }
+        }
+        #expect(streaming == true)
+    }
+
     @Test func anAddressInUseEndsTheRunBeforeItStartsWithExit69() throws {
         let blocker = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(blocker) }
