@@ -287,8 +287,10 @@ import Testing
             }
         }
         #expect(usage(["--serve-metrics", "tcp:0.0.0.0:9464"])?.contains("give --token TOKEN") == true)
-        #expect(usage(["--serve-metrics", "unix:/tmp/m.sock"])?.contains("use tcp:HOST:PORT") == true)
+        #expect(usage(["--serve-metrics", "unix:/tmp/m.sock"])?.contains("takes tcp:HOST:PORT") == true)
         #expect(usage(["--serve-metrics", "tcp:127.0.0.1"])?.contains("use tcp:HOST:PORT") == true)
+        #expect(usage(["--serve-metrics", "tcp:127.0.0.1:99999"])?.contains("is not a port number") == true)
+        #expect(usage(["--serve-metrics"])?.contains("--serve-metrics") == true)
         #expect(usage(["--serve-metrics", "tcp:0.0.0.0:9464", "--token", "T"]) == nil)
         #expect(usage(["--serve-metrics", "tcp:127.0.0.1:9464", "--token", "T"]) == nil)
         #expect(usage(["--token", "T"])?.contains("--token applies to") == true)

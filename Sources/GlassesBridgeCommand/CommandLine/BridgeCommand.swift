@@ -235,10 +235,16 @@ public enum BridgeCommand: Sendable, Hashable {
                 options.truthOutPath = path
             case "--serve-metrics":
                 let value = try parser.value(for: name, inline: inline)
-                guard case .tcp? = try? LinkAddress(parsing: value) else {
-                    throw BridgeUsageError("invalid --serve-metrics '\(value)': use tcp:HOST:PORT, e.g. tcp:127.0.0.1:9464.")
+                let address: LinkAddress
+                do {
+                    address = try LinkAddress(parsing: value)
+                } catch {
+                    throw BridgeUsageError("invalid --serve-metrics '\(value)': \(error.reason); use tcp:HOST:PORT, e.g. tcp:127.0.0.1:9464.")
                 }
-                options.serveMetrics = try? LinkAddress(parsing: value)
+                guard case .tcp = address else {
+                    throw BridgeUsageError("--serve-metrics takes tcp:HOST:PORT (Prometheus scrapes over TCP), not \(address).")
+                }
+                options.serveMetrics = address
             default:
                 throw BridgeUsageError(unknownOptionMessage(name, known: runOptionNames, command: nil))
             }
