@@ -23,6 +23,9 @@ public struct BridgeStats: Sendable, Hashable {
     /// Capture → `sendFrame` accepted, and the link's part: over the last stats interval in `stats`, over the whole
     /// run in the summary; nil when no frame carried timing on the host's clock (not measured).
     public var latency: LatencySummary?
+    /// Capture → `sendFrame` accepted for every frame measured since the run began (in `stats` and the summary
+    /// alike), in fixed buckets for a histogram; nil when no frame was measured.
+    public var latencyBuckets: LatencyBuckets?
 
     /// Creates zeroed stats.
     public init() {}

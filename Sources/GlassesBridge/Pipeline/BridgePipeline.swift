@@ -410,6 +410,7 @@ public final class BridgePipeline: Sendable {
         }
         fillRestartCounts(&stats)
         stats.latency = counters.takeIntervalLatency()
+        stats.latencyBuckets = counters.runLatencyBuckets
         let vitals = tracker.withLock { $0.latest }
         emit(.stats(stats, vitals: vitals, truth: source.truth?(.trailing(rates: 10, hrv: 30))))
     }
@@ -575,6 +576,7 @@ public final class BridgePipeline: Sendable {
         }
         fillRestartCounts(&stats)
         stats.latency = counters.runLatency
+        stats.latencyBuckets = counters.runLatencyBuckets
         var summary = BridgeSummary()
         summary.basis = tracker.withLock { $0.runBasis }
         summary.vitals = summary.basis.medians

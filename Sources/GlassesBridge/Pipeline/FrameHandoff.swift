@@ -196,4 +196,9 @@ final class BridgeCounters: Sendable {
 
     /// Latency over the whole run (nil when no frame was measured).
     var runLatency: LatencySummary? { latency.withLock { $0.run } }
+
+    /// Every frame measured in the run so far, in fixed buckets (nil when none was).
+    var runLatencyBuckets: LatencyBuckets? {
+        latency.withLock { $0.runBuckets.count > 0 ? $0.runBuckets : nil }
+    }
 }

@@ -36,6 +36,37 @@ public struct LatencySummary: Sendable, Hashable {
     }
 }
 
+/// Capture → `sendFrame` accepted latencies counted into a few fixed buckets: a Prometheus histogram's
+/// observations, each measured frame once, with their sum.
+///
+/// Unlike ``LatencySummary`` (percentiles over a stats interval), these counts only grow over a run, so a scraper
+/// can subtract two of them and compute any quantile over any window (`histogram_quantile`).
+public struct LatencyBuckets: Sendable, Hashable {
+    /// The buckets' upper bounds in microseconds, ascending: a frame is counted in the first bucket whose bound
+    /// is at or above its latency, and in a last, unbounded bucket when none is.
+    public static let upperBoundsUs: [UInt64] = [
+        2_500, 5_000, 10_000, 25_000, 50_000, 100_000, 250_000, 500_000, 1_000_000, 2_500_000, 5_000_000, 10_000_000,
+    ]
+
+    /// Frames per bucket (not cumulative), in ``upperBoundsUs`` order, then the unbounded bucket.
+    public private(set) var counts = [UInt64](repeating: 0, count: LatencyBuckets.upperBoundsUs.count + 1)
+    /// The sum of the counted latencies, in microseconds.
+    public private(set) var sumUs: UInt64 = 0
+
+    /// Creates empty buckets.
+    public init() {}
+
+    /// Frames counted.
+    public var count: UInt64 { counts.reduce(0, &+) }
+
+    /// Counts one frame's latency.
+    public mutating func record(microseconds: UInt64) {
+        let index = Self.upperBoundsUs.firstIndex { microseconds <= $0 } ?? Self.upperBoundsUs.count
+        counts[index] &+= 1
+        sumUs &+= microseconds
+    }
+}
+
 /// A histogram of microsecond values in bounded memory: 1,344 counters, whatever the run's length.
 ///
 /// Values below 128 µs have a bucket each; above, each power of two is split into 64 buckets, so a bucket is at
@@ -111,6 +142,8 @@ struct LatencyTracker: Sendable {
     private var intervalLink = LatencyHistogram()
     private var runTotal = LatencyHistogram()
     private var runLink = LatencyHistogram()
+    /// Every measured frame of the run, in a Prometheus histogram's buckets.
+    private(set) var runBuckets = LatencyBuckets()
     /// Frames with timing that could not be measured.
     private(set) var implausible: UInt64 = 0
 
@@ -130,6 +163,7 @@ struct LatencyTracker: Sendable {
         intervalLink.record(linkUs)
         runTotal.record(totalUs)
         runLink.record(linkUs)
+        runBuckets.record(microseconds: totalUs)
     }
 
     /// The interval since the last call (nil when no frame was measured in it); starts a new interval.

@@ -78,6 +78,7 @@ public enum BridgeCommand: Sendable, Hashable {
         "--device", "--listen", "--token", "--connect-timeout", "--fps", "--resolution", "--codec", "--pixel-format", "--transform", "--metrics", "--duration",
         "--realtime", "--no-realtime", "--sim-pulse", "--sim-breathing", "--sim-seed", "--sim-scenario", "--format",
         "--output", "--record", "--video-out", "--quiet", "--verbose", "--help", "--version", "--report", "--truth-out",
+        "--serve-metrics",
     ]
 
     private static func parseRun(
@@ -232,6 +233,18 @@ public enum BridgeCommand: Sendable, Hashable {
                     throw BridgeUsageError("--truth-out writes .csv or .ndjson (got '\(path)').")
                 }
                 options.truthOutPath = path
+            case "--serve-metrics":
+                let value = try parser.value(for: name, inline: inline)
+                let address: LinkAddress
+                do {
+                    address = try LinkAddress(parsing: value)
+                } catch {
+                    throw BridgeUsageError("invalid --serve-metrics '\(value)': \(error.reason); use tcp:HOST:PORT, e.g. tcp:127.0.0.1:9464.")
+                }
+                guard case .tcp = address else {
+                    throw BridgeUsageError("--serve-metrics takes tcp:HOST:PORT (Prometheus scrapes over TCP), not \(address).")
+                }
+                options.serveMetrics = address
             default:
                 throw BridgeUsageError(unknownOptionMessage(name, known: runOptionNames, command: nil))
             }
@@ -251,7 +264,7 @@ public enum BridgeCommand: Sendable, Hashable {
             options.device = .listening(listen)
         }
         if options.token == nil, let fromEnvironment = environment["GLASSES_TOKEN"], !fromEnvironment.isEmpty,
-           options.devices.contains(where: { $0.linkAddress != nil || $0.streamAddress != nil }) {
+           options.serveMetrics != nil || options.devices.contains(where: { $0.linkAddress != nil || $0.streamAddress != nil }) {
             options.token = fromEnvironment
         }
         for (index, device) in options.devices.enumerated() {
@@ -263,6 +276,10 @@ public enum BridgeCommand: Sendable, Hashable {
             }
         }
         try validateDevices(options)
+        if let metrics = options.serveMetrics, !metrics.isLoopback, options.token == nil {
+            throw BridgeUsageError(
+                "--serve-metrics \(metrics) answers other machines: give --token TOKEN (or set GLASSES_TOKEN); scrapers then send Authorization: Bearer TOKEN.")
+        }
         try validateLink(options)
         try validate(options, simulatorOptionsGiven: simulatorOptionsGiven, streamOptionsGiven: streamOptionsGiven)
         return .run(options)
@@ -310,8 +327,8 @@ public enum BridgeCommand: Sendable, Hashable {
         }
         if !addresses.isEmpty || options.devices.contains(where: { $0.streamAddress != nil }) { return }
         let named = options.devices.map { "--device \($0)" }.joined(separator: ", ")
-        if options.token != nil {
-            throw BridgeUsageError("--token applies to --device tcp:/unix:/bt:/rtmp:/srt: and --listen, not \(named).")
+        if options.token != nil, options.serveMetrics == nil {
+            throw BridgeUsageError("--token applies to --device tcp:/unix:/bt:/rtmp:/srt:, --listen and --serve-metrics, not \(named).")
         }
         if options.connectTimeout != nil {
             throw BridgeUsageError("--connect-timeout applies to --device tcp:/unix:/bt:/rtmp:/srt:/udp: and --listen, not \(named).")

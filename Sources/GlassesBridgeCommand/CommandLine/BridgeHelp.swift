@@ -141,6 +141,13 @@ public enum BridgeHelp {
                             page of plots (see glasses-bridge report --help)
       --truth-out FILE      simulator only: when the run ends, write the truth it rendered on the run's
                             clock (.csv or .ndjson, keys pulseRate, breathingRate, hrvRmssd; 10 a second)
+      --serve-metrics tcp:HOST:PORT
+                            serve the run's metrics to Prometheus on http://HOST:PORT/metrics (OpenMetrics:
+                            frames, drops by reason, restarts, reconnects, latency histogram, stream state,
+                            vitals with confidence and stable flags; one label set per device); loopback
+                            unless --token is given, and with --token (or GLASSES_TOKEN) every request needs
+                            Authorization: Bearer TOKEN; port 0 picks a free port; where it serves is said
+                            on standard error (docs/PROMETHEUS.md)
 
     EXAMPLES
       glasses-bridge --fps 24 --resolution medium
@@ -168,6 +175,8 @@ public enum BridgeHelp {
       glasses-bridge --device sim --device sim --device tcp:127.0.0.1:7200 --format ndjson
           three glasses in one process (sim#1, sim#2 and a relay), one live line each in text,
           every NDJSON line tagged "device", a summary per device, then the totals
+      glasses-bridge --device sim --serve-metrics tcp:127.0.0.1:9464
+          live vitals, and the same run for Prometheus to scrape at http://127.0.0.1:9464/metrics
       glasses-bridge devices
           what can be reached from here
 
@@ -177,7 +186,7 @@ public enum BridgeHelp {
       64  usage error: a bad option or value; nothing was started
       65  bad input data: a recording that is malformed or truncated
       69  device unavailable: cannot connect, no device (or stream publisher) connected within
-          --connect-timeout, no Bluetooth,
+          --connect-timeout, no Bluetooth, the --serve-metrics address in use or not this machine's,
           no frame arrived, the glasses lost and not back when the run ended, or the glasses stopped the
           stream for a reason a person must fix (too hot, battery low, permission denied, repeated stalls)
       70  internal error

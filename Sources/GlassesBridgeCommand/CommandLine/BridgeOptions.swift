@@ -1,4 +1,5 @@
 import GlassesBridge
+import GlassesLink
 import WearablesKit
 
 /// Settings of the built-in simulator (`--sim-*`).
@@ -65,6 +66,9 @@ public struct BridgeOptions: Sendable, Hashable {
     public var reportPath: String?
     /// Where to write the simulator's truth on the run's clock when it ends (`--truth-out`, simulator only).
     public var truthOutPath: String?
+    /// Where to serve the run's metrics for Prometheus (`--serve-metrics tcp:HOST:PORT`): loopback unless a
+    /// ``token`` is given, and with a token every request must carry it as a bearer token.
+    public var serveMetrics: LinkAddress?
 
     /// Creates the defaults: simulator, 24 fps, medium, raw, NV12, breathing and cardio, real time, text.
     public init() {}

@@ -232,7 +232,7 @@ public final class LinkListener: Sendable {
         return handle
     }
 
-    private static func bindTCP(host: String, port: UInt16) throws(LinkError) -> (SocketHandle, UInt16) {
+    static func bindTCP(host: String, port: UInt16) throws(LinkError) -> (SocketHandle, UInt16) {
         try SocketCalls.firstTCPSocket(host: host, port: port, passive: true, verb: "listen on") {
             (handle, address, length) -> Result<UInt16, SystemError> in
             SocketCalls.setOption(handle, level: SOL_SOCKET, name: SO_REUSEADDR, value: 1)

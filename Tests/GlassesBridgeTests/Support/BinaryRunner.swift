@@ -122,6 +122,9 @@ final class BinaryRunner: Sendable {
     /// Standard output read so far.
     var stdoutSoFar: String { stdoutText.withLock { $0 } }
 
+    /// Standard error read so far.
+    var stderrSoFar: String { stderrText.withLock { $0 } }
+
     /// Waits (real time, bounded, polling) until `predicate` holds for the standard output read so far.
     func waitForOutput(timeout: Double, until predicate: (String) -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)

@@ -20,11 +20,13 @@ enum RunSinks {
             if let glasses { report.watch(glasses) }
             destinations.append(report)
         }
+        if let metrics = try MetricsEndpoint.open(options) { destinations.append(metrics) }
         // The formatted output is opened last (a failure above leaves no empty file behind) and fed first.
         let output: OutputSink
         do {
             output = try OutputSink(format: options.format, path: options.outputPath, context: context, devices: devices)
         } catch {
+            for case let metrics as MetricsEndpoint in destinations { metrics.stop() }
             throw BridgeFailure(.outputFailed, error.message)
         }
         return EventFanOut([output] + destinations)
