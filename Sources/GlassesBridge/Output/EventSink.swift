@@ -16,11 +16,16 @@ public protocol EventSink: Sendable {
     /// The run is over: writes what is kept for the end, flushes and releases. Returns why the sink failed (a
     /// file that could not be written, exit 73; a destination that went away) if it did, else nil. Called once.
     func finish() -> BridgeFailure?
+    /// The run will not start (a destination opened after this one failed): releases what opening took (a socket,
+    /// an outlet) and writes nothing. Called instead of ``finish()``.
+    func discard()
 }
 
 extension EventSink {
     /// Takes the totals of a run of several devices: nothing, by default.
     public func receiveTotals(_ totals: MultiDeviceTotals, at seconds: Double) {}
+    /// Releases nothing, by default (a sink that holds nothing until it is finished).
+    public func discard() {}
 }
 
 /// Every sink of a run, fed in one order: each sink sees the events in the same order, one at a time, and no sink

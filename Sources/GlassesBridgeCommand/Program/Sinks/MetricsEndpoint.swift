@@ -74,6 +74,9 @@ final class MetricsEndpoint: EventSink {
         return nil
     }
 
+    /// The run will not start: stops serving.
+    func discard() { stop() }
+
     /// Stops accepting, cuts the open connections short and waits (briefly) for their threads. Safe to call more
     /// than once.
     func stop() {
