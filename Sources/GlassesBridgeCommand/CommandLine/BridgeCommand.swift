@@ -78,6 +78,7 @@ public enum BridgeCommand: Sendable, Hashable {
         "--device", "--listen", "--token", "--connect-timeout", "--fps", "--resolution", "--codec", "--pixel-format", "--transform", "--metrics", "--duration",
         "--realtime", "--no-realtime", "--sim-pulse", "--sim-breathing", "--sim-seed", "--sim-scenario", "--format",
         "--output", "--record", "--video-out", "--quiet", "--verbose", "--help", "--version", "--report", "--truth-out",
+        "--lsl",
     ]
 
     private static func parseRun(
@@ -226,6 +227,8 @@ public enum BridgeCommand: Sendable, Hashable {
                 options.videoOutPath = try parser.path(for: name, inline: inline)
             case "--report":
                 options.reportPath = try parser.path(for: name, inline: inline)
+            case "--lsl":
+                options.lslName = try lslName(try parser.value(for: name, inline: inline))
             case "--truth-out":
                 let path = try parser.path(for: name, inline: inline)
                 guard [".csv", ".ndjson"].contains(where: path.lowercased().hasSuffix) else {
@@ -262,10 +265,22 @@ public enum BridgeCommand: Sendable, Hashable {
                 throw BridgeUsageError("--device \(stream) \(error.message).")
             }
         }
+        if options.lslName != nil, !options.realtime {
+            throw BridgeUsageError("--lsl streams on the live clock: drop --no-realtime.")
+        }
         try validateDevices(options)
         try validateLink(options)
         try validate(options, simulatorOptionsGiven: simulatorOptionsGiven, streamOptionsGiven: streamOptionsGiven)
         return .run(options)
+    }
+
+    /// `--lsl NAME`: a name LSL can resolve (letters, digits, `-`, `_`, `.`; the device and stream are appended).
+    private static func lslName(_ value: String) throws(BridgeUsageError) -> String {
+        let allowed = value.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || "-_.".unicodeScalars.contains($0) }
+        guard !value.isEmpty, allowed else {
+            throw BridgeUsageError("--lsl takes a stream name of letters, digits, '-', '_' and '.' (got '\(value)'), for example --lsl glasses.")
+        }
+        return value
     }
 
     /// The rules of several devices: each link address once, and the outputs that keep one device's stream

@@ -66,6 +66,9 @@ public struct BridgeOptions: Sendable, Hashable {
     /// Where to write the simulator's truth on the run's clock when it ends (`--truth-out`, simulator only).
     public var truthOutPath: String?
 
+    /// The name of the Lab Streaming Layer streams to publish (`--lsl NAME`); nil publishes none.
+    public var lslName: String?
+
     /// Creates the defaults: simulator, 24 fps, medium, raw, NV12, breathing and cardio, real time, text.
     public init() {}
 

@@ -20,6 +20,7 @@ enum RunSinks {
             if let glasses { report.watch(glasses) }
             destinations.append(report)
         }
+        if let lsl = try LSLSink(options: options) { destinations.append(lsl) }
         // The formatted output is opened last (a failure above leaves no empty file behind) and fed first.
         let output: OutputSink
         do {
