@@ -141,6 +141,12 @@ public enum BridgeHelp {
                             page of plots (see glasses-bridge report --help)
       --truth-out FILE      simulator only: when the run ends, write the truth it rendered on the run's
                             clock (.csv or .ndjson, keys pulseRate, breathingRate, hrvRmssd; 10 a second)
+      --lsl NAME            publish Lab Streaming Layer streams NAME-pulse, NAME-breathing, NAME-hrv
+                            (value, confidence, stable), NAME-pulse-wave, NAME-breathing-wave (at the
+                            frame rate) and NAME-markers (state changes, verdicts), stamped on LSL's clock
+                            at the frames' capture times (several devices: NAME-DEVICE-…); needs liblsl
+                            (pip install pylsl, or GLASSES_LSL_LIBRARY=liblsl.so or its folder; 69 without)
+                            and the live clock (not --no-realtime); docs/LSL.md
 
     EXAMPLES
       glasses-bridge --fps 24 --resolution medium
@@ -168,6 +174,8 @@ public enum BridgeHelp {
       glasses-bridge --device sim --device sim --device tcp:127.0.0.1:7200 --format ndjson
           three glasses in one process (sim#1, sim#2 and a relay), one live line each in text,
           every NDJSON line tagged "device", a summary per device, then the totals
+      glasses-bridge --lsl glasses
+          live vitals for LabRecorder beside a chest strap, on one clock (docs/LSL.md)
       glasses-bridge devices
           what can be reached from here
 
@@ -178,7 +186,7 @@ public enum BridgeHelp {
       65  bad input data: a recording that is malformed or truncated
       69  device unavailable: cannot connect, no device (or stream publisher) connected within
           --connect-timeout, no Bluetooth,
-          no frame arrived, the glasses lost and not back when the run ended, or the glasses stopped the
+          no frame arrived, --lsl without liblsl, the glasses lost and not back when the run ended, or the glasses stopped the
           stream for a reason a person must fix (too hot, battery low, permission denied, repeated stalls)
       70  internal error
       73  an output (--output, --record, --video-out, --report, --truth-out) cannot be written or completed
