@@ -244,6 +244,39 @@ struct LSLOutletTests {
         }
     }
 
+    @Test("check --reference lsl:NAME judges the run against a live pylsl heart-rate outlet: the right rate passes, a wrong one fails",
+          arguments: [(72.0, true), (110.0, false)])
+    func liveReference(bpm: Double, passes: Bool) throws {
+        let python = try #require(Self.python, "no Python with pylsl: run Scripts/setup (it sets GLASSES_TEST_PYTHON)")
+        let name = "gbtest-strap-\(UUID().uuidString.prefix(8))"
+        let plan = FileManager.default.temporaryDirectory.appendingPathComponent("lsl-plan-\(name).json")
+        try Data(#"{"name":"lsl-reference","checks":["vitals"],"durations":{"vitals":22}}"#.utf8).write(to: plan)
+        defer { try? FileManager.default.removeItem(at: plan) }
+        let strapScript = URL(fileURLWithPath: Self.consumerScript).deletingLastPathComponent().appendingPathComponent("lsl_heart_rate.py").path
+        let strap = try Consumer(python: python, arguments: [strapScript, name, "\(bpm)", "60"], environment: [:])
+        defer { strap.process.terminate() }
+        // The strap's outlet exists before the check looks for it (polled, bounded).
+        let deadline = Date().addingTimeInterval(15)
+        while (try? String(contentsOf: strap.output, encoding: .utf8))?.contains("ready") != true, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let check = try BinaryRunner(
+            ["check", "--device", "sim", "--realtime", "--plan", plan.path, "--reference", "lsl:\(name)", "--format", "ndjson"],
+            environment: Self.bridgeEnvironment(python: python)
+        )
+        let output = check.finish(timeout: 90)
+        let lines = try output.lines.map(jsonObject)
+        let result = try #require(lines.first { $0["name"] as? String == "pulse against the reference" }, "stdout: \(output.stdout)\nstderr: \(output.stderr)")
+        #expect(result["verdict"] as? String == (passes ? "pass" : "fail"), "\(result)")
+        #expect(output.status == (passes ? 0 : 1), "stderr: \(output.stderr)")
+        // The measured error is the distance between the engine's pulse (about 72) and the strap's rate.
+        let measured = result["measured"] as? String ?? ""
+        #expect(measured.contains("mean |error|") && measured.contains("bridge mean"), "\(result)")
+        if let value = (result["value"] as? NSNumber)?.doubleValue {
+            #expect(passes ? value <= 5 : value >= 30, "\(result)")
+        }
+    }
+
     @Test("without liblsl, --lsl fails at once with exit 69 and one line saying how to install it")
     func withoutLiblsl() throws {
         let empty = FileManager.default.temporaryDirectory.appendingPathComponent("no-liblsl-\(UUID().uuidString)")
