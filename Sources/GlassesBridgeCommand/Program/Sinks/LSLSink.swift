@@ -35,7 +35,7 @@ final class LSLSink: EventSink, @unchecked Sendable {
             let device = options.isMultiDevice ? options.singleDevice(at: index) : options
             let context = LSLStreamPlan.Context(
                 name: name, deviceLabel: label, multiDevice: labels.count > 1,
-                frameRate: Self.isFile(device) ? nil : Double(options.frameRate),
+                frameRate: Self.bringsOwnRate(device) ? nil : Double(options.frameRate),
                 configuration: Self.configuration(device), simulated: device.device.isSimulator, version: BridgeHelp.version
             )
             do {
@@ -50,15 +50,18 @@ final class LSLSink: EventSink, @unchecked Sendable {
         clocks = Mutex(Array(repeating: LSLClockMapping(), count: labels.count))
     }
 
-    private static func isFile(_ options: BridgeOptions) -> Bool {
-        if case .file = options.device { return true }
-        return false
+    /// Whether the source brings its own size and rate (a file, a network stream), so `--fps` does not apply.
+    private static func bringsOwnRate(_ options: BridgeOptions) -> Bool {
+        switch options.device {
+        case .file, .stream: true
+        case .simulator, .link, .listening: false
+        }
     }
 
     /// The device and stream configuration a stream's `desc` carries.
     private static func configuration(_ options: BridgeOptions) -> [(String, String)] {
         var rows: [(String, String)] = [("source", options.device.description)]
-        if !isFile(options) {
+        if !bringsOwnRate(options) {
             rows += [("fps", "\(options.frameRate)"), ("resolution", options.resolution.rawValue), ("codec", options.codec.rawValue)]
         }
         rows += [("pixelFormat", options.pixelFormat.rawValue), ("metrics", "\(options.metrics)")]
