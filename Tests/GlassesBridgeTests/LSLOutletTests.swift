@@ -244,6 +244,34 @@ struct LSLOutletTests {
         }
     }
 
+    @Test("several devices: a stream set each, named and sourced by the device's label, each with its own device's values")
+    func streamSetPerDevice() throws {
+        let python = try #require(Self.python, "no Python with pylsl: run Scripts/setup (it sets GLASSES_TEST_PYTHON)")
+        let name = "gbtest-md-\(UUID().uuidString.prefix(8))"
+        let consumers = try ["sim#1", "sim#2"].map { label in
+            try Consumer(python: python, arguments: [Self.consumerScript, "\(name)-\(label)", "markers,pulse-wave", "40"], environment: [:])
+        }
+        let run = try BinaryRunner(
+            ["--device", "sim", "--device", "sim", "--realtime", "--duration", "6", "--format", "ndjson", "--lsl", name],
+            environment: Self.bridgeEnvironment(python: python)
+        ).finish(timeout: 60)
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        for (label, consumer) in zip(["sim#1", "sim#2"], consumers) {
+            let result = try #require(try consumer.finish(timeout: 20), "the consumer of \(label) did not end: \(consumer.stderrText)")
+            let streams = try #require(result["streams"] as? [String: [String: Any]])
+            let markers = try #require(streams["markers"])
+            #expect(markers["sourceID"] as? String == "glasses-bridge/\(name)/\(label)/markers")
+            #expect(markers["deviceLabel"] as? String == label)
+            let texts = Self.pulled(markers).compactMap { $0.values.first as? String }
+            #expect(texts.last == "state:finished", "\(label): \(texts)")
+            // This device's pulse wave, not the other's (the simulators have different seeds).
+            let mine = try Self.expectedSamples(run.lines.filter { (try? jsonObject($0))?["device"] as? String == label })
+                .filter { $0.stream == "pulse-wave" }
+            let got = Self.pulled(streams["pulse-wave"] ?? [:])
+            #expect(!got.isEmpty && Self.alignment(got, mine) != nil, "\(label): \(got.count) pulled, \(mine.count) in the NDJSON")
+        }
+    }
+
     @Test("check --reference lsl:NAME judges the run against a live pylsl heart-rate outlet: the right rate passes, a wrong one fails",
           arguments: [(72.0, true), (110.0, false)])
     func liveReference(bpm: Double, passes: Bool) throws {
