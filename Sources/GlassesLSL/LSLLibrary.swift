@@ -185,7 +185,8 @@ package final class LSLLibrary: Sendable {
 
     private static let loaded = Mutex<LSLLibrary?>(nil)
 
-    /// The process's liblsl: loaded from the first candidate of ``LSLLibraryLocator`` that is liblsl, then kept.
+    /// The process's liblsl: loaded from the first candidate of ``LSLLibraryLocator`` that is liblsl, then kept (a
+    /// later call gets the same library whatever its locator says; until one loads, each call searches again).
     /// - Throws: ``LSLError`` (``LSLError/Code/libraryNotFound``) naming where it looked, with the install hint.
     package static func shared(
         locator: LSLLibraryLocator = LSLLibraryLocator()

@@ -27,12 +27,6 @@ final class LSLReferenceFeed: Sendable {
     private let query: String
     private let shared = Shared()
 
-    /// Where the stream was found and what it has given, for the report.
-    var description: String {
-        let (count, ignored) = shared.state.withLock { ($0.samples.count, $0.ignored) }
-        return "lsl:\(query) (live, \(count) readings" + (ignored > 0 ? ", \(ignored) implausible ignored)" : ")")
-    }
-
     /// Resolves the stream (by name, then by type) and starts pulling it.
     /// - Throws: ``LSLError`` when liblsl cannot be loaded or no stream answers within `timeout` seconds.
     init(query: String, timeout: Double = 10, environment: [String: String] = ProcessInfo.processInfo.environment) throws(LSLError) {
@@ -105,9 +99,10 @@ final class LSLReferenceFeed: Sendable {
 
     /// What was pulled so far, as a recording; nil before the first reading.
     func recording() -> ReferenceRecording? {
-        let samples = shared.state.withLock { $0.samples }
+        let (samples, ignored) = shared.state.withLock { ($0.samples, $0.ignored) }
         guard !samples.isEmpty else { return nil }
-        return ReferenceRecording(samples: samples, columnsUsed: "LSL channel 1 = heart rate (bpm)", source: "lsl:\(query)")
+        let columns = "LSL channel 1 = heart rate (bpm)" + (ignored > 0 ? "; \(ignored) readings outside 20-300 bpm ignored" : "")
+        return ReferenceRecording(samples: samples, columnsUsed: columns, source: "lsl:\(query)")
     }
 
     /// Stops pulling and waits (at most a second) for the thread to let the inlet go.
