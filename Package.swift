@@ -68,6 +68,10 @@ let package = Package(
         // The embedded vitals engine: pure signal processing on pixel views, no dependencies.
         .target(name: "VitalsEngine", swiftSettings: strictSettings),
 
+        // Lab Streaming Layer: liblsl loaded at run time (from an installed pylsl, or GLASSES_LSL_LIBRARY), never
+        // linked; only `--lsl` and `check --reference lsl:` use it.
+        .target(name: "GlassesLSL", swiftSettings: strictSettings),
+
         // MARK: The pipeline, then the commands on top of it
         // What both commands share: the exit-code table, argument walking, usage errors, the signal trap.
         .target(name: "CommandSupport", dependencies: ["CSignalPipe"], swiftSettings: strictSettings),
@@ -85,7 +89,7 @@ let package = Package(
             name: "GlassesBridgeCommand",
             dependencies: [
                 "GlassesBridge", "GlassesSimulator", "GlassesLink", "WearablesKit", "SmartSpectraInput", "CommandSupport",
-                "GlassesReport",
+                "GlassesReport", "GlassesLSL",
             ],
             swiftSettings: strictSettings
         ),
@@ -161,6 +165,7 @@ let package = Package(
             name: "GlassesBridgeCommandTests",
             dependencies: [
                 "GlassesBridgeCommand", "GlassesBridge", "CommandSupport", "SmartSpectraInput", "WearablesKit", "GlassesLink",
+                "GlassesLSL",
             ]
         ),
         .testTarget(name: "CommandSupportTests", dependencies: ["CommandSupport"]),

@@ -24,6 +24,9 @@ struct CheckParsingTests {
         #expect(dialled.planPath == "p.json" && dialled.referencePath == "r.csv" && dialled.junitPath == "j.xml" && dialled.format == .ndjson)
         let listening = try check(["--listen", "tcp:127.0.0.1:7100"])
         #expect(listening.device == .listening(.tcp(host: "127.0.0.1", port: 7100)))
+        let live = try check(["--realtime", "--reference", "lsl:HeartRate"])
+        #expect(live.referenceLSL == "HeartRate" && live.referencePath == nil)
+        #expect(try check(["--device", "tcp:127.0.0.1:7000", "--reference", "lsl:strap"]).referenceLSL == "strap")
         #expect(try BridgeCommand.parse(["check", "--help"]) == .help(topic: "check"))
         #expect(try BridgeCommand.parse(["help", "check"]) == .help(topic: "check"))
     }
@@ -38,6 +41,8 @@ struct CheckParsingTests {
         (["--token", "t"], "not the built-in simulator"),
         (["--device", "tcp:127.0.0.1:1", "--realtime"], "built-in simulator only"),
         (["--plna", "x"], "Did you mean '--plan'?"),
+        (["--reference", "lsl:HeartRate"], "needs --realtime"),
+        (["--realtime", "--reference", "lsl:"], "needs a stream's name or type"),
         (["extra"], "unexpected argument 'extra'"),
     ])
     func refusals(arguments: [String], fragment: String) {

@@ -24,6 +24,8 @@ public final class CheckRunner: Sendable {
     public let target: CheckTarget
     /// The reference heart-rate recording, if any.
     public let reference: ReferenceRecording?
+    /// A reference read while the plan runs (a live stream), if any.
+    public let liveReference: LiveReference?
     private let makeBackend: @Sendable () -> any ProcessingBackend
     private let emit: @Sendable (CheckEvent) -> Void
     private let results = Mutex<[CheckResult]>([])
@@ -33,13 +35,14 @@ public final class CheckRunner: Sendable {
     /// Creates a runner; nothing happens until ``run()``.
     /// - Parameter backend: makes the engine for each pipeline run (the embedded vitals engine by default).
     public init(
-        plan: CheckPlan, target: CheckTarget, reference: ReferenceRecording? = nil,
+        plan: CheckPlan, target: CheckTarget, reference: ReferenceRecording? = nil, liveReference: LiveReference? = nil,
         backend: @escaping @Sendable () -> any ProcessingBackend = { EmbeddedVitalsBackend() },
         emit: @escaping @Sendable (CheckEvent) -> Void = { _ in }
     ) {
         self.plan = plan
         self.target = target
         self.reference = reference
+        self.liveReference = liveReference
         self.makeBackend = backend
         self.emit = emit
     }
@@ -73,6 +76,7 @@ public final class CheckRunner: Sendable {
             CheckProperty("device", target.source.description), CheckProperty("plan", plan.name),
         ])
         if let reference { report.properties.append(CheckProperty("reference", reference.description)) }
+        if let liveReference { report.properties.append(CheckProperty("reference", liveReference.name)) }
         let groups = plan.groups
         var unreachable: String?
         var refused = false
@@ -373,7 +377,12 @@ public final class CheckRunner: Sendable {
                                    failureType: "missing", seconds: seconds))
             }
         }
-        guard let reference else { return }
+        if let liveReference, reference == nil, liveReference.recording() == nil {
+            record(.error(group, "pulse against the reference", "the live reference \(liveReference.name) gave no heart rate during the run",
+                          type: "noOverlap", seconds: seconds))
+            return
+        }
+        guard let reference = reference ?? liveReference?.recording() else { return }
         for result in ReferenceComparison.compare(
             reference, observation: observation, wallStart: wallStart, firstFrame: firstFrame, vitalsSeconds: plan.vitalsSeconds,
             tolerances: t, group: group)
@@ -637,5 +646,20 @@ public final class CheckRunner: Sendable {
         record(.measured(group, "video resumes", within: resumed && gap != nil,
                          measured: gap.map { "a frame \(format($0, digits: 2)) s after the photo" } ?? "no frame after the photo",
                          bound: "a frame within \(format(t.videoResumesWithinSeconds)) s", value: gap, seconds: gap ?? t.videoResumesWithinSeconds))
+    }
+}
+
+/// A reference heart rate read while a plan runs (`check --reference lsl:…`): what it is called, and what it has
+/// given so far as a recording on the wall clock (nil before its first reading).
+public struct LiveReference: Sendable {
+    /// How the report names it (`lsl:HeartRate (live)`).
+    public var name: String
+    /// The readings so far.
+    public var recording: @Sendable () -> ReferenceRecording?
+
+    /// Creates a live reference.
+    public init(name: String, recording: @escaping @Sendable () -> ReferenceRecording?) {
+        self.name = name
+        self.recording = recording
     }
 }

@@ -79,6 +79,7 @@ public enum BridgeCommand: Sendable, Hashable {
         "--realtime", "--no-realtime", "--sim-pulse", "--sim-breathing", "--sim-seed", "--sim-scenario", "--format",
         "--output", "--record", "--video-out", "--quiet", "--verbose", "--help", "--version", "--report", "--truth-out",
         "--serve-metrics",
+        "--lsl",
     ]
 
     private static func parseRun(
@@ -227,6 +228,8 @@ public enum BridgeCommand: Sendable, Hashable {
                 options.videoOutPath = try parser.path(for: name, inline: inline)
             case "--report":
                 options.reportPath = try parser.path(for: name, inline: inline)
+            case "--lsl":
+                options.lslName = try lslName(try parser.value(for: name, inline: inline))
             case "--truth-out":
                 let path = try parser.path(for: name, inline: inline)
                 guard [".csv", ".ndjson"].contains(where: path.lowercased().hasSuffix) else {
@@ -275,6 +278,9 @@ public enum BridgeCommand: Sendable, Hashable {
                 throw BridgeUsageError("--device \(stream) \(error.message).")
             }
         }
+        if options.lslName != nil, !options.realtime {
+            throw BridgeUsageError("--lsl streams on the live clock: drop --no-realtime.")
+        }
         try validateDevices(options)
         if let metrics = options.serveMetrics, !metrics.isLoopback, options.token == nil {
             throw BridgeUsageError(
@@ -283,6 +289,15 @@ public enum BridgeCommand: Sendable, Hashable {
         try validateLink(options)
         try validate(options, simulatorOptionsGiven: simulatorOptionsGiven, streamOptionsGiven: streamOptionsGiven)
         return .run(options)
+    }
+
+    /// `--lsl NAME`: a name LSL can resolve (letters, digits, `-`, `_`, `.`; the device and stream are appended).
+    private static func lslName(_ value: String) throws(BridgeUsageError) -> String {
+        let allowed = value.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || "-_.".unicodeScalars.contains($0) }
+        guard !value.isEmpty, allowed else {
+            throw BridgeUsageError("--lsl takes a stream name of letters, digits, '-', '_' and '.' (got '\(value)'), for example --lsl glasses.")
+        }
+        return value
     }
 
     /// The rules of several devices: each link address once, and the outputs that keep one device's stream

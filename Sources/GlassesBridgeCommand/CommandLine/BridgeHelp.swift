@@ -148,6 +148,12 @@ public enum BridgeHelp {
                             unless --token is given, and with --token (or GLASSES_TOKEN) every request needs
                             Authorization: Bearer TOKEN; port 0 picks a free port; where it serves is said
                             on standard error (docs/PROMETHEUS.md)
+      --lsl NAME            publish Lab Streaming Layer streams NAME-pulse, NAME-breathing, NAME-hrv
+                            (value, confidence, stable), NAME-pulse-wave, NAME-breathing-wave (at the
+                            frame rate) and NAME-markers (state changes, verdicts), stamped on LSL's clock
+                            at the frames' capture times (several devices: NAME-DEVICE-…); needs liblsl
+                            (pip install pylsl, or GLASSES_LSL_LIBRARY=liblsl.so or its folder; 69 without)
+                            and the live clock (not --no-realtime); docs/LSL.md
 
     EXAMPLES
       glasses-bridge --fps 24 --resolution medium
@@ -177,6 +183,8 @@ public enum BridgeHelp {
           every NDJSON line tagged "device", a summary per device, then the totals
       glasses-bridge --device sim --serve-metrics tcp:127.0.0.1:9464
           live vitals, and the same run for Prometheus to scrape at http://127.0.0.1:9464/metrics
+      glasses-bridge --lsl glasses
+          live vitals for LabRecorder beside a chest strap, on one clock (docs/LSL.md)
       glasses-bridge devices
           what can be reached from here
 
@@ -187,8 +195,9 @@ public enum BridgeHelp {
       65  bad input data: a recording that is malformed or truncated
       69  device unavailable: cannot connect, no device (or stream publisher) connected within
           --connect-timeout, no Bluetooth, the --serve-metrics address in use or not this machine's,
-          no frame arrived, the glasses lost and not back when the run ended, or the glasses stopped the
-          stream for a reason a person must fix (too hot, battery low, permission denied, repeated stalls)
+          --lsl without liblsl, no frame arrived, the glasses lost and not back when the run ended, or
+          the glasses stopped the stream for a reason a person must fix (too hot, battery low,
+          permission denied, repeated stalls)
       70  internal error
       73  an output (--output, --record, --video-out, --report, --truth-out) cannot be written or completed
       several devices: 0 only when every device did what was asked; otherwise the most severe of

@@ -70,6 +70,9 @@ public struct BridgeOptions: Sendable, Hashable {
     /// ``token`` is given, and with a token every request must carry it as a bearer token.
     public var serveMetrics: LinkAddress?
 
+    /// The name of the Lab Streaming Layer streams to publish (`--lsl NAME`); nil publishes none.
+    public var lslName: String?
+
     /// Creates the defaults: simulator, 24 fps, medium, raw, NV12, breathing and cardio, real time, text.
     public init() {}
 

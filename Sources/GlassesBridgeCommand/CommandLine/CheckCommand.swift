@@ -11,6 +11,8 @@ public struct CheckOptions: Sendable, Hashable {
     public var planPath: String?
     /// A reference heart-rate recording (`--reference`).
     public var referencePath: String?
+    /// A live Lab Streaming Layer heart-rate stream, by name or type (`--reference lsl:NAME_OR_TYPE`).
+    public var referenceLSL: String?
     /// Where to write JUnit XML (`--junit`).
     public var junitPath: String?
     /// `text` or `ndjson`.
@@ -72,7 +74,14 @@ extension BridgeCommand {
                     throw BridgeUsageError("--listen takes tcp:HOST:PORT or unix:PATH; the bridge dials Bluetooth (--device bt:…).")
                 }
             case "--plan": options.planPath = try parser.path(for: name, inline: inline)
-            case "--reference": options.referencePath = try parser.path(for: name, inline: inline)
+            case "--reference":
+                let value = try parser.path(for: name, inline: inline)
+                if value.hasPrefix("lsl:") {
+                    guard value.count > 4 else { throw BridgeUsageError("--reference lsl: needs a stream's name or type, for example lsl:HeartRate.") }
+                    options.referenceLSL = String(value.dropFirst(4))
+                } else {
+                    options.referencePath = value
+                }
             case "--junit": options.junitPath = try parser.path(for: name, inline: inline)
             case "--sim-scenario": options.simScenarioPath = try parser.path(for: name, inline: inline)
             case "--format":
@@ -141,6 +150,9 @@ extension BridgeCommand {
             }
         default:
             break
+        }
+        if options.referenceLSL != nil, options.device.isSimulator, !options.realtime {
+            throw BridgeUsageError("--reference lsl: is live: the built-in simulator needs --realtime to line up with it.")
         }
         if !options.device.isSimulator {
             if options.realtime { throw BridgeUsageError("--realtime applies to the built-in simulator only: a device always runs in real time.") }

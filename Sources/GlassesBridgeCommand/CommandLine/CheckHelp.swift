@@ -33,6 +33,11 @@ public enum CheckHelp {
                             unknown keys are errors with their line and column
       --reference FILE      a reference heart-rate recording (CSV or NDJSON: time, heart rate, optional RR
                             intervals in ms, as chest-strap logger apps export them), aligned by wall-clock time
+      --reference lsl:NAME_OR_TYPE
+                            a live Lab Streaming Layer heart-rate stream (bpm in its first channel), found by
+                            name, else by type (lsl:HeartRate), pulled during the run with LSL's clock offset
+                            applied; needs liblsl (pip install pylsl; 69 without, or when no stream answers
+                            within 10 s); with the built-in simulator, --realtime
       --junit PATH          also write JUnit XML (one testsuite per plan, one testcase per check)
       --format FMT          text (default) or ndjson (one object per check; docs/HIL.md)
       --realtime            run the built-in simulator in real time (default: virtual time, as fast as it goes)
@@ -46,6 +51,8 @@ public enum CheckHelp {
       glasses-bridge check --device tcp:127.0.0.1:7000 --token T    the same plan against a glasses-sim process
       glasses-bridge check --listen tcp:0.0.0.0:7100 --token T --plan rack.json --junit results.xml
       glasses-bridge check --plan short.json --reference polar.csv --format ndjson
+      glasses-bridge check --device tcp:127.0.0.1:7000 --token T --reference lsl:HeartRate
+                                                                 against a chest strap publishing on LSL
       glasses-bridge check --device 'srt://0.0.0.0:7200?mode=listener' --token PASSPHRASE --junit phone.xml
 
     EXIT CODES

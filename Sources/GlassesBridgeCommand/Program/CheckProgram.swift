@@ -30,6 +30,17 @@ public enum CheckProgram {
                 return ExitCode.dataError.rawValue
             }
         }
+        var feed: LSLReferenceFeed?
+        if let query = options.referenceLSL {
+            do {
+                feed = try LSLReferenceFeed(query: query)
+            } catch {
+                BridgeCommandLine.printError("glasses-bridge check: error: --reference lsl:\(query): \(error.message)")
+                return ExitCode.deviceUnavailable.rawValue
+            }
+        }
+        defer { feed?.stop() }
+        let liveReference = feed.map { feed in LiveReference(name: "lsl:\(options.referenceLSL ?? "") (live)", recording: { feed.recording() }) }
         if let path = options.junitPath, let problem = OutputPathCheck.problem(writing: path) {
             BridgeCommandLine.printError("glasses-bridge check: error: cannot write --junit \(path): \(problem).")
             return ExitCode.cannotWriteOutput.rawValue
@@ -44,7 +55,7 @@ public enum CheckProgram {
         defer { prepared.teardown() }
         let output = CheckOutput(format: options.format, verbose: options.verbose)
         output.start(plan: plan, device: prepared.target.source.description)
-        let runner = CheckRunner(plan: plan, target: prepared.target, reference: reference, emit: { event in output.write(event) })
+        let runner = CheckRunner(plan: plan, target: prepared.target, reference: reference, liveReference: liveReference, emit: { event in output.write(event) })
         // Ctrl-C or SIGTERM ends the plan with what it has: the results so far, the JUnit file, exit 1.
         let trap = SignalTrap { _ in
             runner.interrupt()

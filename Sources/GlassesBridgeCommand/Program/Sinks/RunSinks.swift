@@ -22,6 +22,7 @@ enum RunSinks {
                 destinations.append(report)
             }
             if let metrics = try MetricsEndpoint.open(options) { destinations.append(metrics) }
+            if let lsl = try LSLSink(options: options) { destinations.append(lsl) }
             // The formatted output is opened last (a failure above leaves no empty file behind) and fed first.
             return EventFanOut([try formattedOutput(options, context: context, devices: devices)] + destinations)
         } catch {
