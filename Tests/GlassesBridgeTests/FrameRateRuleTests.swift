@@ -103,6 +103,31 @@ struct FrameRateRuleTests {
         #expect(withheld.vitals.pulseRate == nil && withheld.pulseAbsence != nil)
     }
 
+    @Test("a network stream's summary is judged by the frames received after the first stats line over the time since: a starting burst does not lift 11 fps to 15's row")
+    func aStartingBurstDoesNotLiftTheRunsRate() throws {
+        func stats(received: UInt64, fps: Double) -> BridgeEvent {
+            var s = BridgeStats()
+            for _ in 0 ..< received { s.accounting.recordReceived() }
+            s.framesPerSecondIn = fps
+            return .stats(s, vitals: .init(), truth: nil)
+        }
+        var summary = BridgeSummary()
+        summary.vitals = VitalsSnapshot(pulseRate: 78, breathingRate: 15, hrvRmssd: nil)
+        // 60 frames in the first second (the probe's and the latency buffer's), then 11 a second for 15 s: the mean
+        // of the lines' rates is 14.1 (15's row), the frames over their time 11 (7's row, pulse never stable).
+        var gate = FrameRateGate.networkStream()
+        _ = gate.adjust(stats(received: 60, fps: 60), at: 1)
+        for second in 1 ... 15 { _ = gate.adjust(stats(received: 60 + UInt64(second) * 11, fps: 11), at: 1 + Double(second)) }
+        guard case .summary(let judged)? = gate.adjust(.summary(summary), at: 16.2) else { Issue.record("summary left out"); return }
+        #expect(judged.vitals.pulseRate == nil && judged.pulseAbsence?.code == .frameRate, "\(judged)")
+        // Steady at 15 after the same burst: kept.
+        var steady = FrameRateGate.networkStream()
+        _ = steady.adjust(stats(received: 60, fps: 60), at: 1)
+        for second in 1 ... 15 { _ = steady.adjust(stats(received: 60 + UInt64(second) * 15, fps: 15), at: 1 + Double(second)) }
+        guard case .summary(let kept)? = steady.adjust(.summary(summary), at: 16.2) else { Issue.record("summary left out"); return }
+        #expect(kept.vitals.pulseRate == 78)
+    }
+
     @Test("a recording is judged at the rate it declares: 15 fps passes as ok, 7 fps is never stable", arguments: [15, 7])
     func recordingsAreJudgedAtTheirDeclaredRate(fps: Int) throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("rate-\(fps)-\(getpid()).mkv").path

@@ -32,7 +32,7 @@ final class JudgedEventLine: Sendable {
         handOff.enqueue { gate -> (event: BridgeEvent, seconds: Double)? in
             guard var judge = gate else { return (event, seconds) }
             defer { gate = judge }
-            return judge.adjust(event).map { ($0, seconds) }
+            return judge.adjust(event, at: seconds).map { ($0, seconds) }
         }?.event
     }
 

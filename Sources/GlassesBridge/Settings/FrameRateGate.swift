@@ -11,7 +11,9 @@ import SmartSpectraInput
 /// A network stream (`--device srt://…`) is asked nothing: its rate is the one it arrives at. A stream arrives in
 /// bursts (a relay's buffering, a publisher catching up), so its gate follows the rate of the `stats` events smoothed
 /// over about five seconds (judged at the row of the fastest table rate it reaches within a fifth: 20 fps as 24, 12
-/// as 15, 10 as 7), and the summary is judged by the run's mean rate.
+/// as 15, 10 as 7), and the summary is judged by the run's mean rate: the frames received after the first `stats`
+/// event over the time since it, when the events come with their times (the first interval holds the burst a
+/// stream starts with: a demuxer's probe, SRT's latency buffer); else the mean of the events' rates.
 public struct FrameRateGate: Sendable {
     /// The rate asked of the glasses (for a network stream, the table rate of its arriving frames).
     public private(set) var askedRate: UInt
@@ -29,6 +31,9 @@ public struct FrameRateGate: Sendable {
     private var smoothedRate: Double?
     private var rateSum = 0.0
     private var rateCount = 0
+    /// Network stream: the frames received by the first and the latest `stats` event, with the events' times.
+    private var firstCount: (seconds: Double, received: UInt64)?
+    private var latestCount: (seconds: Double, received: UInt64)?
 
     /// Creates the gate for a stream asked at `askedRate` frames per second.
     public init(askedRate: UInt) {
@@ -69,9 +74,15 @@ public struct FrameRateGate: Sendable {
     }
 
     /// The event as it should be printed, or nil to leave it out (a verdict that repeats the last one shown).
-    public mutating func adjust(_ event: BridgeEvent) -> BridgeEvent? {
+    /// - Parameter seconds: the event's time on the run's clock, when known: a network stream's summary is then
+    ///   judged by the frames received over the time they took.
+    public mutating func adjust(_ event: BridgeEvent, at seconds: Double? = nil) -> BridgeEvent? {
         switch event {
         case .stats(let stats, _, _):
+            if isNetworkStream, let seconds, seconds.isFinite, stats.accounting.received > 0 {
+                let count = (seconds: seconds, received: stats.accounting.received)
+                if firstCount == nil { firstCount = count } else { latestCount = count }
+            }
             if !isFile, stats.framesPerSecondIn > 0, stats.framesPerSecondIn.isFinite {
                 arrivingRate = stats.framesPerSecondIn
                 if isNetworkStream {
@@ -105,8 +116,8 @@ public struct FrameRateGate: Sendable {
             guard Self.clamp(&metrics, capability) else { return event }
             return .metrics(metrics, json: metrics.jsonString())
         case .summary(var summary):
-            if isNetworkStream, rateCount > 0 {
-                capability = FrameRateTable.capability(at: Self.tableRate(arriving: rateSum / Double(rateCount)))
+            if isNetworkStream, let mean = meanArrivingRate {
+                capability = FrameRateTable.capability(at: Self.tableRate(arriving: mean))
             }
             if capability.pulse != .measured {
                 summary.vitals.pulseRate = nil
@@ -129,6 +140,14 @@ public struct FrameRateGate: Sendable {
         default:
             return event
         }
+    }
+
+    /// A network stream's mean arriving rate over the run (see the type's documentation); nil before any `stats`.
+    private var meanArrivingRate: Double? {
+        if let first = firstCount, let latest = latestCount, latest.seconds - first.seconds >= 2, latest.received >= first.received {
+            return Double(latest.received - first.received) / (latest.seconds - first.seconds)
+        }
+        return rateCount > 0 ? rateSum / Double(rateCount) : nil
     }
 
     /// Marks unsupported vitals of a payload (their rates and traces) not stable; true when something changed.

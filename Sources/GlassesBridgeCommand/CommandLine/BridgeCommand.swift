@@ -54,208 +54,31 @@ public enum BridgeCommand: Sendable, Hashable {
 
     private static func parseDevices(_ parser: inout ArgumentCursor) throws(BridgeUsageError) -> BridgeCommand {
         var format = OutputFormat.text
-        while let (name, inline) = try parser.nextOption() {
-            switch name {
-            case "--help", "-h": return .help(topic: "devices")
-            case "--format":
-                let value = try parser.value(for: name, inline: inline)
-                guard let parsed = OutputFormat(rawValue: value), parsed != .csv else {
-                    throw BridgeUsageError("invalid --format '\(value)' for devices: use text or ndjson.")
-                }
-                format = parsed
-            default:
-                throw BridgeUsageError(unknownOptionMessage(name, known: ["--format", "--help"], command: "devices"))
-            }
+        let stopped = try devicesOptions.parse(&parser, into: &format) { name in
+            unknownOptionMessage(name, known: devicesOptions.longNames, command: "devices")
         }
+        if stopped { return .help(topic: "devices") }
         if let positional = parser.strayPositional {
             throw BridgeUsageError("unexpected argument '\(positional)': devices takes only --format.")
         }
         return .devices(format: format)
     }
 
-    /// Every option of the run command, for suggestions.
-    static let runOptionNames = [
-        "--device", "--listen", "--token", "--connect-timeout", "--fps", "--resolution", "--codec", "--pixel-format", "--transform", "--metrics", "--duration",
-        "--realtime", "--no-realtime", "--sim-pulse", "--sim-breathing", "--sim-seed", "--sim-scenario", "--format",
-        "--output", "--record", "--video-out", "--quiet", "--verbose", "--help", "--version", "--report", "--truth-out",
-        "--serve-metrics",
-        "--lsl",
-    ]
-
     private static func parseRun(
         _ parser: inout ArgumentCursor, environment: [String: String]
     ) throws(BridgeUsageError) -> BridgeCommand {
-        var options = BridgeOptions()
-        var devicesGiven: [DeviceAddress] = []
-        var listenGiven: LinkAddress?
-        var simulatorOptionsGiven: [String] = []
-        // --codec, --fps and --resolution ask glasses for a stream; a file has its own.
-        var streamOptionsGiven: [String] = []
-        var verbosityGiven: [String] = []
-        while let (name, inline) = try parser.nextOption() {
-            switch name {
-            case "--help", "-h":
-                return .help(topic: nil)
-            case "--version":
-                return .version
-            case "--device":
-                devicesGiven.append(try DeviceAddress(parsing: try parser.value(for: name, inline: inline)))
-            case "--listen":
-                let value = try parser.value(for: name, inline: inline)
-                let address: LinkAddress
-                do {
-                    address = try LinkAddress(parsing: value)
-                } catch {
-                    throw BridgeUsageError("invalid --listen '\(value)': \(error.reason); use tcp:HOST:PORT or unix:PATH.")
-                }
-                if case .bluetooth = address {
-                    throw BridgeUsageError("--listen takes tcp:HOST:PORT or unix:PATH; the bridge dials Bluetooth (--device bt:…).")
-                }
-                listenGiven = address
-            case "--token":
-                let value = try parser.value(for: name, inline: inline)
-                guard !value.isEmpty else { throw BridgeUsageError("--token needs a non-empty token.") }
-                options.token = value
-            case "--connect-timeout":
-                let value = try parser.value(for: name, inline: inline)
-                guard let seconds = DecimalArgument.parse(value), seconds > 0, seconds <= 86_400 else {
-                    throw BridgeUsageError("invalid --connect-timeout '\(value)': give seconds above 0, up to 86400, e.g. 30.")
-                }
-                options.connectTimeout = seconds
-            case "--fps":
-                let value = try parser.value(for: name, inline: inline)
-                guard let rate = UInt(value), StreamConfiguration.supportedFrameRates.contains(rate) else {
-                    throw BridgeUsageError("invalid --fps '\(value)': the glasses stream at 2, 7, 15, 24 or 30 fps.")
-                }
-                options.frameRate = rate
-                streamOptionsGiven.append(name)
-            case "--resolution":
-                let value = try parser.value(for: name, inline: inline)
-                guard let resolution = StreamingResolution(rawValue: value) else {
-                    throw BridgeUsageError(
-                        "invalid --resolution '\(value)': use high (720x1280), medium (504x896) or low (360x640)."
-                    )
-                }
-                options.resolution = resolution
-                streamOptionsGiven.append(name)
-            case "--codec":
-                let value = try parser.value(for: name, inline: inline)
-                guard let codec = VideoCodec(rawValue: value) else {
-                    throw BridgeUsageError(
-                        "invalid --codec '\(value)': use raw (decoded NV12 frames) or hvc1 (compressed HEVC)."
-                    )
-                }
-                options.codec = codec
-                streamOptionsGiven.append(name)
-            case "--pixel-format":
-                let value = try parser.value(for: name, inline: inline)
-                guard let format = SubmitPixelFormat(rawValue: value) else {
-                    throw BridgeUsageError("invalid --pixel-format '\(value)': use bgra or nv12.")
-                }
-                options.pixelFormat = format
-            case "--transform":
-                let value = try parser.value(for: name, inline: inline)
-                guard let transform = TransformOption(rawValue: value.lowercased()) else {
-                    throw BridgeUsageError(
-                        "invalid --transform '\(value)': use "
-                            + TransformOption.allCases.map(\.rawValue).joined(separator: ", ") + "."
-                    )
-                }
-                options.transform = transform
-            case "--metrics":
-                options.metrics = try MetricSelection(parsing: try parser.value(for: name, inline: inline))
-            case "--duration":
-                let value = try parser.value(for: name, inline: inline)
-                guard let seconds = DecimalArgument.parse(value), seconds > 0, seconds <= 1e9 else {
-                    throw BridgeUsageError("invalid --duration '\(value)': give a positive number of seconds up to 1e9, e.g. 30.")
-                }
-                options.duration = seconds
-            case "--realtime":
-                try parser.noValue(for: name, inline: inline)
-                options.realtime = true
-            case "--no-realtime":
-                try parser.noValue(for: name, inline: inline)
-                options.realtime = false
-            case "--sim-pulse":
-                let value = try parser.value(for: name, inline: inline)
-                let range = SubjectProfile.pulseRateRange
-                guard let bpm = DecimalArgument.parse(value), range.contains(bpm) else {
-                    throw BridgeUsageError(
-                        "invalid --sim-pulse '\(value)': give beats per minute from \(SubjectProfile.format(range.lowerBound)) to \(SubjectProfile.format(range.upperBound)).")
-                }
-                options.simulator.pulseRate = bpm
-                simulatorOptionsGiven.append(name)
-            case "--sim-breathing":
-                let value = try parser.value(for: name, inline: inline)
-                let range = SubjectProfile.breathingRateRange
-                guard let rate = DecimalArgument.parse(value), range.contains(rate) else {
-                    throw BridgeUsageError(
-                        "invalid --sim-breathing '\(value)': give breaths per minute from \(SubjectProfile.format(range.lowerBound)) to \(SubjectProfile.format(range.upperBound))."
-                    )
-                }
-                options.simulator.breathingRate = rate
-                simulatorOptionsGiven.append(name)
-            case "--sim-seed":
-                let value = try parser.value(for: name, inline: inline)
-                guard let seed = UInt64(value) else {
-                    throw BridgeUsageError("invalid --sim-seed '\(value)': give a whole number from 0 to 2^64-1.")
-                }
-                options.simulator.seed = seed
-                simulatorOptionsGiven.append(name)
-            case "--sim-scenario":
-                options.simulator.scenarioPath = try parser.path(for: name, inline: inline)
-                simulatorOptionsGiven.append(name)
-            case "--format":
-                let value = try parser.value(for: name, inline: inline)
-                guard let format = OutputFormat(rawValue: value) else {
-                    throw BridgeUsageError("invalid --format '\(value)': use text, ndjson or csv.")
-                }
-                options.format = format
-            case "--output", "-o":
-                let path = try parser.path(for: name, inline: inline)
-                options.outputPath = path == "-" ? nil : path
-            case "--quiet", "-q":
-                try parser.noValue(for: name, inline: inline)
-                options.verbosity = .quiet
-                verbosityGiven.append(name)
-            case "--verbose", "-v":
-                try parser.noValue(for: name, inline: inline)
-                options.verbosity = .verbose
-                verbosityGiven.append(name)
-            case "--record":
-                options.recordPath = try parser.path(for: name, inline: inline)
-            case "--video-out":
-                options.videoOutPath = try parser.path(for: name, inline: inline)
-            case "--report":
-                options.reportPath = try parser.path(for: name, inline: inline)
-            case "--lsl":
-                options.lslName = try lslName(try parser.value(for: name, inline: inline))
-            case "--truth-out":
-                let path = try parser.path(for: name, inline: inline)
-                guard [".csv", ".ndjson"].contains(where: path.lowercased().hasSuffix) else {
-                    throw BridgeUsageError("--truth-out writes .csv or .ndjson (got '\(path)').")
-                }
-                options.truthOutPath = path
-            case "--serve-metrics":
-                let value = try parser.value(for: name, inline: inline)
-                let address: LinkAddress
-                do {
-                    address = try LinkAddress(parsing: value)
-                } catch {
-                    throw BridgeUsageError("invalid --serve-metrics '\(value)': \(error.reason); use tcp:HOST:PORT, e.g. tcp:127.0.0.1:9464.")
-                }
-                guard case .tcp = address else {
-                    throw BridgeUsageError("--serve-metrics takes tcp:HOST:PORT (Prometheus scrapes over TCP), not \(address).")
-                }
-                options.serveMetrics = address
-            default:
-                throw BridgeUsageError(unknownOptionMessage(name, known: runOptionNames, command: nil))
-            }
+        var state = RunParse()
+        if try runOptions.parse(&parser, into: &state, unknown: { unknownOptionMessage($0, known: runOptions.longNames, command: nil) }),
+           let answer = state.answer {
+            return answer
         }
+        var options = state.options
+        let devicesGiven = state.devicesGiven, listenGiven = state.listenGiven, verbosityGiven = state.verbosityGiven
+        let simulatorOptionsGiven = state.simulatorOptionsGiven, streamOptionsGiven = state.streamOptionsGiven
         if let positional = parser.strayPositional {
             throw BridgeUsageError("unexpected argument '\(positional)'. Options start with --; see --help.")
         }
-        if Set(verbosityGiven.map { $0.count == 2 ? ($0 == "-q" ? "--quiet" : "--verbose") : $0 }).count > 1 {
+        if Set(verbosityGiven).count > 1 {
             throw BridgeUsageError("--quiet and --verbose contradict each other: give one.")
         }
         if !devicesGiven.isEmpty { options.devices = devicesGiven }
@@ -292,7 +115,7 @@ public enum BridgeCommand: Sendable, Hashable {
     }
 
     /// `--lsl NAME`: a name LSL can resolve (letters, digits, `-`, `_`, `.`; the device and stream are appended).
-    private static func lslName(_ value: String) throws(BridgeUsageError) -> String {
+    static func lslName(_ value: String) throws(BridgeUsageError) -> String {
         let allowed = value.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || "-_.".unicodeScalars.contains($0) }
         guard !value.isEmpty, allowed else {
             throw BridgeUsageError("--lsl takes a stream name of letters, digits, '-', '_' and '.' (got '\(value)'), for example --lsl glasses.")

@@ -43,73 +43,15 @@ public struct CheckOptions: Sendable, Hashable {
 }
 
 extension BridgeCommand {
-    /// Every option of `check`, for suggestions.
-    static let checkOptionNames = [
-        "--device", "--listen", "--plan", "--reference", "--junit", "--format", "--token", "--connect-timeout", "--realtime",
-        "--sim-scenario", "--verbose", "--help",
-    ]
-
     /// Parses `glasses-bridge check …` (after the word `check`).
     static func parseCheck(_ parser: inout ArgumentCursor, environment: [String: String]) throws(BridgeUsageError) -> BridgeCommand {
-        var options = CheckOptions()
-        var deviceGiven = false
-        var listen: LinkAddress?
-        while let (name, inline) = try parser.nextOption() {
-            switch name {
-            case "--help", "-h": return .help(topic: "check")
-            case "--device":
-                options.device = try DeviceAddress(parsing: try parser.value(for: name, inline: inline))
-                if case .file = options.device {
-                    throw BridgeUsageError("check runs against glasses (sim, unix:, tcp:, bt: or --listen), not a file: a recording cannot be asked for a stream.")
-                }
-                deviceGiven = true
-            case "--listen":
-                let value = try parser.value(for: name, inline: inline)
-                do {
-                    listen = try LinkAddress(parsing: value)
-                } catch {
-                    throw BridgeUsageError("invalid --listen '\(value)': \(error.reason); use tcp:HOST:PORT or unix:PATH.")
-                }
-                if case .bluetooth = listen {
-                    throw BridgeUsageError("--listen takes tcp:HOST:PORT or unix:PATH; the bridge dials Bluetooth (--device bt:…).")
-                }
-            case "--plan": options.planPath = try parser.path(for: name, inline: inline)
-            case "--reference":
-                let value = try parser.path(for: name, inline: inline)
-                if value.hasPrefix("lsl:") {
-                    guard value.count > 4 else { throw BridgeUsageError("--reference lsl: needs a stream's name or type, for example lsl:HeartRate.") }
-                    options.referenceLSL = String(value.dropFirst(4))
-                } else {
-                    options.referencePath = value
-                }
-            case "--junit": options.junitPath = try parser.path(for: name, inline: inline)
-            case "--sim-scenario": options.simScenarioPath = try parser.path(for: name, inline: inline)
-            case "--format":
-                let value = try parser.value(for: name, inline: inline)
-                guard let format = OutputFormat(rawValue: value), format != .csv else {
-                    throw BridgeUsageError("invalid --format '\(value)' for check: use text or ndjson.")
-                }
-                options.format = format
-            case "--token":
-                let value = try parser.value(for: name, inline: inline)
-                guard !value.isEmpty else { throw BridgeUsageError("--token needs a non-empty token.") }
-                options.token = value
-            case "--connect-timeout":
-                let value = try parser.value(for: name, inline: inline)
-                guard let seconds = DecimalArgument.parse(value), seconds > 0, seconds <= 86_400 else {
-                    throw BridgeUsageError("invalid --connect-timeout '\(value)': give seconds above 0, up to 86400, e.g. 30.")
-                }
-                options.connectTimeout = seconds
-            case "--realtime":
-                try parser.noValue(for: name, inline: inline)
-                options.realtime = true
-            case "--verbose", "-v":
-                try parser.noValue(for: name, inline: inline)
-                options.verbose = true
-            default:
-                throw BridgeUsageError(unknownOptionMessage(name, known: checkOptionNames, command: "check"))
-            }
+        var state = CheckParse()
+        if try checkOptions.parse(&parser, into: &state, unknown: { unknownOptionMessage($0, known: checkOptions.longNames, command: "check") }),
+           let answer = state.answer {
+            return answer
         }
+        var options = state.options
+        let deviceGiven = state.deviceGiven, listen = state.listen
         if let positional = parser.strayPositional {
             throw BridgeUsageError("unexpected argument '\(positional)' for check. Options start with --; see glasses-bridge check --help.")
         }
