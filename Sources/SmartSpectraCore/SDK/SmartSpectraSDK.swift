@@ -63,14 +63,16 @@ public final class SmartSpectraSDK: Observable, Sendable {
     public static let maximumFrameQueueCapacity = 1024
 
     deinit {
-        let (metrics, status) = subscribers.withLock { subscribers in
-            let taken = (Array(subscribers.metrics.values), Array(subscribers.status.values))
+        let (metrics, status, updates) = subscribers.withLock { subscribers in
+            let taken = (Array(subscribers.metrics.values), Array(subscribers.status.values), Array(subscribers.updates.values))
             subscribers.metrics.removeAll()
             subscribers.status.removeAll()
+            subscribers.updates.removeAll()
             return taken
         }
         for continuation in metrics { continuation.finish() }
         for continuation in status { continuation.finish() }
+        for continuation in updates { continuation.finish() }
     }
 
     // MARK: Observable state
