@@ -7,35 +7,6 @@ import WearablesKit
     import Glibc
 #endif
 
-/// How a device end listens and behaves.
-public struct LinkListenerOptions: Sendable {
-    /// Drives heartbeats and the liveness timeout (real time by default).
-    public var scheduler: any EventScheduler
-    /// Heartbeat interval and timeout.
-    public var liveness: LinkLiveness
-    /// TCP only: allow listening on a non-loopback address (then ``pairingToken`` is required too).
-    public var allowRemote: Bool
-    /// The token a host must present in its hello; required for a non-loopback TCP address, optional otherwise.
-    public var pairingToken: String?
-    /// The largest frame body accepted or sent.
-    public var maxPayloadSize: Int
-
-    /// Creates options.
-    public init(
-        scheduler: any EventScheduler = DispatchEventScheduler(label: "glasses.link.device.timers"),
-        liveness: LinkLiveness = .standard,
-        allowRemote: Bool = false,
-        pairingToken: String? = nil,
-        maxPayloadSize: Int = LinkWireFormat.maxPayloadSize
-    ) {
-        self.scheduler = scheduler
-        self.liveness = liveness
-        self.allowRemote = allowRemote
-        self.pairingToken = pairingToken
-        self.maxPayloadSize = maxPayloadSize
-    }
-}
-
 /// The device side of socket links: accepts hosts on a Unix or TCP address and hands each one over as a
 /// ``HostLink``. `glasses-sim --listen` is built on this.
 public final class LinkListener: Sendable {
