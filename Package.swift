@@ -62,9 +62,14 @@ let package = Package(
         .target(name: "GlassesLinkCore", dependencies: ["WearablesKit", "GlassesMedia"], swiftSettings: strictSettings),
         .target(
             name: "GlassesLink",
-            dependencies: ["GlassesLinkCore", "WearablesKit", "GlassesMedia", "CBlueZ"],
+            dependencies: [
+                "GlassesLinkCore", "WearablesKit", "GlassesMedia",
+                .target(name: "GlassesBluetooth", condition: .when(platforms: [.linux])),
+            ],
             swiftSettings: strictSettings
         ),
+        // Bluetooth RFCOMM's addresses and constants: the only user of CBlueZ, linked only on Linux.
+        .target(name: "GlassesBluetooth", dependencies: ["CBlueZ"], swiftSettings: strictSettings),
         .target(
             name: "GlassesVideo",
             dependencies: ["CFFmpeg", "GlassesMedia"],
