@@ -38,15 +38,14 @@ enum RFCOMMSocket {
                 throw LinkError(.unavailable, "cannot create a Bluetooth RFCOMM socket: \(error)")
             }
             if let adapter {
-                let status = RFCOMMAddressing.withSocketAddress(device: adapter, channel: 0) {
-                    bind(handle.descriptor, $0, $1)
+                let outcome = RFCOMMAddressing.withSocketAddress(device: adapter, channel: 0) {
+                    SocketCalls.bind(handle, address: $0, length: $1)
                 }
-                guard let status else {
+                guard let outcome else {
                     throw LinkError(.unavailable, "'\(adapter)' is not a Bluetooth adapter address")
                 }
-                if status != 0 {
-                    throw LinkError(
-                        .unavailable, "cannot use Bluetooth adapter \(adapter): \(SocketCalls.describe(errno))")
+                if let failure = outcome {
+                    throw LinkError(.unavailable, "cannot use Bluetooth adapter \(adapter): \(failure)")
                 }
             }
             let outcome = RFCOMMAddressing.withSocketAddress(device: device, channel: channel) {

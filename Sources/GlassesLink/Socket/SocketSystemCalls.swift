@@ -88,6 +88,18 @@ enum SocketCalls {
         retryingInterrupts { Glibc.poll(&descriptor, 1, milliseconds()) }
     }
 
+    /// Limits how long a blocking send waits for the peer (`SO_SNDTIMEO`).
+    static func setSendTimeout(_ handle: SocketHandle, _ timeout: Duration) {
+        var limit = timeval(
+            tv_sec: Int(timeout.components.seconds), tv_usec: Int(timeout.components.attoseconds / 1_000_000_000_000))
+        _ = setsockopt(handle.descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Ends the sending direction only: the peer reads the end of the stream; reads go on.
+    static func shutdownSending(_ handle: SocketHandle) {
+        _ = Glibc.shutdown(handle.descriptor, Int32(SHUT_WR))
+    }
+
     /// Whether a Unix socket file is at `path`: nil when nothing is there, false for another kind of file.
     static func isSocketFile(_ path: String) -> Bool? {
         var status = stat()

@@ -87,14 +87,13 @@ package final class TCPConnection: Sendable {
 
     /// Writes all of `bytes`, giving up when the peer has not taken them within `timeout`; whether all went.
     package func write(_ bytes: [UInt8], timeout: Duration) -> Bool {
-        var limit = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: Int(timeout.components.attoseconds / 1_000_000_000_000))
-        _ = setsockopt(handle.descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        SocketCalls.setSendTimeout(handle, timeout)
         return bytes.withUnsafeBytes { SocketCalls.writeAll(handle, $0) } == nil
     }
 
     /// Ends the sending direction (the peer reads the end of the stream after what was written); reads go on.
     package func shutdownSending() {
-        _ = Glibc.shutdown(handle.descriptor, Int32(SHUT_WR))
+        SocketCalls.shutdownSending(handle)
     }
 
     /// Ends both directions: a blocked read or write returns at once, on any thread.
