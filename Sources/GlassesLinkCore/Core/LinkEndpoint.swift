@@ -16,6 +16,21 @@ package protocol LinkWire: AnyObject, Sendable {
     func shutdown()
 }
 
+/// A wire that also carries raw bytes between frames (a socket's): the hook through which the simulator's `garbage`
+/// fault reaches the peer's frame decoder.
+package protocol RawByteWire: LinkWire {
+    /// Queues `bytes` after the frames queued so far and before later ones; false once the wire is closing.
+    func transmitRaw(_ bytes: [UInt8]) -> Bool
+}
+
+/// A link end whose wire can carry raw bytes between frames (a device end over a socket).
+package protocol RawByteTransmitting: AnyObject, Sendable {
+    /// Writes `bytes` onto the wire between frames; false when the link has closed or its wire carries no raw bytes.
+    func transmitRaw(_ bytes: [UInt8]) -> Bool
+    /// Ends the link at once, without a goodbye (as a cut connection does).
+    func abort(_ error: LinkError)
+}
+
 /// Which end of a link an endpoint is.
 package enum LinkRole: Sendable, Hashable {
     /// The host end (a ``DeviceLink``): receives device messages, grants video credit.
@@ -162,6 +177,12 @@ package final class LinkEndpoint: Sendable {
 
     package func close() {
         fail(LinkError(.closedLocally, "the \(configuration.role.name) closed the link"), notifyPeer: true)
+    }
+
+    /// Writes raw bytes onto the wire between frames; false when the link has closed or the wire carries none.
+    package func transmitRaw(_ bytes: [UInt8]) -> Bool {
+        guard !isClosed, let wire = wire as? any RawByteWire else { return false }
+        return wire.transmitRaw(bytes)
     }
 
     // MARK: Lower side

@@ -42,7 +42,7 @@ package final class HostEndLink: DeviceLink, VideoCreditGating, DeviceDropReport
 }
 
 /// The device end of any link: a ``HostLink`` over a ``LinkEndpoint``.
-package final class DeviceEndLink: HostLink, LinkDiagnosticsReporting, LinkClockReading {
+package final class DeviceEndLink: HostLink, LinkDiagnosticsReporting, LinkClockReading, RawByteTransmitting {
     package let endpoint: LinkEndpoint
 
     package init(endpoint: LinkEndpoint) {
@@ -72,4 +72,8 @@ package final class DeviceEndLink: HostLink, LinkDiagnosticsReporting, LinkClock
     package var diagnostics: LinkDiagnostics { endpoint.diagnostics }
 
     package var linkClockUs: Int64 { endpoint.linkClockUs }
+
+    package func transmitRaw(_ bytes: [UInt8]) -> Bool { endpoint.transmitRaw(bytes) }
+
+    package func abort(_ error: LinkError) { endpoint.fail(error, notifyPeer: false) }
 }
