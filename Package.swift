@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "glasses-sim", targets: ["glasses-sim"]),
         .executable(name: "glasses-relay", targets: ["glasses-relay"]),
         .library(name: "GlassesRelay", targets: ["GlassesRelay"]),
+        .library(name: "GlassesLinkCore", targets: ["GlassesLinkCore"]),
     ],
     targets: [
         // MARK: C libraries (system-library targets; shims for macros live in the headers)
@@ -55,11 +56,20 @@ let package = Package(
         ),
 
         // MARK: Internal building blocks
+        // The link in layers, as swift-nio splits NIOCore from NIOPosix: the portable core (wire format, framing,
+        // credit, heartbeats and clock exchange, the endpoint state machine, pairing, the in-process link; Foundation
+        // and Synchronization only), then the POSIX sockets on top of it (which re-export the core).
+        .target(name: "GlassesLinkCore", dependencies: ["WearablesKit", "GlassesMedia"], swiftSettings: strictSettings),
         .target(
             name: "GlassesLink",
-            dependencies: ["WearablesKit", "GlassesMedia", "CBlueZ"],
+            dependencies: [
+                "GlassesLinkCore", "WearablesKit", "GlassesMedia",
+                .target(name: "GlassesBluetooth", condition: .when(platforms: [.linux])),
+            ],
             swiftSettings: strictSettings
         ),
+        // Bluetooth RFCOMM's addresses and constants: the only user of CBlueZ, linked only on Linux.
+        .target(name: "GlassesBluetooth", dependencies: ["CBlueZ"], swiftSettings: strictSettings),
         .target(
             name: "GlassesVideo",
             dependencies: ["CFFmpeg", "GlassesMedia"],
@@ -100,14 +110,23 @@ let package = Package(
         ),
 
         // MARK: The relay: DAT on one side, the link protocol on the other (a phone's relay; glasses-relay on Linux)
+        // The relay core depends on the portable link core only; it takes its transport through `LinkTransport`.
         .target(
             name: "GlassesRelay",
-            dependencies: ["WearablesKit", "GlassesLink", "GlassesMedia"],
+            dependencies: ["WearablesKit", "GlassesLinkCore", "GlassesMedia"],
+            swiftSettings: strictSettings
+        ),
+        // The relay over GlassesLink's POSIX sockets (what `glasses-relay` on Linux runs).
+        .target(
+            name: "GlassesRelayPOSIX",
+            dependencies: ["GlassesRelay", "GlassesLink", "WearablesKit"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "glasses-relay",
-            dependencies: ["GlassesRelay", "GlassesSimulator", "GlassesLink", "WearablesKit", "CommandSupport"],
+            dependencies: [
+                "GlassesRelay", "GlassesRelayPOSIX", "GlassesSimulator", "GlassesLink", "WearablesKit", "CommandSupport",
+            ],
             swiftSettings: strictSettings
         ),
 
@@ -130,14 +149,14 @@ let package = Package(
             name: "Benchmarks",
             dependencies: [
                 "GlassesVideo", "GlassesSimulator", "VitalsEngine", "SmartSpectraInput", "WearablesKit", "GlassesBridge",
-                "GlassesLink", "GlassesMedia", "GlassesRelay", "GlassesReport",
+                "GlassesLink", "GlassesMedia", "GlassesRelay", "GlassesRelayPOSIX", "GlassesReport",
             ],
             swiftSettings: strictSettings
         ),
 
         // MARK: Tests, one target per module
         .testTarget(name: "WearablesKitTests", dependencies: ["WearablesKit"]),
-        .testTarget(name: "GlassesLinkTests", dependencies: ["GlassesLink", "WearablesKit"]),
+        .testTarget(name: "GlassesLinkTests", dependencies: ["GlassesLink", "GlassesLinkCore", "WearablesKit"]),
         .testTarget(name: "GlassesVideoTests", dependencies: ["GlassesVideo", "SmartSpectraInput", "WearablesKit"]),
         .testTarget(name: "GlassesMediaTests", dependencies: ["GlassesMedia"]),
         .testTarget(name: "GlassesJSONTests", dependencies: ["GlassesJSON"]),
@@ -157,7 +176,7 @@ let package = Package(
             name: "GlassesBridgeTests",
             dependencies: [
                 "GlassesBridge", "GlassesBridgeCommand", "GlassesSimulator", "WearablesKit", "SmartSpectraInput",
-                "GlassesLink", "GlassesVideo", "GlassesMedia", "GlassesRelay",
+                "GlassesLink", "GlassesVideo", "GlassesMedia", "GlassesRelay", "GlassesRelayPOSIX",
             ],
             exclude: ["Fixtures"]
         ),

@@ -2,6 +2,7 @@ import Foundation
 import GlassesBridge
 import GlassesLink
 import GlassesRelay
+import GlassesRelayPOSIX
 import GlassesSimulator
 import Synchronization
 import WearablesKit

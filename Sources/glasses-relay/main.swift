@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import GlassesLink
 import GlassesRelay
+import GlassesRelayPOSIX
 import GlassesSimulator
 import Synchronization
 import WearablesKit

@@ -1,6 +1,7 @@
 import Foundation
 import GlassesLink
 import GlassesRelay
+import GlassesRelayPOSIX
 import GlassesSimulator
 import SmartSpectraInput
 import Synchronization

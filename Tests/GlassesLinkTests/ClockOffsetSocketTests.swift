@@ -4,6 +4,7 @@ import Testing
 import WearablesKit
 
 @testable import GlassesLink
+@testable import GlassesLinkCore
 
 /// A scheduler reading another scheduler's clock shifted by a fixed offset: a device whose link clock has another
 /// epoch than the host's, advanced in step with it.

@@ -4,6 +4,7 @@ import Testing
 import WearablesKit
 
 @testable import GlassesLink
+@testable import GlassesLinkCore
 
 @Suite("Gated credit over a long stream")
 struct CreditRoomChainTests {

@@ -3,6 +3,7 @@ import Testing
 import WearablesKit
 
 @testable import GlassesLink
+@testable import GlassesLinkCore
 
 /// The decoder's work, memory and copies stay bounded whatever a peer sends (issue #19).
 @Suite("Link decoder bounds")

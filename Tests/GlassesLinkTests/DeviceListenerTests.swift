@@ -4,6 +4,7 @@ import Testing
 import WearablesKit
 
 @testable import GlassesLink
+@testable import GlassesLinkCore
 
 #if canImport(Glibc)
     import Glibc

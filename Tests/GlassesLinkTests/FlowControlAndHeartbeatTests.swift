@@ -3,6 +3,7 @@ import Testing
 import WearablesKit
 
 @testable import GlassesLink
+@testable import GlassesLinkCore
 
 @Suite("Flow control and heartbeats (virtual time)")
 struct FlowControlAndHeartbeatTests {

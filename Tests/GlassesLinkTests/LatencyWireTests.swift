@@ -3,6 +3,7 @@ import Testing
 import WearablesKit
 
 @testable import GlassesLink
+@testable import GlassesLinkCore
 
 /// The latency fields appended to protocol 1 bodies (PROTOCOL.md 3.1, 4, 7.5): compatible in both directions.
 @Suite("Latency fields on the wire")

@@ -2,6 +2,7 @@ import Testing
 import WearablesKit
 
 @testable import GlassesLink
+@testable import GlassesLinkCore
 
 /// The heartbeat clock exchange's arithmetic (PROTOCOL.md 7.5), with offsets computed by hand.
 @Suite("Link clock sync")

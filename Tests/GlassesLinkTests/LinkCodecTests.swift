@@ -3,6 +3,7 @@ import Testing
 import WearablesKit
 
 @testable import GlassesLink
+@testable import GlassesLinkCore
 
 /// Every message case, with non-default values.
 enum AllMessages {

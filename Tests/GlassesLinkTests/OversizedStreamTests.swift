@@ -4,6 +4,7 @@ import Testing
 import WearablesKit
 
 @testable import GlassesLink
+@testable import GlassesLinkCore
 
 /// Glasses at the far end of an in-process link that stream whatever they are told to, whatever was negotiated.
 private final class OversizingGlasses: Sendable {

@@ -4,6 +4,7 @@ import Testing
 import WearablesKit
 
 @testable import GlassesLink
+@testable import GlassesLinkCore
 
 /// The device side of a socket test: answers the host's hello with its identity, state and some video.
 final class ScriptedDevice: Sendable {

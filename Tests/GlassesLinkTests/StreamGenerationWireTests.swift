@@ -3,6 +3,7 @@ import Testing
 import WearablesKit
 
 @testable import GlassesLink
+@testable import GlassesLinkCore
 
 /// The stream generation appended to `startStream`, `stopStream` and `stream` bodies (PROTOCOL.md 4, 7.6): an
 /// `opt<u32>` after the old body, absent in an older sender's body, malformed when present but bad.

@@ -2,6 +2,7 @@ import Testing
 import WearablesKit
 
 @testable import GlassesLink
+@testable import GlassesLinkCore
 
 @Suite("Wire codes cover every case the messages can carry")
 struct WireCodeTests {

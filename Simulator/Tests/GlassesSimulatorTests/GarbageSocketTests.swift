@@ -74,30 +74,4 @@ struct GarbageSocketTests {
         #expect(failures.values.count == 2)
         #expect(rig.glasses.statistics.failedEvents == 2)
     }
-
-    @Test("the frame boundary tracker stops at each frame's end, however the bytes are split")
-    func boundaryTracker() throws {
-        let encoder = LinkFrameEncoder()
-        let a = try encoder.encode(.device(.heartbeat(sequence: 1, droppedFrames: 0)))
-        let b = try encoder.encode(.device(.fault(.internalError, message: "x")))
-        let stream = a + b
-        for split in 1..<stream.count {
-            var tracker = FrameBoundaryTracker()
-            var boundaries: [Int] = []
-            var consumed = 0
-            for piece in [Array(stream[..<split]), Array(stream[split...])] {
-                try piece.withUnsafeBytes { raw in
-                    var offset = 0
-                    while offset < raw.count {
-                        let taken = tracker.advance(over: raw, from: offset)
-                        try #require(taken > 0)
-                        offset += taken
-                        consumed += taken
-                        if tracker.atBoundary { boundaries.append(consumed) }
-                    }
-                }
-            }
-            #expect(boundaries == [a.count, stream.count], "split at \(split)")
-        }
-    }
 }

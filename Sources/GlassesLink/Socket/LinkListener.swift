@@ -1,4 +1,3 @@
-import CBlueZ  // sys/socket.h constants (see SocketSystemCalls.swift)
 import Foundation
 import Synchronization
 import WearablesKit
@@ -6,35 +5,6 @@ import WearablesKit
 #if canImport(Glibc)
     import Glibc
 #endif
-
-/// How a device end listens and behaves.
-public struct LinkListenerOptions: Sendable {
-    /// Drives heartbeats and the liveness timeout (real time by default).
-    public var scheduler: any EventScheduler
-    /// Heartbeat interval and timeout.
-    public var liveness: LinkLiveness
-    /// TCP only: allow listening on a non-loopback address (then ``pairingToken`` is required too).
-    public var allowRemote: Bool
-    /// The token a host must present in its hello; required for a non-loopback TCP address, optional otherwise.
-    public var pairingToken: String?
-    /// The largest frame body accepted or sent.
-    public var maxPayloadSize: Int
-
-    /// Creates options.
-    public init(
-        scheduler: any EventScheduler = DispatchEventScheduler(label: "glasses.link.device.timers"),
-        liveness: LinkLiveness = .standard,
-        allowRemote: Bool = false,
-        pairingToken: String? = nil,
-        maxPayloadSize: Int = LinkWireFormat.maxPayloadSize
-    ) {
-        self.scheduler = scheduler
-        self.liveness = liveness
-        self.allowRemote = allowRemote
-        self.pairingToken = pairingToken
-        self.maxPayloadSize = maxPayloadSize
-    }
-}
 
 /// The device side of socket links: accepts hosts on a Unix or TCP address and hands each one over as a
 /// ``HostLink``. `glasses-sim --listen` is built on this.
@@ -132,8 +102,8 @@ public final class LinkListener: Sendable {
         case .bluetooth:
             throw LinkError(.unavailable, "listening on Bluetooth is not supported; the host connects out over RFCOMM")
         }
-        guard Glibc.listen(handle.descriptor, 16) == 0 else {
-            throw LinkError(.unavailable, "cannot listen on \(address): \(SystemError(errno))")
+        if let error = SocketCalls.listen(handle, backlog: 16) {
+            throw LinkError(.unavailable, "cannot listen on \(address): \(error)")
         }
         let listener = LinkListener(
             address: bound, handle: handle, options: options, onAccepted: accept, handOver: handOver)
@@ -154,7 +124,7 @@ public final class LinkListener: Sendable {
         }
         guard let links else { return }
         handle.shutdown()
-        if case .unix(let path) = address { _ = unlink(path) }
+        if case .unix(let path) = address { SocketCalls.removeSocketFile(path) }
         if closingConnections { links.forEach { $0.close() } }
         if acceptThread.load(ordering: .acquiring) != UInt(pthread_self()) {
             _ = acceptLoopDone.wait(timeout: .now() + 5)
@@ -176,14 +146,9 @@ public final class LinkListener: Sendable {
         acceptThread.store(UInt(pthread_self()), ordering: .releasing)
         defer { acceptLoopDone.signal() }
         while true {
-            let fd = accept(handle.descriptor, nil, nil)
-            if fd < 0 {
-                let code = errno
-                if code == EINTR || code == ECONNABORTED { continue }
+            guard case .success(let connection) = SocketCalls.accept(handle) else {
                 return  // shut down by stop(), or the socket broke
             }
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            let connection = SocketHandle(descriptor: fd)
             if case .tcp = address {
                 SocketCalls.setOption(connection, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
             }
@@ -207,16 +172,15 @@ public final class LinkListener: Sendable {
             throw LinkError(.unavailable, "cannot listen on unix:\(path): the path is longer than 107 bytes")
         }
         // A socket file left by a dead process is replaced; one with a live listener is not.
-        var status = stat()
-        if lstat(path, &status) == 0 {
-            guard (status.st_mode & S_IFMT) == S_IFSOCK else {
+        if let isSocket = SocketCalls.isSocketFile(path) {
+            guard isSocket else {
                 throw LinkError(
                     .unavailable, "cannot listen on unix:\(path): a file that is not a socket is in the way")
             }
             if (try? LinkConnector.connectUnix(path: path, timeout: .seconds(1))) != nil {
                 throw LinkError(.unavailable, "cannot listen on unix:\(path): another process is listening there")
             }
-            _ = unlink(path)
+            SocketCalls.removeSocketFile(path)
         }
         let handle: SocketHandle
         switch SocketCalls.socket(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue)) {
@@ -224,7 +188,7 @@ public final class LinkListener: Sendable {
         case .failure(let error): throw LinkError(.unavailable, "cannot create a Unix socket: \(error)")
         }
         let result = SocketCalls.withUnixAddress(path) { address, length in
-            bind(handle.descriptor, address, length) == 0 ? nil : SystemError(errno)
+            SocketCalls.bind(handle, address: address, length: length)
         }
         if let result {
             throw LinkError(.unavailable, "cannot listen on unix:\(path): \(result)")
@@ -236,7 +200,7 @@ public final class LinkListener: Sendable {
         try SocketCalls.firstTCPSocket(host: host, port: port, passive: true, verb: "listen on") {
             (handle, address, length) -> Result<UInt16, SystemError> in
             SocketCalls.setOption(handle, level: SOL_SOCKET, name: SO_REUSEADDR, value: 1)
-            guard bind(handle.descriptor, address, length) == 0 else { return .failure(SystemError(errno)) }
+            if let error = SocketCalls.bind(handle, address: address, length: length) { return .failure(error) }
             guard let actual = SocketCalls.boundPort(handle) else { return .failure(SystemError(errno)) }
             return .success(actual)
         }

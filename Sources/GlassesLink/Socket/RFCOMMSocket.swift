@@ -1,7 +1,16 @@
-// The only file that uses libbluetooth: RFCOMM client sockets through BlueZ.
-import CBlueZ
+// RFCOMM client sockets: BlueZ's addresses and constants come from GlassesBluetooth (the only user of libbluetooth,
+// linked only on Linux); the socket calls are this module's.
 import Foundation
 import WearablesKit
+
+#if canImport(GlassesBluetooth)
+    import GlassesBluetooth
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// RFCOMM client sockets through BlueZ's libbluetooth.
 enum RFCOMMSocket {
@@ -15,51 +24,44 @@ enum RFCOMMSocket {
         adapter: String?,
         timeout: Duration
     ) throws(LinkError) -> SocketHandle {
-        let family = cbluez_af_bluetooth()
-        let handle: SocketHandle
-        switch SocketCalls.socket(domain: family, type: Int32(SOCK_STREAM.rawValue), protocol: cbluez_btproto_rfcomm())
-        {
-        case .success(let created):
-            handle = created
-        case .failure(let error) where error.code == EAFNOSUPPORT:
-            throw LinkError(.unavailable, unavailableMessage)
-        case .failure(let error):
-            throw LinkError(.unavailable, "cannot create a Bluetooth RFCOMM socket: \(error)")
-        }
-        if let adapter {
-            var local = sockaddr_rc()
-            local.rc_family = sa_family_t(family)
-            local.rc_channel = 0
-            guard str2ba(adapter, &local.rc_bdaddr) == 0 else {
-                throw LinkError(.unavailable, "'\(adapter)' is not a Bluetooth adapter address")
+        #if canImport(GlassesBluetooth)
+            let handle: SocketHandle
+            switch SocketCalls.socket(
+                domain: RFCOMMAddressing.family, type: Int32(SOCK_STREAM.rawValue),
+                protocol: RFCOMMAddressing.rfcommProtocol)
+            {
+            case .success(let created):
+                handle = created
+            case .failure(let error) where error.code == EAFNOSUPPORT:
+                throw LinkError(.unavailable, unavailableMessage)
+            case .failure(let error):
+                throw LinkError(.unavailable, "cannot create a Bluetooth RFCOMM socket: \(error)")
             }
-            let status = withUnsafePointer(to: &local) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(handle.descriptor, $0, socklen_t(MemoryLayout<sockaddr_rc>.size))
+            if let adapter {
+                let outcome = RFCOMMAddressing.withSocketAddress(device: adapter, channel: 0) {
+                    SocketCalls.bind(handle, address: $0, length: $1)
+                }
+                guard let outcome else {
+                    throw LinkError(.unavailable, "'\(adapter)' is not a Bluetooth adapter address")
+                }
+                if let failure = outcome {
+                    throw LinkError(.unavailable, "cannot use Bluetooth adapter \(adapter): \(failure)")
                 }
             }
-            if status != 0 {
+            let outcome = RFCOMMAddressing.withSocketAddress(device: device, channel: channel) {
+                SocketCalls.connect(handle, address: $0, length: $1, timeout: timeout)
+            }
+            guard let outcome else {
+                throw LinkError(.unavailable, "'\(device)' is not a Bluetooth device address")
+            }
+            if let failure = outcome {
                 throw LinkError(
-                    .unavailable, "cannot use Bluetooth adapter \(adapter): \(SocketCalls.describe(errno))")
+                    .unavailable,
+                    "cannot connect to bt:\(device)@\(channel): \(SocketCalls.describe(failure))")
             }
-        }
-        var remote = sockaddr_rc()
-        remote.rc_family = sa_family_t(family)
-        remote.rc_channel = channel
-        guard str2ba(device, &remote.rc_bdaddr) == 0 else {
-            throw LinkError(.unavailable, "'\(device)' is not a Bluetooth device address")
-        }
-        let failure = withUnsafePointer(to: &remote) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                SocketCalls.connect(
-                    handle, address: $0, length: socklen_t(MemoryLayout<sockaddr_rc>.size), timeout: timeout)
-            }
-        }
-        if let failure {
-            throw LinkError(
-                .unavailable,
-                "cannot connect to bt:\(device)@\(channel): \(SocketCalls.describe(failure))")
-        }
-        return handle
+            return handle
+        #else
+            throw LinkError(.unavailable, "Bluetooth RFCOMM links are available only on Linux; use a unix: or tcp: link")
+        #endif
     }
 }

@@ -1,4 +1,3 @@
-import CBlueZ  // sys/socket.h's SOCK_* constants
 import WearablesKit
 
 #if canImport(Glibc)

@@ -1,4 +1,3 @@
-import CBlueZ  // also brings sys/socket.h's SOCK_* constants, which Glibc's module map leaves to it
 import Foundation
 import GlassesMedia
 
@@ -48,6 +47,71 @@ enum SocketCalls {
         String(cString: strerror(code))
     }
 
+    /// Makes a system call again while a signal interrupts it: the one place `EINTR` is retried. Returns what the
+    /// last call returned, with `errno` as that call left it.
+    static func retryingInterrupts<T: BinaryInteger>(_ call: () -> T) -> T {
+        while true {
+            let result = call()
+            if result >= 0 || errno != EINTR { return result }
+        }
+    }
+
+    /// Binds a socket to an address; nil on success.
+    static func bind(_ handle: SocketHandle, address: UnsafePointer<sockaddr>, length: socklen_t) -> SystemError? {
+        Glibc.bind(handle.descriptor, address, length) == 0 ? nil : SystemError(errno)
+    }
+
+    /// Marks a bound socket as listening; nil on success.
+    static func listen(_ handle: SocketHandle, backlog: Int32) -> SystemError? {
+        Glibc.listen(handle.descriptor, backlog) == 0 ? nil : SystemError(errno)
+    }
+
+    /// Waits for the next connection and returns it with close-on-exec set. A connection aborted before it was
+    /// accepted is skipped; a failure means the listening socket was shut down or broke.
+    static func accept(_ handle: SocketHandle) -> Result<SocketHandle, SystemError> {
+        while true {
+            let fd = retryingInterrupts { Glibc.accept(handle.descriptor, nil, nil) }
+            if fd >= 0 {
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+                return .success(SocketHandle(descriptor: fd))
+            }
+            let code = errno
+            if code == ECONNABORTED { continue }
+            return .failure(SystemError(code))
+        }
+    }
+
+    /// Waits until `descriptor` is ready or the timeout passes: the ready count, 0 on timeout, or -1 with `errno`
+    /// set. A signal does not end the wait: the call is made again with the timeout `milliseconds` gives then (the
+    /// callers count it down to a deadline).
+    static func poll(_ descriptor: inout pollfd, milliseconds: () -> Int32) -> Int32 {
+        retryingInterrupts { Glibc.poll(&descriptor, 1, milliseconds()) }
+    }
+
+    /// Limits how long a blocking send waits for the peer (`SO_SNDTIMEO`).
+    static func setSendTimeout(_ handle: SocketHandle, _ timeout: Duration) {
+        var limit = timeval(
+            tv_sec: Int(timeout.components.seconds), tv_usec: Int(timeout.components.attoseconds / 1_000_000_000_000))
+        _ = setsockopt(handle.descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Ends the sending direction only: the peer reads the end of the stream; reads go on.
+    static func shutdownSending(_ handle: SocketHandle) {
+        _ = Glibc.shutdown(handle.descriptor, Int32(SHUT_WR))
+    }
+
+    /// Whether a Unix socket file is at `path`: nil when nothing is there, false for another kind of file.
+    static func isSocketFile(_ path: String) -> Bool? {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return nil }
+        return (status.st_mode & S_IFMT) == S_IFSOCK
+    }
+
+    /// Removes a Unix socket file (a listener's, or a stale one); a missing file is not an error.
+    static func removeSocketFile(_ path: String) {
+        _ = unlink(path)
+    }
+
     /// Creates a socket with close-on-exec set.
     static func socket(domain: Int32, type: Int32, protocol proto: Int32 = 0) -> Result<SocketHandle, SystemError> {
         let fd = Glibc.socket(domain, type | Int32(SOCK_CLOEXEC.rawValue), proto)
@@ -73,12 +137,8 @@ enum SocketCalls {
             let remaining = deadline - ContinuousClock.now
             guard remaining > .zero else { return ETIMEDOUT }
             var descriptor = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            let millis = Int32(clamping: remaining.wholeMilliseconds &+ 1)
-            let ready = poll(&descriptor, 1, millis)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
+            let ready = poll(&descriptor) { Int32(clamping: (deadline - ContinuousClock.now).wholeMilliseconds &+ 1) }
+            if ready < 0 { return errno }
             if ready == 0 { continue }
             var error: Int32 = 0
             var size = socklen_t(MemoryLayout<Int32>.size)
@@ -89,23 +149,18 @@ enum SocketCalls {
 
     /// Reads up to `buffer.count` bytes: the count, 0 at end of stream, or an errno.
     static func read(_ handle: SocketHandle, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, SystemError> {
-        while true {
-            let count = Glibc.read(handle.descriptor, buffer.baseAddress, buffer.count)
-            if count >= 0 { return .success(count) }
-            if errno != EINTR { return .failure(SystemError(errno)) }
-        }
+        let count = retryingInterrupts { Glibc.read(handle.descriptor, buffer.baseAddress, buffer.count) }
+        return count >= 0 ? .success(count) : .failure(SystemError(errno))
     }
 
     /// Writes all of `bytes` (no SIGPIPE); nil on success or an errno.
     static func writeAll(_ handle: SocketHandle, _ bytes: UnsafeRawBufferPointer) -> Int32? {
         var offset = 0
         while offset < bytes.count {
-            let written = Glibc.send(
-                handle.descriptor, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-            if written < 0 {
-                if errno == EINTR { continue }
-                return errno
+            let written = retryingInterrupts {
+                Glibc.send(handle.descriptor, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
             }
+            if written < 0 { return errno }
             offset += written
         }
         return nil
@@ -203,12 +258,10 @@ extension SocketCalls {
             let left = ContinuousClock.now.duration(to: deadline)
             guard left > .zero else { return .failure(.timedOut) }
             var descriptor = pollfd(fd: handle.descriptor, events: Int16(POLLIN), revents: 0)
-            let milliseconds = Int32(clamping: max(1, left.wholeMilliseconds))
-            let ready = poll(&descriptor, 1, milliseconds)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                return .failure(.failed(SystemError(errno)))
+            let ready = poll(&descriptor) {
+                Int32(clamping: max(1, ContinuousClock.now.duration(to: deadline).wholeMilliseconds))
             }
+            if ready < 0 { return .failure(.failed(SystemError(errno))) }
             if ready == 0 { continue }
             let result = bytes.withUnsafeMutableBytes { buffer in
                 read(handle, into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))

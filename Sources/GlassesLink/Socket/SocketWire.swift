@@ -6,7 +6,7 @@ import WearablesKit
 /// Moves frames over a connected stream socket: a reader thread decodes, a serial writer queue encodes and writes.
 ///
 /// Blocking calls run on the reader's own thread and on the writer's dispatch queue, never on the cooperative pool.
-final class SocketWire: LinkWire {
+final class SocketWire: RawByteWire {
     private let handle: SocketHandle
     private let encoder: LinkFrameEncoder
     private let maxPayloadSize: Int
@@ -53,6 +53,19 @@ final class SocketWire: LinkWire {
                     LinkError(.connectionLost, "writing to the \(peerName) failed: \(SocketCalls.describe(failure))"))
             }
         }
+    }
+
+    func transmitRaw(_ bytes: [UInt8]) -> Bool {
+        guard !closing.load(ordering: .acquiring) else { return false }
+        // On the writer queue, after the frames queued so far: the bytes land between two frames.
+        writer.async { [self] in
+            let failure = bytes.withUnsafeBytes { SocketCalls.writeAll(handle, $0) }
+            if let failure, !closing.load(ordering: .acquiring) {
+                currentEndpoint?.wireFailed(
+                    LinkError(.connectionLost, "writing to the \(peerName) failed: \(SocketCalls.describe(failure))"))
+            }
+        }
+        return true
     }
 
     func shutdown() {

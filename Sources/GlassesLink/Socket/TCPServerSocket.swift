@@ -1,4 +1,3 @@
-import CBlueZ  // sys/socket.h's SOCK_* constants
 import Foundation
 import GlassesMedia
 import WearablesKit
@@ -29,24 +28,16 @@ package final class TCPServerSocket: Sendable {
     ///   use, a host that does not resolve or is not this machine's).
     package static func listen(host: String, port: UInt16, backlog: Int32 = 16) throws(LinkError) -> TCPServerSocket {
         let (handle, actualPort) = try LinkListener.bindTCP(host: host, port: port)
-        guard Glibc.listen(handle.descriptor, backlog) == 0 else {
-            throw LinkError(.unavailable, "cannot listen on \(LinkAddress.tcp(host: host, port: port)): \(SystemError(errno))")
+        if let error = SocketCalls.listen(handle, backlog: backlog) {
+            throw LinkError(.unavailable, "cannot listen on \(LinkAddress.tcp(host: host, port: port)): \(error)")
         }
         return TCPServerSocket(host: host, port: actualPort, handle: handle)
     }
 
     /// Waits for the next connection; nil once ``shutdown()`` was called (or the socket broke).
     package func accept() -> TCPConnection? {
-        while true {
-            let fd = Glibc.accept(handle.descriptor, nil, nil)
-            if fd >= 0 {
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                return TCPConnection(handle: SocketHandle(descriptor: fd))
-            }
-            let code = errno
-            if code == EINTR || code == ECONNABORTED { continue }
-            return nil
-        }
+        guard case .success(let connection) = SocketCalls.accept(handle) else { return nil }
+        return TCPConnection(handle: connection)
     }
 
     /// Stops accepting: a blocked ``accept()`` returns nil, on any thread.
@@ -81,11 +72,10 @@ package final class TCPConnection: Sendable {
             let left = ContinuousClock.now.duration(to: deadline)
             guard left > .zero else { return .timedOut }
             var descriptor = pollfd(fd: handle.descriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&descriptor, 1, Int32(clamping: max(1, left.wholeMilliseconds)))
-            if ready < 0 {
-                if errno == EINTR { continue }
-                return .failed
+            let ready = SocketCalls.poll(&descriptor) {
+                Int32(clamping: max(1, ContinuousClock.now.duration(to: deadline).wholeMilliseconds))
             }
+            if ready < 0 { return .failed }
             if ready == 0 { continue }
             switch SocketCalls.read(handle, into: buffer) {
             case .success(0): return .closed
@@ -97,14 +87,13 @@ package final class TCPConnection: Sendable {
 
     /// Writes all of `bytes`, giving up when the peer has not taken them within `timeout`; whether all went.
     package func write(_ bytes: [UInt8], timeout: Duration) -> Bool {
-        var limit = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: Int(timeout.components.attoseconds / 1_000_000_000_000))
-        _ = setsockopt(handle.descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        SocketCalls.setSendTimeout(handle, timeout)
         return bytes.withUnsafeBytes { SocketCalls.writeAll(handle, $0) } == nil
     }
 
     /// Ends the sending direction (the peer reads the end of the stream after what was written); reads go on.
     package func shutdownSending() {
-        _ = Glibc.shutdown(handle.descriptor, Int32(SHUT_WR))
+        SocketCalls.shutdownSending(handle)
     }
 
     /// Ends both directions: a blocked read or write returns at once, on any thread.

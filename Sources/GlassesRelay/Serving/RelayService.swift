@@ -1,5 +1,5 @@
 import Foundation
-import GlassesLink
+import GlassesLinkCore
 import GlassesMedia
 import Synchronization
 import WearablesKit
@@ -35,7 +35,7 @@ public final class RelayService: Sendable {
 
     private struct State {
         var server: RelayLinkServer?
-        var listener: LinkListener?
+        var listener: (any LinkListening)?
         var stopped = false
         var hostsServed = 0
         var hostsRefused = 0
@@ -51,6 +51,7 @@ public final class RelayService: Sendable {
     private let client: RelayDATClient
     private let clock: any RelayClock
     private let mode: Mode
+    private let transport: any LinkTransport
     private let notify: @Sendable (Notice) -> Void
     private let state = Mutex(State())
     private let dialWake = DispatchSemaphore(value: 0)
@@ -58,13 +59,16 @@ public final class RelayService: Sendable {
     /// Creates a service; ``start()`` begins listening or dialing.
     /// - Parameter clock: must read the time line of the scheduler in `mode`'s link options (``SchedulerRelayClock``
     ///   over that scheduler), so that sample times are on the link clock the host relates to its own.
+    /// - Parameter transport: listens or dials at `mode`'s address (on Linux, GlassesLink's `POSIXLinkTransport`;
+    ///   `GlassesRelayPOSIX` adds an initializer that plugs it in).
     /// - Parameter wrapLink: wraps each host link before the server uses it (tests count messages with it).
-    public init(client: RelayDATClient, clock: any RelayClock, mode: Mode,
+    public init(client: RelayDATClient, clock: any RelayClock, mode: Mode, transport: any LinkTransport,
                 wrapLink: @escaping @Sendable (any HostLink) -> any HostLink = { $0 },
                 notify: @escaping @Sendable (Notice) -> Void = { _ in }) {
         self.client = client
         self.clock = clock
         self.mode = mode
+        self.transport = transport
         self.wrapLink = wrapLink
         self.notify = notify
     }
@@ -92,7 +96,7 @@ public final class RelayService: Sendable {
         client.start()
         switch mode {
         case .listen(let address, let options):
-            let listener = try LinkListener.listen(on: address, options: options) { [weak self] link in
+            let listener = try transport.listen(on: address, options: options) { [weak self] link in
                 self?.serve(link, peer: "a bridge")
             }
             state.withLock { $0.listener = listener }
@@ -105,7 +109,7 @@ public final class RelayService: Sendable {
 
     /// Stops listening or dialing and closes the host's link (the camera and session stop with it).
     public func stop() {
-        let (server, listener) = state.withLock { state -> (RelayLinkServer?, LinkListener?) in
+        let (server, listener) = state.withLock { state -> (RelayLinkServer?, (any LinkListening)?) in
             state.stopped = true
             return (state.server, state.listener)
         }
@@ -165,7 +169,7 @@ public final class RelayService: Sendable {
                 continue
             }
             do {
-                let link = try LinkConnector.connectDevice(to: address, options: options)
+                let link = try transport.connectDevice(to: address, options: options)
                 serve(link, peer: address.description)
                 // Wait until this link closes (the server's onClose signals) or the service stops.
                 while let server = state.withLock({ $0.stopped ? nil : $0.server }), !server.isClosed {

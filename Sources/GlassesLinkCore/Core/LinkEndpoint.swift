@@ -7,7 +7,7 @@ import WearablesKit
 ///
 /// Implementations never call back into the endpoint from inside ``transmit(_:)`` or ``shutdown()``; they report
 /// received frames and failures with ``LinkEndpoint/wireReceived(_:)`` and ``LinkEndpoint/wireFailed(_:)``.
-protocol LinkWire: AnyObject, Sendable {
+package protocol LinkWire: AnyObject, Sendable {
     /// What the wire's decoder met so far (nil for wires that do not decode).
     var decoderStatistics: LinkFrameDecoder.Statistics? { get }
     /// Queues a frame for the peer.
@@ -16,42 +16,70 @@ protocol LinkWire: AnyObject, Sendable {
     func shutdown()
 }
 
+/// A wire that also carries raw bytes between frames (a socket's): the hook through which the simulator's `garbage`
+/// fault reaches the peer's frame decoder.
+package protocol RawByteWire: LinkWire {
+    /// Queues `bytes` after the frames queued so far and before later ones; false once the wire is closing.
+    func transmitRaw(_ bytes: [UInt8]) -> Bool
+}
+
+/// A link end whose wire can carry raw bytes between frames (a device end over a socket).
+package protocol RawByteTransmitting: AnyObject, Sendable {
+    /// Writes `bytes` onto the wire between frames; false when the link has closed or its wire carries no raw bytes.
+    func transmitRaw(_ bytes: [UInt8]) -> Bool
+    /// Ends the link at once, without a goodbye (as a cut connection does).
+    func abort(_ error: LinkError)
+}
+
 /// Which end of a link an endpoint is.
-enum LinkRole: Sendable, Hashable {
+package enum LinkRole: Sendable, Hashable {
     /// The host end (a ``DeviceLink``): receives device messages, grants video credit.
     case host
     /// The device end (a ``HostLink``): receives host messages, spends video credit.
     case device
 
-    var peerName: String { self == .host ? "device" : "host" }
-    var name: String { self == .host ? "host" : "device" }
+    package var peerName: String { self == .host ? "device" : "host" }
+    package var name: String { self == .host ? "host" : "device" }
 }
 
 /// What an endpoint delivers to its owner.
-enum EndpointEvent: Sendable {
+package enum EndpointEvent: Sendable {
     case message(LinkFrame)
     case closed(LinkError)
 }
 
 /// Settings of one link end.
-struct EndpointConfiguration: Sendable {
-    var role: LinkRole
+package struct EndpointConfiguration: Sendable {
+    package var role: LinkRole
     /// Credit the host grants when it opens (host end only).
-    var initialCredit: Int = 8
-    var liveness: LinkLiveness = .standard
+    package var initialCredit: Int = 8
+    package var liveness: LinkLiveness = .standard
     /// Device end only: the pairing token the host's hello must carry (remote TCP).
-    var requiredPairingToken: String?
+    package var requiredPairingToken: String?
     /// Host end only: the token to put into a hello that carries none.
-    var pairingTokenToPresent: String?
+    package var pairingTokenToPresent: String?
     /// Host end only: both ends read one clock (in-process), so sample times need no heartbeat clock exchange.
-    var sharedClock = false
+    package var sharedClock = false
+
+    // Spelled out because the memberwise initializer is internal, and the socket layer builds configurations too.
+    package init(
+        role: LinkRole, initialCredit: Int = 8, liveness: LinkLiveness = .standard, requiredPairingToken: String? = nil,
+        pairingTokenToPresent: String? = nil, sharedClock: Bool = false
+    ) {
+        self.role = role
+        self.initialCredit = initialCredit
+        self.liveness = liveness
+        self.requiredPairingToken = requiredPairingToken
+        self.pairingTokenToPresent = pairingTokenToPresent
+        self.sharedClock = sharedClock
+    }
 }
 
 /// The transport-independent half of a link end: delivery order, flow control, heartbeats, pairing and close.
 ///
 /// Every transport (in-process, Unix, TCP, RFCOMM) uses this, so they all behave the same. Events are delivered
 /// through `deliver` (the scheduler or a serial queue), never from inside a public call.
-final class LinkEndpoint: Sendable {
+package final class LinkEndpoint: Sendable {
     private let configuration: EndpointConfiguration
     private let scheduler: any EventScheduler
     private let deliver: @Sendable (@escaping @Sendable () -> Void) -> Void
@@ -67,7 +95,7 @@ final class LinkEndpoint: Sendable {
     /// The wire, kept for its statistics after the link closed.
     private let statisticsSource = Mutex<(any LinkWire)?>(nil)
 
-    init(
+    package init(
         configuration: EndpointConfiguration,
         scheduler: any EventScheduler,
         deliver: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void
@@ -79,13 +107,13 @@ final class LinkEndpoint: Sendable {
     }
 
     /// Attaches the wire (once, before any traffic).
-    func attach(_ wire: any LinkWire) {
+    package func attach(_ wire: any LinkWire) {
         wireBox.withLock { $0 = wire }
         statisticsSource.withLock { $0 = wire }
     }
 
     /// Counters of this end.
-    var diagnostics: LinkDiagnostics {
+    package var diagnostics: LinkDiagnostics {
         let decoder = statisticsSource.withLock { $0 }?.decoderStatistics
         return state.withLock { state in
             LinkDiagnostics(
@@ -99,24 +127,24 @@ final class LinkEndpoint: Sendable {
     }
 
     /// Now on this end's link clock (its scheduler), in whole microseconds.
-    var linkClockUs: Int64 { scheduler.now.wholeMicroseconds }
+    package var linkClockUs: Int64 { scheduler.now.wholeMicroseconds }
 
     private var wire: (any LinkWire)? { wireBox.withLock { $0 } }
 
     /// Video samples dropped for lack of credit (device end).
-    var droppedVideoSamples: UInt64 { state.withLock { $0.droppedVideoSamples } }
+    package var droppedVideoSamples: UInt64 { state.withLock { $0.droppedVideoSamples } }
     /// Video samples discarded because the peer sent them without credit (host end; a misbehaving device).
-    var uncreditedVideoSamples: UInt64 { state.withLock { $0.uncreditedVideoSamples } }
+    package var uncreditedVideoSamples: UInt64 { state.withLock { $0.uncreditedVideoSamples } }
     /// The device's heartbeat-reported count of credit drops (host end).
-    var deviceReportedDrops: UInt64 { state.withLock { $0.deviceReportedDrops } }
+    package var deviceReportedDrops: UInt64 { state.withLock { $0.deviceReportedDrops } }
     /// Whether the link has closed (or is closing).
-    var isClosed: Bool { state.withLock { $0.isClosed } }
+    package var isClosed: Bool { state.withLock { $0.isClosed } }
     /// Frames the peer sent that belong to the other direction (ignored).
-    var misdirectedFrames: UInt64 { state.withLock { $0.misdirectedFrames } }
+    package var misdirectedFrames: UInt64 { state.withLock { $0.misdirectedFrames } }
 
     // MARK: Upper side
 
-    func open(handler: @escaping @Sendable (EndpointEvent) -> Void) {
+    package func open(handler: @escaping @Sendable (EndpointEvent) -> Void) {
         let now = scheduler.now
         let room = currentCreditRoom()
         let actions = state.withLock { $0.open(handler: handler, now: now, creditRoom: room) }
@@ -125,13 +153,13 @@ final class LinkEndpoint: Sendable {
 
     /// Host end: from now on, grant video credit only while `room()` (the consumer's free places) allows, and owe
     /// the rest until ``videoRoomChanged()``. A slow consumer then makes the device drop late samples at the source.
-    func gateVideoCredit(room: @escaping @Sendable () -> Int) {
+    package func gateVideoCredit(room: @escaping @Sendable () -> Int) {
         let box = CreditRoom(room)
         creditRoom.withLock { $0 = box }
     }
 
     /// Host end, gated: the consumer took a sample (or otherwise made room); pays owed credit the room allows.
-    func videoRoomChanged() {
+    package func videoRoomChanged() {
         guard let room = currentCreditRoom() else { return }
         let actions = state.withLock { $0.payOwedCredit(room: room) }
         perform(actions)
@@ -142,19 +170,25 @@ final class LinkEndpoint: Sendable {
         creditRoom.withLock { $0 }?.room()
     }
 
-    func send(_ frame: LinkFrame) {
+    package func send(_ frame: LinkFrame) {
         let actions = state.withLock { $0.send(frame) }
         perform(actions)
     }
 
-    func close() {
+    package func close() {
         fail(LinkError(.closedLocally, "the \(configuration.role.name) closed the link"), notifyPeer: true)
+    }
+
+    /// Writes raw bytes onto the wire between frames; false when the link has closed or the wire carries none.
+    package func transmitRaw(_ bytes: [UInt8]) -> Bool {
+        guard !isClosed, let wire = wire as? any RawByteWire else { return false }
+        return wire.transmitRaw(bytes)
     }
 
     // MARK: Lower side
 
     /// A frame arrived from the peer.
-    func wireReceived(_ frame: LinkFrame) {
+    package func wireReceived(_ frame: LinkFrame) {
         let now = scheduler.now
         let actions = state.withLock { $0.received(frame, now: now) }
         perform(actions)
@@ -162,7 +196,7 @@ final class LinkEndpoint: Sendable {
 
     /// The wire lost a frame of `type` (a bad body CRC, an unreadable body). A lost video sample was sent on credit
     /// the device has spent: the host end grants it again, or the device would run out after a few bit errors.
-    func wireLost(_ type: LinkMessageType) {
+    package func wireLost(_ type: LinkMessageType) {
         guard type == .videoSample else { return }
         let room = currentCreditRoom()
         let actions = state.withLock { $0.videoSampleLost(room: room) }
@@ -170,12 +204,12 @@ final class LinkEndpoint: Sendable {
     }
 
     /// The wire broke (end of stream, I/O error, protocol violation found by the decoder).
-    func wireFailed(_ error: LinkError) {
+    package func wireFailed(_ error: LinkError) {
         fail(error, notifyPeer: error.code == .protocolViolation || error.code == .incompatible)
     }
 
     /// Closes the link with `error`, telling the peer why when `notifyPeer` is set.
-    func fail(_ error: LinkError, notifyPeer: Bool) {
+    package func fail(_ error: LinkError, notifyPeer: Bool) {
         let actions = state.withLock { $0.fail(error, notifyPeer: notifyPeer) }
         perform(actions)
     }
@@ -248,7 +282,7 @@ final class CreditRoom: Sendable {
 }
 
 /// A side effect the endpoint performs outside its lock.
-enum EndpointAction {
+package enum EndpointAction {
     case transmit(LinkFrame)
     case shutdownWire
     case scheduleDrain
@@ -258,7 +292,7 @@ enum EndpointAction {
 }
 
 /// The state of one link end, as a plain value: each event returns the actions to perform.
-struct EndpointStateMachine {
+package struct EndpointStateMachine {
     private enum Phase { case created, open, closed }
 
     private let configuration: EndpointConfiguration
@@ -608,7 +642,7 @@ struct EndpointStateMachine {
     }
 
     /// Compares tokens in time independent of where they differ.
-    static func tokensMatch(_ presented: String?, _ required: String) -> Bool {
+    package static func tokensMatch(_ presented: String?, _ required: String) -> Bool {
         guard let presented else { return false }
         let a = Array(presented.utf8)
         let b = Array(required.utf8)
