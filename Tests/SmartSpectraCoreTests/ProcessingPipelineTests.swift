@@ -34,9 +34,14 @@ struct ProcessingPipelineTests {
         #expect(frames.allSatisfy { $0.onWorkerThread && !$0.isMainThread })
     }
 
-    /// Runs three frames through an SDK that is released on return (with its custom input), and returns the
-    /// combined updates stream it made.
-    static func runThreeFrames(config: SmartSpectraConfig, backend: RecordingBackend) async throws -> AsyncStream<SDKUpdate> {
+    @Test("the combined updates stream carries payloads and verdicts in the order they happened, and ends when the SDK is released",
+          .timeLimit(.minutes(1)))
+    func combinedUpdatesAreOrderedAndEndWithTheSDK() async throws {
+        let verdicts: [ValidationCode] = [.noFaceFound, .ok, .ok]
+        let backend = RecordingBackend { index, timestamp in
+            ProcessingUpdate(metrics: Self.payload(timestamp), validation: ValidationStatus(code: verdicts[index]))
+        }
+        let config = SmartSpectraConfig(requestedMetrics: SmartSpectraConfig.breathingMetrics + [.pulseRate], logLevel: .none)
         let sdk = SmartSpectraSDK(config: config, backend: backend)
         let updates = sdk.updates()
         let input = try sdk.useCustomInput()
@@ -46,20 +51,6 @@ struct ProcessingPipelineTests {
             await sdk.waitUntilProcessed()
         }
         try await sdk.stop()
-        return updates
-    }
-
-    @Test("the combined updates stream carries payloads and verdicts in the order they happened, and ends when the SDK is released",
-          .timeLimit(.minutes(1)))
-    func combinedUpdatesAreOrderedAndEndWithTheSDK() async throws {
-        let verdicts: [ValidationCode] = [.noFaceFound, .ok, .ok]
-        let backend = RecordingBackend { index, timestamp in
-            ProcessingUpdate(metrics: Self.payload(timestamp), validation: ValidationStatus(code: verdicts[index]))
-        }
-        let config = SmartSpectraConfig(requestedMetrics: SmartSpectraConfig.breathingMetrics + [.pulseRate], logLevel: .none)
-        let updates = try await Self.runThreeFrames(config: config, backend: backend)
-        // The loop ends only because the stream finishes with the SDK (a stream left open kept a pipeline's
-        // consumer waiting for its 5 s guard at the end of every run).
         var seen: [String] = []
         for await update in updates {
             switch update {
@@ -67,13 +58,20 @@ struct ProcessingPipelineTests {
             case .status(.validationStatus(let verdict?)): seen.append("v:\(verdict.code)")
             case .status: break
             }
+            if seen.filter({ $0.hasPrefix("m") }).count == 3 { break }
         }
-        let metrics = seen.filter { $0.hasPrefix("m") }
-        #expect(metrics == ["m1", "m2", "m3"], "\(seen)")
+        #expect(seen.filter { $0.hasPrefix("m") } == ["m1", "m2", "m3"], "\(seen)")
         // Each frame's verdict change comes with its payload, in the SDK's order: noFaceFound by the first, ok by the second.
         let noFace = try #require(seen.firstIndex(of: "v:noFaceFound")), ok = try #require(seen.firstIndex(of: "v:ok"))
         let first = try #require(seen.firstIndex(of: "m1"))
         #expect(noFace < ok && first < ok, "\(seen)")
+
+        // Released, the SDK finishes the stream: the loop ends (a stream left open kept a pipeline's consumer waiting
+        // for its 5 s guard at the end of every run). An SDK never started has nothing else holding it.
+        let released = SmartSpectraSDK(config: config, backend: backend).updates()
+        var after = 0
+        for await _ in released { after += 1 }
+        #expect(after == 0)
     }
 
     @Test("updates reach metrics, validationStatus and both async streams, in order")
