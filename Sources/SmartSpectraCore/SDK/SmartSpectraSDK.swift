@@ -249,16 +249,7 @@ public final class SmartSpectraSDK: Observable, Sendable {
     public func metricsUpdates(
         bufferingPolicy: AsyncStream<Metrics>.Continuation.BufferingPolicy = .bufferingNewest(256)
     ) -> AsyncStream<Metrics> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Metrics.self, bufferingPolicy: bufferingPolicy)
-        let id = subscribers.withLock { subscribers in
-            subscribers.nextID += 1
-            subscribers.metrics[subscribers.nextID] = continuation
-            return subscribers.nextID
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.subscribers.withLock { $0.metrics.removeValue(forKey: id) }
-        }
-        return stream
+        subscribe(\.metrics, bufferingPolicy: bufferingPolicy)
     }
 
     /// A stream of status changes (processing status, validation status, error), in the order they happened.
@@ -268,18 +259,7 @@ public final class SmartSpectraSDK: Observable, Sendable {
     public func statusUpdates(
         bufferingPolicy: AsyncStream<SmartSpectraStatusEvent>.Continuation.BufferingPolicy = .bufferingNewest(64)
     ) -> AsyncStream<SmartSpectraStatusEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: SmartSpectraStatusEvent.self, bufferingPolicy: bufferingPolicy
-        )
-        let id = subscribers.withLock { subscribers in
-            subscribers.nextID += 1
-            subscribers.status[subscribers.nextID] = continuation
-            return subscribers.nextID
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.subscribers.withLock { $0.status.removeValue(forKey: id) }
-        }
-        return stream
+        subscribe(\.status, bufferingPolicy: bufferingPolicy)
     }
 
     /// Metrics payloads and status changes in one stream, in the order they happened (the two public streams
@@ -287,14 +267,22 @@ public final class SmartSpectraSDK: Observable, Sendable {
     package func updates(
         bufferingPolicy: AsyncStream<SDKUpdate>.Continuation.BufferingPolicy = .bufferingNewest(4096)
     ) -> AsyncStream<SDKUpdate> {
-        let (stream, continuation) = AsyncStream.makeStream(of: SDKUpdate.self, bufferingPolicy: bufferingPolicy)
+        subscribe(\.updates, bufferingPolicy: bufferingPolicy)
+    }
+
+    /// A new stream registered under `subscribers[keyPath:]`, removed again when its consumer stops.
+    private func subscribe<Element: Sendable>(
+        _ list: any WritableKeyPath<Subscribers, [UInt64: AsyncStream<Element>.Continuation]> & Sendable,
+        bufferingPolicy: AsyncStream<Element>.Continuation.BufferingPolicy
+    ) -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: bufferingPolicy)
         let id = subscribers.withLock { subscribers in
             subscribers.nextID += 1
-            subscribers.updates[subscribers.nextID] = continuation
+            subscribers[keyPath: list][subscribers.nextID] = continuation
             return subscribers.nextID
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.subscribers.withLock { $0.updates.removeValue(forKey: id) }
+            _ = self?.subscribers.withLock { $0[keyPath: list].removeValue(forKey: id) }
         }
         return stream
     }
