@@ -17,7 +17,11 @@ struct LSLOutletTests {
         .appendingPathComponent("Fixtures/lsl_consume.py").path
 
     static let streams = ["pulse", "breathing", "hrv", "pulse-wave", "breathing-wave", "markers"]
-    static let frame = 1.0 / 24
+    /// The runs ask 15 fps at low resolution: the debug simulator then keeps its rate on a loaded 2-core CI machine
+    /// (at 24 fps medium it fell to about 14 fps under load, below what the engine measures pulse at).
+    static let fps = 15
+    static let frame = 1.0 / Double(fps)
+    static let light = ["--fps", "\(fps)", "--resolution", "low"]
 
     /// A process whose standard output goes to a file (a consumer's JSON can exceed a pipe's buffer).
     final class Consumer {
@@ -131,7 +135,7 @@ struct LSLOutletTests {
             python: python, arguments: [Self.consumerScript, name, Self.streams.joined(separator: ","), "45"], environment: [:]
         )
         let bridge = try BinaryRunner(
-            ["--device", "sim", "--sim-scenario", scenario.path, "--realtime", "--duration", "20", "--format", "ndjson", "--lsl", name],
+            ["--device", "sim", "--sim-scenario", scenario.path, "--realtime", "--duration", "20", "--format", "ndjson", "--lsl", name] + Self.light,
             environment: Self.bridgeEnvironment(python: python)
         )
         let run = bridge.finish(timeout: 60)
@@ -160,7 +164,7 @@ struct LSLOutletTests {
             #expect(stream["sourceID"] as? String == "glasses-bridge/\(name)/sim/\(suffix)")
             #expect(stream["manufacturer"] as? String == "GlassesBridge" && stream["deviceLabel"] as? String == "sim")
             let rate = (stream["nominalRate"] as? NSNumber)?.doubleValue
-            #expect(rate == (suffix.hasSuffix("-wave") ? 24 : 0), "\(suffix) rate \(String(describing: rate))")
+            #expect(rate == (suffix.hasSuffix("-wave") ? Double(Self.fps) : 0), "\(suffix) rate \(String(describing: rate))")
         }
 
         // The run's origin on the consumer's LSL clock, measured by the consumer alone: each sample is pulled a
@@ -252,7 +256,7 @@ struct LSLOutletTests {
             try Consumer(python: python, arguments: [Self.consumerScript, "\(name)-\(label)", "markers,pulse-wave", "40"], environment: [:])
         }
         let run = try BinaryRunner(
-            ["--device", "sim", "--device", "sim", "--realtime", "--duration", "6", "--format", "ndjson", "--lsl", name],
+            ["--device", "sim", "--device", "sim", "--realtime", "--duration", "6", "--format", "ndjson", "--lsl", name] + Self.light,
             environment: Self.bridgeEnvironment(python: python)
         ).finish(timeout: 60)
         #expect(run.status == 0, "stderr: \(run.stderr)")
@@ -278,7 +282,7 @@ struct LSLOutletTests {
         let python = try #require(Self.python, "no Python with pylsl: run Scripts/setup (it sets GLASSES_TEST_PYTHON)")
         let name = "gbtest-strap-\(UUID().uuidString.prefix(8))"
         let plan = FileManager.default.temporaryDirectory.appendingPathComponent("lsl-plan-\(name).json")
-        try Data(#"{"name":"lsl-reference","checks":["vitals"],"durations":{"vitals":22}}"#.utf8).write(to: plan)
+        try Data(#"{"name":"lsl-reference","checks":["vitals"],"durations":{"vitals":22},"lifecycleStream":{"codec":"raw","resolution":"low","fps":15}}"#.utf8).write(to: plan)
         defer { try? FileManager.default.removeItem(at: plan) }
         let strapScript = URL(fileURLWithPath: Self.consumerScript).deletingLastPathComponent().appendingPathComponent("lsl_heart_rate.py").path
         let strap = try Consumer(python: python, arguments: [strapScript, name, "\(bpm)", "60"], environment: [:])
