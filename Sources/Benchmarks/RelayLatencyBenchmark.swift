@@ -66,7 +66,7 @@ private final class IntervalLatencies: Sendable {
     private let values = Mutex<[LatencySummary]>([])
     var all: [LatencySummary] { values.withLock { $0 } }
     func observe(_ event: BridgeEvent) {
-        if case .stats(let stats, _, _) = event, let latency = stats.latency { values.withLock { $0.append(latency) } }
+        if case .stats(let stats, _, _, _) = event, let latency = stats.latency { values.withLock { $0.append(latency) } }
     }
 }
 

@@ -248,7 +248,7 @@ private final class StreamWatch: Sendable {
     private let lines = Mutex<[Line]>([])
 
     func observe(_ event: BridgeEvent, at seconds: Double) {
-        guard case .stats(let stats, _, _) = event, seconds >= 3 else { return }
+        guard case .stats(let stats, _, _, _) = event, seconds >= 3 else { return }
         lines.withLock { $0.append(Line(seconds: seconds, fps: stats.framesPerSecondOut, submitted: stats.accounting.submitted)) }
     }
 

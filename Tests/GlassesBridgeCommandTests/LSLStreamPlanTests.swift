@@ -123,6 +123,24 @@ struct LSLStreamPlanTests {
         #expect(usageError(["--lsl"]) != nil)
     }
 
+    @Test("--reference lsl:NAME on a run: one live device only; a file is pointed to the report")
+    func referenceOption() throws {
+        #expect(try options(["--reference", "lsl:HeartRate"]).referenceLSL == "HeartRate")
+        #expect(try options(["--device", "tcp:127.0.0.1:7000", "--reference", "lsl:strap"]).referenceLSL == "strap")
+        #expect(try options([]).referenceLSL == nil)
+        #expect(usageError(["--reference", "lsl:"])?.contains("needs a stream's name or type") == true)
+        #expect(usageError(["--reference", "polar.csv"])?.contains("report RUN.ndjson --reference polar.csv") == true)
+        #expect(usageError(["--reference", "lsl:x", "--no-realtime"])?.contains("needs a live source") == true)
+        #expect(usageError(["--reference", "lsl:x", "--device", "file:/tmp/x.hevc"])?.contains("needs a live source") == true)
+        #expect(usageError(["--reference", "lsl:x", "--device", "sim", "--device", "sim"])?.contains("one device") == true)
+        // check keeps both forms, through the same rule.
+        guard case .check(let check) = try BridgeCommand.parse(["check", "--realtime", "--reference", "lsl:HeartRate"]) else {
+            Issue.record("not a check")
+            return
+        }
+        #expect(check.referenceLSL == "HeartRate" && check.referencePath == nil)
+    }
+
     @Test("without liblsl the sink is a failure of exit 69 with the install hint")
     func missingLibrary() {
         var options = BridgeOptions()

@@ -309,6 +309,50 @@ struct LSLOutletTests {
         }
     }
 
+    @Test("a live run with --reference lsl:NAME carries the strap's rate beside each stats line, pairs it with the stable pulse in the summary, and the report draws it",
+          arguments: [(72.0, true), (110.0, false)])
+    func liveRunReference(bpm: Double, agrees: Bool) throws {
+        let python = try #require(Self.python, "no Python with pylsl: run Scripts/setup (it sets GLASSES_TEST_PYTHON)")
+        let name = "gbtest-runref-\(UUID().uuidString.prefix(8))"
+        let strapScript = URL(fileURLWithPath: Self.consumerScript).deletingLastPathComponent().appendingPathComponent("lsl_heart_rate.py").path
+        let strap = try Consumer(python: python, arguments: [strapScript, name, "\(bpm)", "60"], environment: [:])
+        defer { strap.process.terminate() }
+        let deadline = Date().addingTimeInterval(15)
+        while (try? String(contentsOf: strap.output, encoding: .utf8))?.contains("ready") != true, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let run = try BinaryRunner(
+            ["--device", "sim", "--duration", "20", "--format", "ndjson", "--reference", "lsl:\(name)"] + Self.light,
+            environment: Self.bridgeEnvironment(python: python)
+        ).finish(timeout: 60)
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        let lines = try run.lines.map(jsonObject)
+        // Every stats line has the key; once the strap has been read, its rate.
+        let stats = lines.filter { $0["type"] as? String == "stats" }
+        #expect(!stats.isEmpty && stats.allSatisfy { $0["reference"] is [String: Any] }, "\(stats.first ?? [:])")
+        let rates = stats.compactMap { (($0["reference"] as? [String: Any])?["pulseRate"] as? NSNumber)?.doubleValue }
+        #expect(rates.count >= stats.count / 2 && rates.allSatisfy { abs($0 - bpm) < 0.05 }, "\(rates)")
+        // The summary pairs it with the stable pulse (the simulator's is about 72 bpm).
+        let summary = try #require(lines.last { $0["type"] as? String == "summary" })
+        let agreement = try #require(summary["reference"] as? [String: Any], "\(summary)")
+        #expect(agreement["source"] as? String == "lsl:\(name) (live)")
+        #expect((agreement["readings"] as? NSNumber)?.intValue == rates.count, "\(agreement)")
+        let pairs = (agreement["pairs"] as? NSNumber)?.intValue ?? 0
+        let error = try #require((agreement["pulseMeanAbsError"] as? NSNumber)?.doubleValue, "no stable pulse paired: \(agreement)")
+        #expect(pairs >= 1)
+        #expect(agrees ? error <= 5 : error >= 30, "\(agreement)")
+        // The report of the saved run draws the strap as its reference, with no file given.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("runref-\(name)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let saved = folder.appendingPathComponent("run.ndjson"), page = folder.appendingPathComponent("run.html")
+        try Data(run.stdout.utf8).write(to: saved)
+        let report = try BinaryRunner(["report", saved.path, "-o", page.path]).finish(timeout: 60)
+        #expect(report.status == 0, "stderr: \(report.stderr)")
+        let html = try String(contentsOf: page, encoding: .utf8)
+        #expect(html.contains("pulse MAE vs reference") && html.contains("lsl:\(name) (live)"), "the report does not draw the live reference")
+    }
+
     @Test("without liblsl, --lsl fails at once with exit 69 and one line saying how to install it")
     func withoutLiblsl() throws {
         let empty = FileManager.default.temporaryDirectory.appendingPathComponent("no-liblsl-\(UUID().uuidString)")

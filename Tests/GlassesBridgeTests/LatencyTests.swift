@@ -75,7 +75,7 @@ struct LatencyTrackerTests {
 @Suite("Latency end to end (in-process simulator, virtual time)", .serialized)
 struct LatencyEndToEndTests {
     static func latencies(_ run: SimulatedRun) -> [LatencySummary] {
-        run.events.all.compactMap { if case .stats(let stats, _, _) = $0.event { stats.latency } else { nil } }
+        run.events.all.compactMap { if case .stats(let stats, _, _, _) = $0.event { stats.latency } else { nil } }
     }
 
     @Test("every accepted frame is measured; in virtual time the latency is the virtual processing delay, 0 here")

@@ -121,6 +121,51 @@ struct NDJSONSchemaTests {
         #expect(validation["number"] == .integer(Int64(ValidationCode.tooDark.rawValue)))
     }
 
+    @Test("a live reference: every stats line carries its rate (null while none is near), the summary its agreement, both as the schemas say")
+    func aLiveReferenceIsCarriedAsTheSchemasSay() throws {
+        var formatter = NDJSONEventFormatter(simulated: false)
+        var agreement = ReferenceAgreement(source: "lsl:HeartRate (live)")
+        agreement.note(reference: 72, pulse: 74, stable: true)
+        agreement.note(reference: 70, pulse: 71, stable: false)
+        var summary = BridgeSummary()
+        summary.reference = agreement
+        let lines = [
+            ("stats", formatter.format(.stats(BridgeStats(), vitals: VitalsSnapshot(pulseRate: 74), truth: nil, reference: VitalsSnapshot(pulseRate: 72.04)), at: 1)),
+            ("stats", formatter.format(.stats(BridgeStats(), vitals: VitalsSnapshot(), truth: nil, reference: VitalsSnapshot()), at: 2)),
+            ("summary", formatter.format(.summary(summary), at: 3)),
+        ]
+        for (kind, line) in lines {
+            let object = try #require(TestJSON.parse(line))
+            #expect(JSONSchemaValidator.problems(object, against: try Self.schema(kind)).isEmpty, "\(kind): \(line)")
+        }
+        #expect(lines[0].1.contains(#""reference":{"pulseRate":72}"#), "\(lines[0].1)")
+        #expect(lines[1].1.contains(#""reference":{"pulseRate":null}"#), "\(lines[1].1)")
+        #expect(lines[2].1.contains(
+            #""reference":{"source":"lsl:HeartRate (live)","pulseRate":71,"readings":2,"pairs":1,"bridgePulseRate":74,"pulseMeanAbsError":2}"#),
+            "\(lines[2].1)")
+        // Without a reference the key is absent, as before.
+        let plain = formatter.format(.stats(BridgeStats(), vitals: VitalsSnapshot(), truth: nil), at: 4)
+        #expect(TestJSON.parse(plain)?["reference"] == nil)
+        // The schema refuses a reference that is not what the formatter writes.
+        let wrong = try #require(TestJSON.parse(#"{"type":"stats","t":1,"reference":{"pulseRate":"72"}}"#))
+        #expect(JSONSchemaValidator.problems(wrong, against: try Self.schema("stats")).contains { $0.contains("reference") })
+    }
+
+    @Test("the agreement pairs only stable pulses with readings, and says nothing without a pair")
+    func theAgreementPairsStablePulsesWithReadings() {
+        var agreement = ReferenceAgreement(source: "lsl:x")
+        agreement.note(reference: nil, pulse: 70, stable: true)
+        agreement.note(reference: .nan, pulse: 70, stable: true)
+        #expect(agreement.readings == 0 && agreement.referenceMean == nil && agreement.meanAbsoluteError == nil)
+        agreement.note(reference: 60, pulse: 90, stable: false)
+        agreement.note(reference: 60, pulse: nil, stable: true)
+        #expect(agreement.readings == 2 && agreement.pairs == 0 && agreement.meanAbsoluteError == nil)
+        agreement.note(reference: 80, pulse: 77, stable: true)
+        agreement.note(reference: 80, pulse: 85, stable: true)
+        #expect(agreement.pairs == 2 && agreement.meanAbsoluteError == 4 && agreement.bridgeMean == 81)
+        #expect(agreement.referenceMean == 70)
+    }
+
     @Test func theFirstStatsLineOfASimulatedRunCarriesTruthEvenBeforeItIsKnown() throws {
         var formatter = NDJSONEventFormatter(simulated: true)
         let line = formatter.format(.stats(BridgeStats(), vitals: VitalsSnapshot(), truth: nil), at: 1)

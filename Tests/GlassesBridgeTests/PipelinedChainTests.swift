@@ -147,7 +147,7 @@ private func replay(
         var event = event
         // A stats line's vitals are the newest the metrics consumer (a task of its own) has taken in by then, in
         // the serial chain too: left out here; the metrics lines and the summary carry the values.
-        if case .stats(let stats, _, let truth) = event { event = .stats(stats, vitals: VitalsSnapshot(), truth: truth) }
+        if case .stats(let stats, _, let truth, let reference) = event { event = .stats(stats, vitals: VitalsSnapshot(), truth: truth, reference: reference) }
         let line = NDJSONEventFormatter.json(for: event, at: 0).serialized
         let type = String(line.prefix { $0 != "," })
         if byType[type] == nil { order.append(type) }

@@ -10,7 +10,7 @@ struct StatsRateTests {
         let run = try SimulatedRun(frameRate: frameRate, seconds: 4.5)
         _ = await run.run()
         let rates = run.events.all.compactMap { entry -> (Double, Double)? in
-            if case .stats(let stats, _, _) = entry.event { (stats.framesPerSecondIn, stats.framesPerSecondOut) } else { nil }
+            if case .stats(let stats, _, _, _) = entry.event { (stats.framesPerSecondIn, stats.framesPerSecondOut) } else { nil }
         }
         #expect(rates.count == 4)
         // The first line counted the frames at 0 s and at 1 s as one second's: 25 at 24 fps.

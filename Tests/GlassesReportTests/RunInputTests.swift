@@ -42,6 +42,30 @@ struct RunInputTests {
         #expect(truth.samples.last?.pulseRate == (stats.last?["truth"] as? [String: Any])?["pulseRate"] as? Double)
     }
 
+    @Test("a run compared live with a reference (--reference lsl:…) is read back with it, and the report draws it rather than the truth")
+    func liveReferenceInTheRun() throws {
+        let text = [
+            #"{"type":"start","t":0,"schemaVersion":1,"simulated":true}"#,
+            #"{"type":"stats","t":1,"framesReceived":24,"framesSubmitted":24,"pulseRate":null,"breathingRate":null,"hrvRmssd":null,"truth":{"pulseRate":72,"breathingRate":15,"hrvRmssd":30},"reference":{"pulseRate":null}}"#,
+            #"{"type":"stats","t":2,"framesReceived":48,"framesSubmitted":48,"pulseRate":73,"breathingRate":null,"hrvRmssd":null,"truth":{"pulseRate":72,"breathingRate":15,"hrvRmssd":30},"reference":{"pulseRate":75.5}}"#,
+            #"{"type":"summary","t":3,"framesReceived":60,"framesSubmitted":60,"pulseRate":73,"breathingRate":null,"hrvRmssd":null,"reference":{"source":"lsl:strap (live)","pulseRate":75.5,"readings":1,"pairs":1,"bridgePulseRate":73,"pulseMeanAbsError":2.5}}"#,
+        ].joined(separator: "\n")
+        let run = try RunRecord.parse(ndjson: text)
+        #expect(run.stats.map(\.reference) == [VitalValues(), VitalValues(pulseRate: 75.5)])
+        #expect(run.summary?.referenceSource == "lsl:strap (live)")
+        let series = try #require(ReferenceSeries.liveReference(of: run))
+        #expect(series.kind == .reference && series.source.hasPrefix("lsl:strap (live)"))
+        #expect(series.samples.map(\.t) == [2] && series.samples.map(\.pulseRate) == [75.5])
+        #expect(RunReport(run: run).reference == series)
+        // A run without one: the truth, as before; a malformed reference names its line.
+        let plain = try RunRecord.parse(ndjson: text.replacingOccurrences(of: #","reference":{"pulseRate":75.5}"#, with: "")
+            .replacingOccurrences(of: #","reference":{"pulseRate":null}"#, with: ""))
+        #expect(ReferenceSeries.liveReference(of: plain) == nil && RunReport(run: plain).reference?.kind == .truth)
+        #expect(throws: ReportError.self) {
+            try RunRecord.parse(ndjson: text.replacingOccurrences(of: #""reference":{"pulseRate":75.5}"#, with: #""reference":72"#))
+        }
+    }
+
     @Test("a malformed line is named by its number; unknown kinds are skipped")
     func malformed() throws {
         let good = #"{"type":"start","t":0,"schemaVersion":1,"simulated":false}"#

@@ -191,7 +191,7 @@ public final class CheckRunner: Sendable {
             case .state(let phase, _): observation.withLock { $0.phases.append((phase, time)) }
             case .notice(let text), .warning(let text): observation.withLock { $0.messages.append((text, time)) }
             case .error(let code, let message): observation.withLock { $0.messages.append(("\(code): \(message)", time)) }
-            case .stats(let stats, _, _):
+            case .stats(let stats, _, _, _):
                 observation.withLock {
                     $0.accountingSnapshots.append((stats.accounting, time))
                     $0.deviceDropSnapshots.append((stats.deviceDroppedFrames, time))
@@ -646,20 +646,5 @@ public final class CheckRunner: Sendable {
         record(.measured(group, "video resumes", within: resumed && gap != nil,
                          measured: gap.map { "a frame \(format($0, digits: 2)) s after the photo" } ?? "no frame after the photo",
                          bound: "a frame within \(format(t.videoResumesWithinSeconds)) s", value: gap, seconds: gap ?? t.videoResumesWithinSeconds))
-    }
-}
-
-/// A reference heart rate read while a plan runs (`check --reference lsl:…`): what it is called, and what it has
-/// given so far as a recording on the wall clock (nil before its first reading).
-public struct LiveReference: Sendable {
-    /// How the report names it (`lsl:HeartRate (live)`).
-    public var name: String
-    /// The readings so far.
-    public var recording: @Sendable () -> ReferenceRecording?
-
-    /// Creates a live reference.
-    public init(name: String, recording: @escaping @Sendable () -> ReferenceRecording?) {
-        self.name = name
-        self.recording = recording
     }
 }

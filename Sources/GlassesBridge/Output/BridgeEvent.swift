@@ -40,6 +40,8 @@ public struct BridgeSummary: Sendable, Hashable {
     /// The simulator's ground truth over the whole run, when simulated (``TruthSpan/wholeRun``: medians of 10 s
     /// means, as the run's values are medians of windows).
     public var truth: VitalsSnapshot?
+    /// How the run's pulse agreed with its live reference, when it had one (`--reference lsl:…`).
+    public var reference: ReferenceAgreement?
     /// Why ``vitals`` has no pulse rate (nil when it has one).
     public var pulseAbsence: VitalAbsence?
     /// Why ``vitals`` has no breathing rate (nil when it has one).
@@ -91,8 +93,9 @@ public enum BridgeEvent: Sendable {
     case validation(ValidationStatus)
     /// A metrics payload (only what is new), with its protobuf JSON encoding.
     case metrics(Metrics, json: String)
-    /// Periodic counters.
-    case stats(BridgeStats, vitals: VitalsSnapshot, truth: VitalsSnapshot?)
+    /// Periodic counters, the latest vitals, the simulator's truth (simulated runs) and a live reference's heart
+    /// rate at this instant (runs with `--reference lsl:…`; its pulse nil while it has no reading near).
+    case stats(BridgeStats, vitals: VitalsSnapshot, truth: VitalsSnapshot?, reference: VitalsSnapshot? = nil)
     /// The final summary; nothing follows.
     case summary(BridgeSummary)
 }

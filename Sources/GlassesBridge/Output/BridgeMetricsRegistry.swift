@@ -48,7 +48,7 @@ package struct BridgeMetricsRegistry: Sendable {
         switch event {
         case .state(let phase, _):
             devices[index].phase = phase
-        case .stats(let stats, _, _):
+        case .stats(let stats, _, _, _):
             devices[index].stats = stats
         case .summary(let summary):
             devices[index].stats = summary.stats

@@ -15,6 +15,8 @@ public struct LiveStatus: Sendable {
     public var stability: VitalsStability
     /// The simulator's truth, when simulated.
     public var truth: VitalsSnapshot?
+    /// A live reference's heart rate (`--reference lsl:…`), when the run has one.
+    public var reference: VitalsSnapshot?
     /// The validation hint while the verdict is not `ok`.
     public var hint: String?
     /// A file's duration in seconds, when known.
@@ -28,9 +30,10 @@ public struct LiveStatus: Sendable {
     public init(
         phase: LifecyclePolicy.Phase, seconds: Double, stats: BridgeStats, vitals: VitalsSnapshot,
         stability: VitalsStability, truth: VitalsSnapshot?, hint: String?, fileDuration: Double?, speed: Double?,
-        isFile: Bool
+        isFile: Bool, reference: VitalsSnapshot? = nil
     ) {
         self.phase = phase
+        self.reference = reference
         self.seconds = seconds
         self.stats = stats
         self.vitals = vitals
@@ -61,13 +64,14 @@ public struct LiveStatus: Sendable {
         if isFile, let fileDuration { time += "/\(Self.clock(fileDuration))" }
         if let speed { time += String(format: " speed=%.1fx", speed) }
         func vitals(truth withTruth: Bool) -> [String] {
-            func part(_ name: String, _ v: Double?, _ stable: Bool, _ t: Double?, _ unit: String) -> String {
+            func part(_ name: String, _ v: Double?, _ stable: Bool, _ t: Double?, _ unit: String, reference r: Double?? = nil) -> String {
                 var text = "\(name) \(value(v, stable: stable))"
                 if withTruth, truth != nil { text += " (truth \(value(t, stable: true)))" }
+                if withTruth, let r { text += " (ref \(value(r, stable: true)))" }
                 return text + unit
             }
             return [
-                part("pulse", self.vitals.pulseRate, stability.pulseRate, truth?.pulseRate, " bpm"),
+                part("pulse", self.vitals.pulseRate, stability.pulseRate, truth?.pulseRate, " bpm", reference: reference.map(\.pulseRate)),
                 part("breathing", self.vitals.breathingRate, stability.breathingRate, truth?.breathingRate, " /min"),
                 part("HRV", self.vitals.hrvRmssd, stability.hrvRmssd, truth?.hrvRmssd, " ms"),
             ]

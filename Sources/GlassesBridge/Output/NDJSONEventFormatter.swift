@@ -44,8 +44,8 @@ public struct NDJSONEventFormatter: BridgeEventFormatter {
     /// One line of JSON for the event.
     public mutating func format(_ event: BridgeEvent, at seconds: Double) -> String {
         var event = event
-        if simulated, case .stats(let stats, let vitals, nil) = event {
-            event = .stats(stats, vitals: vitals, truth: VitalsSnapshot())
+        if simulated, case .stats(let stats, let vitals, nil, let reference) = event {
+            event = .stats(stats, vitals: vitals, truth: VitalsSnapshot(), reference: reference)
         }
         if simulated, case .summary(var summary) = event, summary.truth == nil {
             summary.truth = VitalsSnapshot()
@@ -82,7 +82,7 @@ public struct NDJSONEventFormatter: BridgeEventFormatter {
             ])
         case .metrics(_, let json):
             return .object([("type", .string("metrics")), time, ("metrics", .raw(json))])
-        case .stats(let stats, let vitals, let truth):
+        case .stats(let stats, let vitals, let truth, let reference):
             var members: [(String, JSONValue)] = [("type", .string("stats")), time]
             members += counters(stats)
             members += [
@@ -92,6 +92,7 @@ public struct NDJSONEventFormatter: BridgeEventFormatter {
             ]
             members += vitalsMembers(vitals)
             if let truth { members.append(("truth", .object(vitalsMembers(truth)))) }
+            if let reference { members.append(("reference", .object([("pulseRate", .number(reference.pulseRate.map(round1)))]))) }
             return .object(members)
         case .summary(let summary):
             var members: [(String, JSONValue)] = [("type", .string("summary")), time]
@@ -110,6 +111,7 @@ public struct NDJSONEventFormatter: BridgeEventFormatter {
                 latencyMember(summary.stats.latency),
             ]
             if let truth = summary.truth { members.append(("truth", .object(vitalsMembers(truth)))) }
+            if let agreement = summary.reference { members.append(("reference", referenceMember(agreement))) }
             if let received = summary.receivedStream {
                 members.append(("receivedStream", .object([
                     ("protocol", .string(received.transport)), ("container", .string(received.container)), ("codec", .string(received.codec)),
@@ -143,6 +145,17 @@ public struct NDJSONEventFormatter: BridgeEventFormatter {
         }
         return .object([("pulseRate", one(basis.pulseRate)), ("breathingRate", one(basis.breathingRate)),
                         ("hrvRmssd", one(basis.hrvRmssd)), ("hrvFloorMs", .number(basis.hrvFloor.map(round1)))])
+    }
+
+    /// `{"source": "lsl:…", "pulseRate": reference mean | null, "readings": N, "pairs": N, "bridgePulseRate": … | null,
+    /// "pulseMeanAbsError": … | null}`: the summary's agreement with a live reference.
+    static func referenceMember(_ agreement: ReferenceAgreement) -> JSONValue {
+        .object([
+            ("source", .string(agreement.source)), ("pulseRate", .number(agreement.referenceMean.map(round1))),
+            ("readings", .int(Int64(agreement.readings))), ("pairs", .int(Int64(agreement.pairs))),
+            ("bridgePulseRate", .number(agreement.bridgeMean.map(round1))),
+            ("pulseMeanAbsError", .number(agreement.meanAbsoluteError.map { ($0 * 100).rounded() / 100 })),
+        ])
     }
 
     static func vitalsMembers(_ vitals: VitalsSnapshot) -> [(String, JSONValue)] {

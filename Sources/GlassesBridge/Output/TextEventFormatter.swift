@@ -63,12 +63,12 @@ public struct TextEventFormatter: BridgeEventFormatter {
         case .metrics(let metrics, _):
             tracker.ingest(metrics)
             return ""
-        case .stats(let stats, let vitals, let truth):
+        case .stats(let stats, let vitals, let truth, let reference):
             guard verbosity != .quiet else { return "" }
             let status = LiveStatus(
                 phase: phase, seconds: seconds, stats: stats, vitals: vitals, stability: tracker.latestIsStable,
                 truth: truth, hint: hint, fileDuration: context.isFile ? context.fileDuration : nil,
-                speed: context.isFile ? speed(at: seconds) : nil, isFile: context.isFile
+                speed: context.isFile ? speed(at: seconds) : nil, isFile: context.isFile, reference: reference
             )
             lastStatus = status
             let dueForLine = seconds - lastPlainStats >= plainStatsInterval
@@ -126,6 +126,18 @@ public struct TextEventFormatter: BridgeEventFormatter {
         context.deviceLabel.map { "\($0): \(text)" } ?? text
     }
 
+    /// `pulse mean |error| 1.4 bpm over 12 stable values (bridge 73.1, reference 72.0 bpm)`, or why nothing was paired.
+    static func agreementText(_ agreement: ReferenceAgreement) -> String {
+        guard agreement.readings > 0, let referenceMean = agreement.referenceMean else {
+            return "no heart rate was read from it during the run"
+        }
+        guard let error = agreement.meanAbsoluteError, let bridge = agreement.bridgeMean else {
+            return "heart rate \(vital(referenceMean, decimals: 1)) bpm on average; no stable pulse to compare with it"
+        }
+        return "pulse mean |error| \(vital(error, decimals: 1)) bpm over \(agreement.pairs) stable values (bridge "
+            + "\(vital(bridge, decimals: 1)), reference \(vital(referenceMean, decimals: 1)) bpm)"
+    }
+
     static func stamp(_ seconds: Double) -> String { String(format: "[%8.1fs] ", seconds) }
 
     static func vital(_ value: Double?, decimals: Int = 0) -> String {
@@ -169,6 +181,9 @@ public struct TextEventFormatter: BridgeEventFormatter {
         if let truth = summary.truth {
             lines.append("  truth: pulse \(vital(truth.pulseRate, decimals: 1)) bpm, breathing "
                 + "\(vital(truth.breathingRate, decimals: 1)) /min, HRV \(vital(truth.hrvRmssd, decimals: 1)) ms")
+        }
+        if let agreement = summary.reference {
+            lines.append("  reference \(printable(agreement.source)): " + Self.agreementText(agreement))
         }
         if let received = summary.receivedStream {
             lines.append("  stream: \(received.codec) \(received.width)x\(received.height) over \(received.transport.uppercased()) "

@@ -55,6 +55,9 @@ public struct BridgeSettings: Sendable {
     /// Sees every frame the glasses deliver, with its host arrival time, before the hand-off (`glasses-bridge check`
     /// reads timestamps, sizes and keyframes here); called on the link's event thread, so keep it cheap.
     public var frameObserver: (@Sendable (VideoFrame, Duration) -> Void)?
+    /// A live reference heart rate (a chest strap on LSL) to put beside each `stats` event's pulse, paired into the
+    /// summary's ``BridgeSummary/reference``; read on the wall clock, so only for real-time runs.
+    public var reference: LiveReference?
 
     /// Creates settings for a stream configuration; everything else has its command-line default.
     public init(streamConfiguration: StreamConfiguration) {
@@ -94,6 +97,7 @@ public final class BridgePipeline: Sendable {
         var failure: BridgeFailure?
         var finishContinuation: CheckedContinuation<Void, Never>?
         var lastStats: (time: Duration, received: UInt64, submitted: UInt64)?
+        var agreement: ReferenceAgreement?
         weak var sdk: SmartSpectraSDK?
     }
 
@@ -411,8 +415,18 @@ public final class BridgePipeline: Sendable {
         fillRestartCounts(&stats)
         stats.latency = counters.takeIntervalLatency()
         stats.latencyBuckets = counters.runLatencyBuckets
-        let vitals = tracker.withLock { $0.latest }
-        emit(.stats(stats, vitals: vitals, truth: source.truth?(.trailing(rates: 10, hrv: 30))))
+        let (vitals, stable) = tracker.withLock { ($0.latest, $0.latestIsStable) }
+        var reference: VitalsSnapshot?
+        if let live = settings.reference {
+            let heartRate = live.heartRate(at: Date())
+            reference = VitalsSnapshot(pulseRate: heartRate)
+            run.withLock { state in
+                var agreement = state.agreement ?? ReferenceAgreement(source: live.name)
+                agreement.note(reference: heartRate, pulse: vitals.pulseRate, stable: stable.pulseRate)
+                state.agreement = agreement
+            }
+        }
+        emit(.stats(stats, vitals: vitals, truth: source.truth?(.trailing(rates: 10, hrv: 30)), reference: reference))
     }
 
     private func fillRestartCounts(_ stats: inout BridgeStats) {
@@ -591,6 +605,9 @@ public final class BridgePipeline: Sendable {
             summary.hrvAbsence = summary.hrvAbsence?.noFrameMeasured()
         }
         summary.truth = source.truth?(.wholeRun)
+        if let live = settings.reference {
+            summary.reference = run.withLock { $0.agreement } ?? ReferenceAgreement(source: live.name)
+        }
         summary.stats = stats
         summary.durationSeconds = (clock.scheduler.now - startedAt).inSeconds
         summary.failure = failure

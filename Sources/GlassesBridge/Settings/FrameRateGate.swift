@@ -78,7 +78,7 @@ public struct FrameRateGate: Sendable {
     ///   judged by the frames received over the time they took.
     public mutating func adjust(_ event: BridgeEvent, at seconds: Double? = nil) -> BridgeEvent? {
         switch event {
-        case .stats(let stats, _, _):
+        case .stats(let stats, _, _, _):
             if isNetworkStream, let seconds, seconds.isFinite, stats.accounting.received > 0 {
                 let count = (seconds: seconds, received: stats.accounting.received)
                 if firstCount == nil { firstCount = count } else { latestCount = count }

@@ -104,6 +104,14 @@ public enum BridgeCommand: Sendable, Hashable {
         if options.lslName != nil, !options.realtime {
             throw BridgeUsageError("--lsl streams on the live clock: drop --no-realtime.")
         }
+        if options.referenceLSL != nil {
+            if !options.realtime || options.devices.contains(where: { if case .file = $0 { true } else { false } }) {
+                throw BridgeUsageError("--reference lsl: is read live, on the wall clock: it needs a live source (not a file, not --no-realtime).")
+            }
+            if options.isMultiDevice {
+                throw BridgeUsageError("--reference lsl: is one person's heart rate: give it to a run of one device.")
+            }
+        }
         try validateDevices(options)
         if let metrics = options.serveMetrics, !metrics.isLoopback, options.token == nil {
             throw BridgeUsageError(

@@ -154,6 +154,12 @@ public enum BridgeHelp {
                             at the frames' capture times (several devices: NAME-DEVICE-…); needs liblsl
                             (pip install pylsl, or GLASSES_LSL_LIBRARY=liblsl.so or its folder; 69 without)
                             and the live clock (not --no-realtime); docs/LSL.md
+      --reference lsl:NAME_OR_TYPE
+                            compare the run live with a chest strap on LSL (bpm in its first channel),
+                            found by name, else by type (lsl:HeartRate), LSL's clock offset applied: its
+                            heart rate beside each stats line's pulse ("ref"), the pulse's mean |error|
+                            in the summary, the report's reference plot; one live device (not a file, not
+                            --no-realtime); 69 when liblsl is missing or no stream answers within 10 s
 
     EXAMPLES
       glasses-bridge --fps 24 --resolution medium

@@ -7,6 +7,13 @@ import WearablesKit
 
 /// The rules of values that several commands take, each written once.
 enum OptionRules {
+    /// `--reference lsl:NAME_OR_TYPE`: the live LSL stream's name or type, or nil for any other value (a file).
+    static func lslReference(_ value: String) throws(BridgeUsageError) -> String? {
+        guard value.hasPrefix("lsl:") else { return nil }
+        guard value.count > 4 else { throw BridgeUsageError("--reference lsl: needs a stream's name or type, for example lsl:HeartRate.") }
+        return String(value.dropFirst(4))
+    }
+
     /// `--token TOKEN`: a pairing token, stream key or bearer token; never empty.
     static func token(_ value: String) throws(BridgeUsageError) -> String {
         guard !value.isEmpty else { throw BridgeUsageError("--token needs a non-empty token.") }
@@ -219,6 +226,13 @@ extension BridgeCommand {
         .setting("--lsl", argument: .value("NAME")) { state, value in
             state.options.lslName = try lslName(value ?? "")
         },
+        .setting("--reference", argument: .value("lsl:NAME_OR_TYPE")) { state, value in
+            guard let query = try OptionRules.lslReference(value ?? "") else {
+                throw BridgeUsageError(
+                    "--reference takes a live LSL stream here (lsl:NAME_OR_TYPE); a recorded reference is compared after the run: glasses-bridge report RUN.ndjson --reference \(value ?? "FILE") -o PAGE.html.")
+            }
+            state.options.referenceLSL = query
+        },
     ])
 
     /// Every option of `glasses-bridge check`, declared once, in the order `check --help` lists them.
@@ -240,9 +254,8 @@ extension BridgeCommand {
         .setting("--plan", argument: .path("FILE")) { state, value in state.options.planPath = value },
         .setting("--reference", argument: .path("FILE|lsl:NAME")) { state, value in
             let value = value ?? ""
-            if value.hasPrefix("lsl:") {
-                guard value.count > 4 else { throw BridgeUsageError("--reference lsl: needs a stream's name or type, for example lsl:HeartRate.") }
-                state.options.referenceLSL = String(value.dropFirst(4))
+            if let query = try OptionRules.lslReference(value) {
+                state.options.referenceLSL = query
             } else {
                 state.options.referencePath = value
             }

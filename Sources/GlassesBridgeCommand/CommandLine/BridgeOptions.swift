@@ -72,6 +72,9 @@ public struct BridgeOptions: Sendable, Hashable {
 
     /// The name of the Lab Streaming Layer streams to publish (`--lsl NAME`); nil publishes none.
     public var lslName: String?
+    /// A live Lab Streaming Layer heart-rate stream to compare the run with, by name or type
+    /// (`--reference lsl:NAME_OR_TYPE`); nil compares with none.
+    public var referenceLSL: String?
 
     /// Creates the defaults: simulator, 24 fps, medium, raw, NV12, breathing and cardio, real time, text.
     public init() {}

@@ -241,6 +241,20 @@ public enum BridgeCommandLine {
             clock = options.realtime ? .realTime(DispatchEventScheduler(label: "glasses-bridge.clock")) : .virtual(ManualScheduler())
             source = .file(path)
         }
+        if let query = options.referenceLSL {
+            let feed: LSLReferenceFeed
+            do {
+                feed = try LSLReferenceFeed(query: query)
+            } catch {
+                teardown()
+                throw BridgeFailure(.deviceUnavailable, "--reference lsl:\(query): \(error.message)")
+            }
+            settings.reference = LiveReference(name: "lsl:\(query) (live)", recording: { feed.recording() })
+            teardown = { [teardown] in
+                feed.stop()
+                teardown()
+            }
+        }
         return PreparedRun(pipeline: BridgePipeline(settings: settings, source: source, clock: clock, backend: engine, emit: emit),
                            teardown: teardown)
     }

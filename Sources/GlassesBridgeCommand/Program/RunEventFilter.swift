@@ -65,7 +65,7 @@ final class RunEventFilter: Sendable {
             }
             guard state.streamed, phase != .finished else { return nil }
             return String(format: "--record %@: the stream stopped (%@) at %.1f s. ", path, phase.rawValue, seconds) + advice
-        case .stats(let stats, _, _):
+        case .stats(let stats, _, _, _):
             defer { state.deviceDropped = stats.deviceDroppedFrames }
             guard stats.deviceDroppedFrames > state.deviceDropped else { return nil }
             return String(format: "--record %@: the glasses dropped %d frame(s) near %.1f s (the host fell behind). ",

@@ -30,10 +30,11 @@ public struct RunReport: Sendable {
     /// What the caller adds.
     public let context: ReportContext
 
-    /// Creates a report; without `reference`, a simulated run's own truth (its `stats` lines) is used.
+    /// Creates a report; without `reference`, the live reference the run's `stats` lines carry (`--reference
+    /// lsl:…`: the run was asked to be compared with it), else a simulated run's own truth (its `stats` lines).
     public init(run: RunRecord, reference: ReferenceSeries? = nil, context: ReportContext = ReportContext()) {
         self.run = run
-        self.reference = reference ?? ReferenceSeries.truth(of: run)
+        self.reference = reference ?? ReferenceSeries.liveReference(of: run) ?? ReferenceSeries.truth(of: run)
         self.context = context
     }
 

@@ -66,6 +66,17 @@ public struct ReferenceSeries: Sendable, Hashable {
         return ReferenceSeries(kind: .truth, source: "the simulator's truth in the run's stats lines", samples: samples)
     }
 
+    /// The live reference the run's `stats` lines carried (`--reference lsl:…`), or nil when they carry none.
+    public static func liveReference(of run: RunRecord) -> ReferenceSeries? {
+        let samples = run.stats.compactMap { line -> ReferenceSample? in
+            guard let pulse = line.reference?.pulseRate else { return nil }
+            return ReferenceSample(t: line.t, pulseRate: pulse)
+        }
+        guard !samples.isEmpty else { return nil }
+        let name = run.summary?.referenceSource ?? "the live reference"
+        return ReferenceSeries(kind: .reference, source: "\(name), in the run's stats lines", samples: samples)
+    }
+
     /// The value of `metric` at `t`, interpolated between neighbours no more than `maxGap` seconds apart.
     public func value(_ metric: VitalMetric, at t: Double, maxGap: Double = 5) -> Double? {
         Self.interpolate(points(metric), at: t, maxGap: maxGap)

@@ -82,6 +82,9 @@ public struct StatsLine: Sendable, Hashable {
     public var truth: VitalValues?
     /// Latency percentiles, when the line carries them.
     public var latency: LatencyStats?
+    /// A live reference's heart rate at this instant (`--reference lsl:…`), when the run had one: its pulse nil
+    /// while the reference had no reading near.
+    public var reference: VitalValues? = nil
 }
 
 /// A timed message (`notice`, `warning`, `error`).
@@ -127,6 +130,8 @@ public struct RunSummary: Sendable, Hashable {
     public var unavailable: [VitalMetric: String] = [:]
     /// The simulator's truth over the last 30 s, when simulated.
     public var truth: VitalValues?
+    /// The live reference the run was compared with (`lsl:HeartRate (live)`), when it had one.
+    public var referenceSource: String? = nil
     /// The final counters (as in ``StatsLine``).
     public var stats: StatsLine
     /// How long the run lasted, in seconds.
@@ -139,6 +144,7 @@ public struct RunSummary: Sendable, Hashable {
     /// Whether two summaries are the same.
     public static func == (a: RunSummary, b: RunSummary) -> Bool {
         a.t == b.t && a.vitals == b.vitals && a.unavailable == b.unavailable && a.truth == b.truth && a.stats == b.stats
+            && a.referenceSource == b.referenceSource
             && a.durationSeconds == b.durationSeconds && a.reason == b.reason && a.error?.code == b.error?.code
             && a.error?.message == b.error?.message && a.error?.exitCode == b.error?.exitCode
     }
@@ -298,6 +304,7 @@ public struct RunRecord: Sendable, Hashable {
             let duration = try f.optionalNumber("durationSeconds") ?? t
             summary = RunSummary(t: t, vitals: line.vitals, truth: line.truth, stats: line, durationSeconds: duration,
                                  reason: try f.optionalString("reason") ?? "", error: error)
+            if let reference = f.node["reference"] { summary?.referenceSource = try f.optionalString("source", in: reference) }
             for (metric, key) in [(VitalMetric.pulseRate, "pulseUnavailable"), (.breathingRate, "breathingUnavailable"),
                                   (.hrvRmssd, "hrvUnavailable")] {
                 guard let absence = f.node[key] else { continue }
@@ -411,6 +418,11 @@ struct Fields {
             guard case .object = node.value else { throw fail("'truth' must be an object") }
             truth = try vitals(node)
         }
+        var reference: VitalValues?
+        if let node = object["reference"] {
+            guard case .object = node.value else { throw fail("'reference' must be an object") }
+            reference = VitalValues(pulseRate: try optionalNumber("pulseRate", in: node))
+        }
         var latency: LatencyStats?
         if let node = object["latencyMs"], case .object = node.value {
             latency = LatencyStats(
@@ -426,7 +438,7 @@ struct Fields {
             droppedByReason: try counts("droppedByReason", in: object), rejectedByCode: try counts("rejectedByCode", in: object),
             counters: counters, fpsIn: rates ? try optionalNumber("fpsIn", in: object) ?? 0 : 0,
             fpsOut: rates ? try optionalNumber("fpsOut", in: object) ?? 0 : 0, vitals: try vitals(object), truth: truth,
-            latency: latency
+            latency: latency, reference: reference
         )
     }
 

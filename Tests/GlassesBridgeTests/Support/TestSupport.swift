@@ -112,7 +112,7 @@ final class EventLog: Sendable {
     func submitted(by seconds: Double) -> UInt64 {
         all.last { entry in
             if case .stats = entry.event { entry.time <= seconds } else { false }
-        }.flatMap { if case .stats(let stats, _, _) = $0.event { stats.accounting.submitted } else { nil } } ?? 0
+        }.flatMap { if case .stats(let stats, _, _, _) = $0.event { stats.accounting.submitted } else { nil } } ?? 0
     }
 }
 
