@@ -97,6 +97,82 @@ import Testing
         response.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
     }
 
+    /// A Prometheus server started for one test: scraping and evaluating rules every second, its data in a
+    /// temporary folder; ``stop()`` ends it and removes the folder.
+    private struct PrometheusServer {
+        let process = Process()
+        let directory: URL
+        let webPort: UInt16
+
+        init(scrapeConfigs: String, rules: String? = nil, webPort: UInt16) throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("prom-\(UUID().uuidString)")
+            self.webPort = webPort
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            var config = "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n"
+            if let rules {
+                let file = directory.appendingPathComponent("rules.yml")
+                try rules.write(to: file, atomically: true, encoding: .utf8)
+                config += "rule_files:\n  - \(file.path)\n"
+            }
+            config += "scrape_configs:\n" + scrapeConfigs + "\n"
+            let configFile = directory.appendingPathComponent("prometheus.yml")
+            try config.write(to: configFile, atomically: true, encoding: .utf8)
+            process.executableURL = URL(fileURLWithPath: PrometheusEndpointTests.prometheus)
+            process.arguments = [
+                "--config.file=\(configFile.path)", "--storage.tsdb.path=\(directory.appendingPathComponent("data").path)",
+                "--web.listen-address=127.0.0.1:\(webPort)", "--log.level=warn",
+            ]
+            let log = Pipe()
+            process.standardOutput = log
+            process.standardError = log
+            try process.run()
+        }
+
+        func stop() {
+            process.terminate()
+            process.waitUntilExit()
+            try? FileManager.default.removeItem(at: directory)
+        }
+
+        /// The answer to `GET path` on the server's web port.
+        func get(_ path: String) -> String {
+            let connection = RawConnection(port: webPort, timeout: 10)
+            connection.send(Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8))
+            return connection.readAll()
+        }
+
+        /// The JSON `data` of an API call, or nil.
+        func api(_ path: String) -> Any? {
+            let response = get(path)
+            let body = response.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
+            guard let json = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] else { return nil }
+            return json["data"]
+        }
+
+        /// An instant query's series: labels and value.
+        func query(_ expression: String) -> [(labels: [String: String], value: Double)] {
+            let encoded = expression.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? expression
+            guard let data = api("/api/v1/query?query=\(encoded)") as? [String: Any],
+                  let result = data["result"] as? [[String: Any]] else { return [] }
+            return result.compactMap { series in
+                guard let labels = series["metric"] as? [String: String], let pair = series["value"] as? [Any],
+                      pair.count == 2, let text = pair[1] as? String, let value = Double(text)
+                else { return nil }
+                return (labels, value)
+            }
+        }
+
+        /// The alerts: name, state (`pending`, `firing`) and labels.
+        func alerts() -> [(name: String, state: String, labels: [String: String])] {
+            guard let data = api("/api/v1/alerts") as? [String: Any], let alerts = data["alerts"] as? [[String: Any]] else { return [] }
+            return alerts.compactMap { alert in
+                guard let labels = alert["labels"] as? [String: String], let name = labels["alertname"],
+                      let state = alert["state"] as? String else { return nil }
+                return (name, state, labels)
+            }
+        }
+    }
+
     // MARK: Tests
 
     @Test func prometheusScrapesABridgeRunWithTheTokenAndARequestWithoutItIsRefused() throws {
@@ -125,51 +201,17 @@ import Testing
         #expect(openMetrics.hasSuffix("# EOF\n"))
 
         // A real Prometheus, scraping every second with the token.
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("prom-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let config = directory.appendingPathComponent("prometheus.yml")
-        try """
-            global:
-              scrape_interval: 1s
-              scrape_timeout: 1s
-            scrape_configs:
+        let server = try PrometheusServer(scrapeConfigs: """
               - job_name: glasses-bridge
                 authorization:
                   type: Bearer
                   credentials: \(token)
                 static_configs:
                   - targets: ['127.0.0.1:\(port)']
-            """.write(to: config, atomically: true, encoding: .utf8)
-        let webPort = try freePort()
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: Self.prometheus)
-        server.arguments = [
-            "--config.file=\(config.path)", "--storage.tsdb.path=\(directory.appendingPathComponent("data").path)",
-            "--web.listen-address=127.0.0.1:\(webPort)", "--log.level=warn",
-        ]
-        let serverLog = Pipe()
-        server.standardOutput = serverLog
-        server.standardError = serverLog
-        try server.run()
-        defer {
-            server.terminate()
-            server.waitUntilExit()
-        }
-
-        func query(_ expression: String) -> [(labels: [String: String], value: Double)] {
-            let encoded = expression.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? expression
-            let response = get("/api/v1/query?query=\(encoded)", port: webPort)
-            guard let json = try? JSONSerialization.jsonObject(with: Data(body(of: response).utf8)) as? [String: Any],
-                  let data = json["data"] as? [String: Any], let result = data["result"] as? [[String: Any]]
-            else { return [] }
-            return result.compactMap { series in
-                guard let labels = series["metric"] as? [String: String], let pair = series["value"] as? [Any],
-                      pair.count == 2, let text = pair[1] as? String, let value = Double(text)
-                else { return nil }
-                return (labels, value)
-            }
-        }
+            """, webPort: try freePort())
+        defer { server.stop() }
+        let webPort = server.webPort
+        func query(_ expression: String) -> [(labels: [String: String], value: Double)] { server.query(expression) }
 
         let frames = poll(timeout: 40) { () -> Double? in
             guard let value = query("glasses_bridge_frames_received_total").first?.value, value > 0 else { return nil }
@@ -185,6 +227,54 @@ import Testing
         #expect(query("up{job=\"glasses-bridge\"}").first?.value == 1)
         let latency = poll(timeout: 10) { query("glasses_bridge_frame_latency_seconds_count").first }
         #expect((latency?.value ?? 0) > 0, "latency histogram: \(String(describing: latency))")
+    }
+
+    /// docs/PROMETHEUS.md's rack: one Prometheus scraping several bridges with docs/prometheus/alerts.yml. Its
+    /// stalled-stream rule fires for the bridge that receives no frame (a relay that lost its glasses: listening,
+    /// nothing sent) and not for the one streaming. The rules are the docs' with their `for:` waits set to 0 s
+    /// (the test cannot wait two minutes; `promtool test rules` covers the waits).
+    @Test func prometheusScrapesTwoBridgesAndTheDocsAlertFiresForTheStalledOneOnly() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.prometheus), "install Debian's prometheus (Scripts/setup)")
+        let (streaming, streamingPort) = try startBridge()
+        defer {
+            streaming.send(SIGINT)
+            _ = streaming.finish(timeout: 30)
+        }
+        let stalled = try BinaryRunner(["--listen", "tcp:127.0.0.1:0", "--connect-timeout", "120", "--format", "ndjson",
+                                        "--serve-metrics", "tcp:127.0.0.1:0"])
+        defer {
+            stalled.send(SIGINT)
+            _ = stalled.finish(timeout: 30)
+        }
+        let stalledPort = try #require(poll(timeout: 20) { () -> UInt16? in
+            guard let range = stalled.stderrSoFar.range(of: "serving metrics on http://127.0.0.1:") else { return nil }
+            return UInt16(stalled.stderrSoFar[range.upperBound...].prefix { $0.isNumber })
+        }, "stderr: \(stalled.stderrSoFar)")
+        let docsRules = try String(contentsOf: Self.repository.appendingPathComponent("docs/prometheus/alerts.yml"), encoding: .utf8)
+        let rules = docsRules.replacingOccurrences(of: #"for: [0-9]+m"#, with: "for: 0s", options: .regularExpression)
+        #expect(rules != docsRules && rules.contains("GlassesBridgeStreamStalled"))
+        let server = try PrometheusServer(scrapeConfigs: """
+              - job_name: glasses-bridge
+                static_configs:
+                  - targets: ['127.0.0.1:\(streamingPort)', '127.0.0.1:\(stalledPort)']
+            """, rules: rules, webPort: try freePort())
+        defer { server.stop() }
+
+        // Both bridges are scraped, each with its own device label.
+        let devices = poll(timeout: 40) { () -> Set<String>? in
+            let found = Set(server.query("glasses_bridge_frames_received_total").compactMap { $0.labels["device"] })
+            return found.count == 2 ? found : nil
+        }
+        #expect(devices == ["sim", "listen:tcp:127.0.0.1:0"], "targets: \(server.get("/api/v1/targets"))")
+        let firing = poll(timeout: 40) { () -> [[String: String]]? in
+            let stalls = server.alerts().filter { $0.name == "GlassesBridgeStreamStalled" && $0.state == "firing" }
+            return stalls.isEmpty ? nil : stalls.map(\.labels)
+        }
+        #expect(firing?.count == 1, "alerts: \(server.alerts())")
+        #expect(firing?.first?["instance"] == "127.0.0.1:\(stalledPort)" && firing?.first?["device"] == "listen:tcp:127.0.0.1:0")
+        // The streaming bridge is not stalled: its frames rise, and no alert names it.
+        #expect((server.query("rate(glasses_bridge_frames_received_total{device=\"sim\"}[1m])").first?.value ?? 0) > 0)
+        #expect(!server.alerts().contains { $0.labels["instance"] == "127.0.0.1:\(streamingPort)" })
     }
 
     @Test func hostileClientsGetAnAnswerAndNeverHoldUpOthers() throws {
