@@ -2,18 +2,18 @@ import Foundation
 import WearablesKit
 
 /// How the runner reaches a device and how it can make the device pause or lose its link.
-public struct CheckTarget: Sendable {
+package struct CheckTarget: Sendable {
     /// Where frames come from (glasses through links; a file is refused).
-    public var source: BridgeSource
+    package var source: BridgeSource
     /// How time passes: virtual for the in-process simulator in tests, real time otherwise.
-    public var clock: BridgeClock
+    package var clock: BridgeClock
     /// What can drive the device, or a person to ask.
-    public var control: CheckDeviceControl
+    package var control: CheckDeviceControl
     /// Wall-clock time now (real time: `Date()`; virtual time: a start date plus scheduler time), to align a reference.
-    public var wallClock: @Sendable () -> Date
+    package var wallClock: @Sendable () -> Date
 
     /// Creates a target; the wall clock is `Date()` in real time and `startDate` plus scheduler time in virtual time.
-    public init(source: BridgeSource, clock: BridgeClock, control: CheckDeviceControl = CheckDeviceControl(), startDate: Date = Date()) {
+    package init(source: BridgeSource, clock: BridgeClock, control: CheckDeviceControl = CheckDeviceControl(), startDate: Date = Date()) {
         self.source = source
         self.clock = clock
         self.control = control
@@ -27,16 +27,16 @@ public struct CheckTarget: Sendable {
 }
 
 /// What can make the device do the lifecycle steps: the simulator is scripted; on real hardware a person is asked.
-public struct CheckDeviceControl: Sendable {
+package struct CheckDeviceControl: Sendable {
     /// Taps the glasses (pause when streaming, resume when paused); nil when the device cannot be driven.
-    public var tap: (@Sendable () -> Void)?
+    package var tap: (@Sendable () -> Void)?
     /// Drops the link; nil when the device cannot be driven.
-    public var loseLink: (@Sendable () -> Void)?
+    package var loseLink: (@Sendable () -> Void)?
     /// Asks the operator to do something and blocks until done; false when declined. nil: nobody to ask.
-    public var ask: (@Sendable (String) -> Bool)?
+    package var ask: (@Sendable (String) -> Bool)?
 
     /// Creates a control; everything nil means every lifecycle step is skipped.
-    public init(tap: (@Sendable () -> Void)? = nil, loseLink: (@Sendable () -> Void)? = nil, ask: (@Sendable (String) -> Bool)? = nil) {
+    package init(tap: (@Sendable () -> Void)? = nil, loseLink: (@Sendable () -> Void)? = nil, ask: (@Sendable (String) -> Bool)? = nil) {
         self.tap = tap
         self.loseLink = loseLink
         self.ask = ask

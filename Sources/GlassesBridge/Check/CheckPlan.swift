@@ -3,51 +3,51 @@ import GlassesJSON
 import WearablesKit
 
 /// The bounds the checks hold a device to; every one can be set in a plan's `tolerances`.
-public struct CheckTolerances: Sendable, Hashable {
+package struct CheckTolerances: Sendable, Hashable {
     /// Frame rate within this many percent of the requested (or adapted) rate, over the measurement window.
-    public var frameRatePercent = 5.0
+    package var frameRatePercent = 5.0
     /// The stream reaches `.streaming` within this many seconds of the run's start.
-    public var streamingWithinSeconds = 8.0
+    package var streamingWithinSeconds = 8.0
     /// 99th percentile of |frame interval − median interval| (device timestamps), ms; gaps of 1.5 intervals or more are
     /// left to the continuity check.
-    public var jitterMs = 5.0
+    package var jitterMs = 5.0
     /// Longest time between two hvc1 keyframes, seconds.
-    public var keyframeIntervalSeconds = 1.5
+    package var keyframeIntervalSeconds = 1.5
     /// Longest time between two frames arriving in the measurement window, seconds.
-    public var maxGapSeconds = 0.5
+    package var maxGapSeconds = 0.5
     /// Watchdog restarts of a stalled stream allowed per configuration (a stall is 5 s without frames).
-    public var maxStallRestarts = 0.0
+    package var maxStallRestarts = 0.0
     /// Capture → `sendFrame` latency: median, 99th percentile and maximum, ms.
-    public var latencyP50Ms = 150.0
+    package var latencyP50Ms = 150.0
     /// See ``latencyP50Ms``.
-    public var latencyP99Ms = 300.0
+    package var latencyP99Ms = 300.0
     /// See ``latencyP50Ms``.
-    public var latencyMaxMs = 500.0
+    package var latencyMaxMs = 500.0
     /// A photo asked for mid-stream arrives within this many seconds.
-    public var photoWithinSeconds = 5.0
+    package var photoWithinSeconds = 5.0
     /// Video frames arrive again within this many seconds of the photo.
-    public var videoResumesWithinSeconds = 3.0
+    package var videoResumesWithinSeconds = 3.0
     /// Frames arrive again within this many seconds of the resume (tap).
-    public var resumeWithinSeconds = 5.0
+    package var resumeWithinSeconds = 5.0
     /// Frames arrive again within this many seconds of a link loss (the bridge's backoff starts at 2 s).
-    public var reconnectWithinSeconds = 15.0
+    package var reconnectWithinSeconds = 15.0
     /// The device introduces itself within this many seconds of the link opening.
-    public var helloWithinSeconds = 10.0
+    package var helloWithinSeconds = 10.0
     /// Heartbeat round trip (the link's clock exchange), ms.
-    public var heartbeatRoundTripMs = 250.0
+    package var heartbeatRoundTripMs = 250.0
     /// A stable pulse within this many seconds of streaming.
-    public var pulseStableWithinSeconds = 25.0
+    package var pulseStableWithinSeconds = 25.0
     /// A stable breathing rate within this many seconds of streaming.
-    public var breathingStableWithinSeconds = 50.0
+    package var breathingStableWithinSeconds = 50.0
     /// Mean absolute pulse error against the reference, bpm.
-    public var referencePulseBpm = 5.0
+    package var referencePulseBpm = 5.0
     /// RMSSD error against the reference's RR intervals, ms.
-    public var referenceRmssdMs = 20.0
+    package var referenceRmssdMs = 20.0
     /// The lowest frame rate DAT adapts to; an adapted rate below it fails.
-    public var minimumAdaptedFrameRate = 15.0
+    package var minimumAdaptedFrameRate = 15.0
 
     /// The default bounds (`docs/HIL.md` lists them).
-    public init() {}
+    package init() {}
 
     /// Every key a plan's `tolerances` object may hold, with the property it sets.
     static var keys: [(String, WritableKeyPath<CheckTolerances, Double>, ClosedRange<Double>)] { [
@@ -76,7 +76,7 @@ public struct CheckTolerances: Sendable, Hashable {
 }
 
 /// The groups of checks a plan can run.
-public enum CheckGroup: String, Sendable, Hashable, CaseIterable {
+package enum CheckGroup: String, Sendable, Hashable, CaseIterable {
     /// hello, identity and capabilities, protocol version, heartbeat round trip.
     case link
     /// Every stream configuration: streaming, size, rate, timestamps, jitter, keyframes, decoding, accounting, latency.
@@ -92,36 +92,36 @@ public enum CheckGroup: String, Sendable, Hashable, CaseIterable {
 }
 
 /// What a `glasses-bridge check` run does: which checks, which stream configurations, for how long, within what.
-public struct CheckPlan: Sendable, Hashable {
+package struct CheckPlan: Sendable, Hashable {
     /// The plan's name (the JUnit testsuite).
-    public var name = "default-plan"
+    package var name = "default-plan"
     /// The groups to run, in this order.
-    public var groups: [CheckGroup] = CheckGroup.allCases
+    package var groups: [CheckGroup] = CheckGroup.allCases
     /// The stream configurations, each driven through the pipeline.
-    public var streams: [StreamConfiguration] = [
+    package var streams: [StreamConfiguration] = [
         StreamConfiguration(videoCodec: .hvc1, resolution: .high, frameRate: 24),
         StreamConfiguration(videoCodec: .hvc1, resolution: .medium, frameRate: 24),
         StreamConfiguration(videoCodec: .hvc1, resolution: .low, frameRate: 24),
         StreamConfiguration(videoCodec: .raw, resolution: .medium, frameRate: 30),
     ]
     /// The configuration of the photo, pause/resume, link-loss and vitals runs.
-    public var lifecycleStream = StreamConfiguration(videoCodec: .raw, resolution: .medium, frameRate: 24)
+    package var lifecycleStream = StreamConfiguration(videoCodec: .raw, resolution: .medium, frameRate: 24)
     /// Seconds of streaming before measuring (the first frames settle the link and the decoder).
-    public var warmUpSeconds = 2.0
+    package var warmUpSeconds = 2.0
     /// Seconds measured per configuration.
-    public var measureSeconds = 10.0
+    package var measureSeconds = 10.0
     /// Seconds of the vitals run.
-    public var vitalsSeconds = 60.0
+    package var vitalsSeconds = 60.0
     /// The bounds.
-    public var tolerances = CheckTolerances()
+    package var tolerances = CheckTolerances()
 
     /// The default plan: every group, the three resolutions at 24 fps in hvc1 and raw medium at 30.
-    public init() {}
+    package init() {}
 
     /// Reads a plan file (`docs/HIL.md`): every key is optional; an unknown key, a wrong type or a number out of
     /// range is an error naming its line and column.
     /// - Throws: ``CheckPlanError``.
-    public static func load(contentsOf path: String) throws(CheckPlanError) -> CheckPlan {
+    package static func load(contentsOf path: String) throws(CheckPlanError) -> CheckPlan {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -136,7 +136,7 @@ public struct CheckPlan: Sendable, Hashable {
 
     /// Reads a plan from JSON bytes; `source` prefixes messages.
     /// - Throws: ``CheckPlanError``.
-    public static func parse(_ bytes: [UInt8], source: String = "plan") throws(CheckPlanError) -> CheckPlan {
+    package static func parse(_ bytes: [UInt8], source: String = "plan") throws(CheckPlanError) -> CheckPlan {
         let root: JSONNode
         do {
             root = try JSONNode.parse(bytes, rejectsDuplicateKeys: true, skipsByteOrderMark: true)
@@ -150,26 +150,26 @@ public struct CheckPlan: Sendable, Hashable {
 }
 
 /// A plan file that cannot be used.
-public struct CheckPlanError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct CheckPlanError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of problem.
-    public struct Code: RawRepresentable, Sendable, Hashable {
+    package struct Code: RawRepresentable, Sendable, Hashable {
         /// The code's name.
-        public let rawValue: String
+        package let rawValue: String
         /// Creates a code.
-        public init(rawValue: String) { self.rawValue = rawValue }
+        package init(rawValue: String) { self.rawValue = rawValue }
         /// The file could not be read.
-        public static let unreadable = Code(rawValue: "unreadable")
+        package static let unreadable = Code(rawValue: "unreadable")
         /// The file is not a valid plan (syntax, unknown key, type, range).
-        public static let invalid = Code(rawValue: "invalid")
+        package static let invalid = Code(rawValue: "invalid")
     }
 
     /// What kind of problem.
-    public var code: Code
+    package var code: Code
     /// `FILE: line L, column C: what is wrong`.
-    public var message: String
+    package var message: String
 
     /// The message.
-    public var description: String { message }
+    package var description: String { message }
 }
 
 /// Walks a parsed plan, checking every key, type and range, with positions for messages.

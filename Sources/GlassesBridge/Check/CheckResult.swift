@@ -1,7 +1,7 @@
 import Foundation
 
 /// What became of one check: it met its bound, missed it, could not run, or was left out.
-public enum CheckVerdict: String, Sendable, Hashable, CaseIterable {
+package enum CheckVerdict: String, Sendable, Hashable, CaseIterable {
     /// Measured, within the bound.
     case pass
     /// Measured, outside the bound (JUnit `failure`).
@@ -13,30 +13,30 @@ public enum CheckVerdict: String, Sendable, Hashable, CaseIterable {
 }
 
 /// One check's outcome: what was measured, against which bound, and the verdict, in words a rack log can show.
-public struct CheckResult: Sendable, Hashable {
+package struct CheckResult: Sendable, Hashable {
     /// The group the check belongs to (JUnit `classname`): `link`, `stream.hvc1.medium.24`, `photo`, `lifecycle`, `vitals`.
-    public var group: String
+    package var group: String
     /// The check's name within its group (JUnit `name`): `frame rate`, `capture mid-stream`, …
-    public var name: String
+    package var name: String
     /// The verdict.
-    public var verdict: CheckVerdict
+    package var verdict: CheckVerdict
     /// The measured value in words with its unit (`23.98 fps`), nil when nothing was measured.
-    public var measured: String?
+    package var measured: String?
     /// The bound in words (`24 fps ± 5 %`), nil when the check has none.
-    public var bound: String?
+    package var bound: String?
     /// What was measured against what bound, or why the check did not run.
-    public var message: String
+    package var message: String
     /// A short machine name for a failure or error (`outOfTolerance`, `missing`, `notMeasured`, `deviceUnavailable`).
-    public var failureType: String?
+    package var failureType: String?
     /// The measured value as a number (in the unit of ``measured``), when it is one.
-    public var value: Double?
+    package var value: Double?
     /// Seconds the check covered.
-    public var seconds: Double
+    package var seconds: Double
     /// Set when the device adapted the stream (DAT lowers resolution, then rate) and the check judged the adapted one.
-    public var adaptation: String?
+    package var adaptation: String?
 
     /// Creates a result.
-    public init(
+    package init(
         group: String, name: String, verdict: CheckVerdict, measured: String? = nil, bound: String? = nil,
         message: String, failureType: String? = nil, value: Double? = nil, seconds: Double = 0, adaptation: String? = nil
     ) {
@@ -53,7 +53,7 @@ public struct CheckResult: Sendable, Hashable {
     }
 
     /// `group: name`, the check's full name.
-    public var fullName: String { "\(group): \(name)" }
+    package var fullName: String { "\(group): \(name)" }
 
     /// A check measured against a bound: pass when `within`, else a failure saying both.
     static func measured(
@@ -79,36 +79,36 @@ public struct CheckResult: Sendable, Hashable {
 }
 
 /// A `name = value` property of a check run (JUnit `property`): the device, the plan, the build.
-public struct CheckProperty: Sendable, Hashable {
+package struct CheckProperty: Sendable, Hashable {
     /// The name.
-    public var name: String
+    package var name: String
     /// The value.
-    public var value: String
+    package var value: String
 
     /// Creates a property.
-    public init(_ name: String, _ value: String) {
+    package init(_ name: String, _ value: String) {
         self.name = name
         self.value = value
     }
 }
 
 /// Every result of one plan's run, with when and where it ran.
-public struct CheckReport: Sendable, Hashable {
+package struct CheckReport: Sendable, Hashable {
     /// The plan's name (the JUnit `testsuite`).
-    public var planName: String
+    package var planName: String
     /// Results in the order they ran.
-    public var results: [CheckResult]
+    package var results: [CheckResult]
     /// Wall-clock start of the run.
-    public var startedAt: Date
+    package var startedAt: Date
     /// Seconds the run took (scheduler time).
-    public var seconds: Double
+    package var seconds: Double
     /// Properties: device, plan, reference.
-    public var properties: [CheckProperty]
+    package var properties: [CheckProperty]
     /// Set when the device could not be reached at all (exit 69): what was tried.
-    public var unreachable: String?
+    package var unreachable: String?
 
     /// Creates a report.
-    public init(
+    package init(
         planName: String, results: [CheckResult] = [], startedAt: Date = Date(), seconds: Double = 0,
         properties: [CheckProperty] = [], unreachable: String? = nil
     ) {
@@ -121,14 +121,14 @@ public struct CheckReport: Sendable, Hashable {
     }
 
     /// How many results have `verdict`.
-    public func count(_ verdict: CheckVerdict) -> Int { results.filter { $0.verdict == verdict }.count }
+    package func count(_ verdict: CheckVerdict) -> Int { results.filter { $0.verdict == verdict }.count }
 
     /// True when no check failed or errored and the device was reached (skipped checks do not fail a run).
-    public var passed: Bool { unreachable == nil && count(.fail) == 0 && count(.error) == 0 }
+    package var passed: Bool { unreachable == nil && count(.fail) == 0 && count(.error) == 0 }
 
     /// The results that did not pass or skip.
-    public var problems: [CheckResult] { results.filter { $0.verdict == .fail || $0.verdict == .error } }
+    package var problems: [CheckResult] { results.filter { $0.verdict == .fail || $0.verdict == .error } }
 
     /// The process exit code: 0 all passed, 1 a check failed or errored, 69 the device could not be reached.
-    public var exitCode: Int32 { unreachable != nil ? 69 : (passed ? 0 : 1) }
+    package var exitCode: Int32 { unreachable != nil ? 69 : (passed ? 0 : 1) }
 }

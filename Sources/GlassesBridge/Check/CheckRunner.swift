@@ -6,7 +6,7 @@ import Synchronization
 import WearablesKit
 
 /// What a check run reports while it runs.
-public enum CheckEvent: Sendable {
+package enum CheckEvent: Sendable {
     /// A group or configuration begins (`stream hvc1.medium.24`).
     case begin(String)
     /// One check's result.
@@ -17,15 +17,15 @@ public enum CheckEvent: Sendable {
 
 /// Runs a ``CheckPlan`` against a device: the link and photo through WearablesKit directly, every stream
 /// configuration, the lifecycle steps and the vitals through ``BridgePipeline``, and evaluates each from what it saw.
-public final class CheckRunner: Sendable {
+package final class CheckRunner: Sendable {
     /// The plan.
-    public let plan: CheckPlan
+    package let plan: CheckPlan
     /// The device.
-    public let target: CheckTarget
+    package let target: CheckTarget
     /// The reference heart-rate recording, if any.
-    public let reference: ReferenceRecording?
+    package let reference: ReferenceRecording?
     /// A reference read while the plan runs (a live stream), if any.
-    public let liveReference: LiveReference?
+    package let liveReference: LiveReference?
     private let makeBackend: @Sendable () -> any ProcessingBackend
     private let emit: @Sendable (CheckEvent) -> Void
     private let results = Mutex<[CheckResult]>([])
@@ -34,7 +34,7 @@ public final class CheckRunner: Sendable {
 
     /// Creates a runner; nothing happens until ``run()``.
     /// - Parameter backend: makes the engine for each pipeline run (the embedded vitals engine by default).
-    public init(
+    package init(
         plan: CheckPlan, target: CheckTarget, reference: ReferenceRecording? = nil, liveReference: LiveReference? = nil,
         backend: @escaping @Sendable () -> any ProcessingBackend = { EmbeddedVitalsBackend() },
         emit: @escaping @Sendable (CheckEvent) -> Void = { _ in }
@@ -60,7 +60,7 @@ public final class CheckRunner: Sendable {
 
     /// Stops the plan (SIGINT, SIGTERM): the check running now ends without a verdict, none after it starts, and
     /// the report ends with an `interrupted` error, so the results so far are kept and the run does not pass.
-    public func interrupt() {
+    package func interrupt() {
         let current = interruption.withLock { state -> BridgePipeline? in
             state.interrupted = true
             return state.current
@@ -69,7 +69,7 @@ public final class CheckRunner: Sendable {
     }
 
     /// Runs every group of the plan in order and returns the report.
-    public func run() async -> CheckReport {
+    package func run() async -> CheckReport {
         let startedAt = target.wallClock()
         let start = waiter.now
         var report = CheckReport(planName: plan.name, startedAt: startedAt, properties: [

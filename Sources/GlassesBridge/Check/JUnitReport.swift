@@ -4,12 +4,12 @@ import Foundation
 /// Writes a ``CheckReport`` as JUnit XML, the way Jenkins, GitLab and GitHub test reporters read it: one
 /// `testsuite` per plan, one `testcase` per check (`failure`, `error` or `skipped` inside), counts that match the
 /// children, the run's properties, and each check's measured value and bound as its message.
-public enum JUnitReport {
+package enum JUnitReport {
     /// The XML document.
     /// - Parameters:
     ///   - hostname: the machine that ran the checks.
     ///   - systemOut: per check (by ``CheckResult/fullName``), text for its `system-out` (the check's NDJSON).
-    public static func xml(_ report: CheckReport, hostname: String = ProcessInfo.processInfo.hostName, systemOut: [String: String] = [:]) -> String {
+    package static func xml(_ report: CheckReport, hostname: String = ProcessInfo.processInfo.hostName, systemOut: [String: String] = [:]) -> String {
         let tests = report.results.count
         let failures = report.count(.fail), errors = report.count(.error), skipped = report.count(.skipped)
         let time = seconds(report.seconds)
@@ -46,7 +46,7 @@ public enum JUnitReport {
 
     /// Writes the document to `path`.
     /// - Throws: the file system's error.
-    public static func write(_ report: CheckReport, to path: String, systemOut: [String: String] = [:]) throws {
+    package static func write(_ report: CheckReport, to path: String, systemOut: [String: String] = [:]) throws {
         try OutputFileWriter.write(Data(xml(report, systemOut: systemOut).utf8), to: path)
     }
 
@@ -64,7 +64,7 @@ public enum JUnitReport {
     }
 
     /// Escapes text for an XML attribute or element, and drops characters XML 1.0 cannot hold.
-    public static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {

@@ -4,20 +4,20 @@ import Synchronization
 import WearablesKit
 
 /// One frame as the glasses delivered it: when it arrived, its device time, size, keyframe flag.
-public struct ObservedFrame: Sendable, Hashable {
+package struct ObservedFrame: Sendable, Hashable {
     /// Host arrival time, seconds since the run began.
-    public var arrival: Double
+    package var arrival: Double
     /// Device presentation time, µs.
-    public var presentationTimeUs: Int64
+    package var presentationTimeUs: Int64
     /// Width and height delivered (the codec configuration's for hvc1).
-    public var width: Int
+    package var width: Int
     /// See ``width``.
-    public var height: Int
+    package var height: Int
     /// Whether it is a keyframe (every raw frame is).
-    public var isKeyframe: Bool
+    package var isKeyframe: Bool
 
     /// Creates an observation.
-    public init(arrival: Double, presentationTimeUs: Int64, width: Int, height: Int, isKeyframe: Bool) {
+    package init(arrival: Double, presentationTimeUs: Int64, width: Int, height: Int, isKeyframe: Bool) {
         self.arrival = arrival
         self.presentationTimeUs = presentationTimeUs
         self.width = width
@@ -42,32 +42,32 @@ public struct ObservedFrame: Sendable, Hashable {
 }
 
 /// Everything one pipeline run showed: frames, phases, vitals, the summary and the link counters.
-public struct StreamObservation: Sendable {
+package struct StreamObservation: Sendable {
     /// Frames in arrival order.
-    public var frames: [ObservedFrame] = []
+    package var frames: [ObservedFrame] = []
     /// Phase changes with their times (seconds since the run began).
-    public var phases: [(phase: LifecyclePolicy.Phase, time: Double)] = []
+    package var phases: [(phase: LifecyclePolicy.Phase, time: Double)] = []
     /// Notices and errors, with times.
-    public var messages: [(text: String, time: Double)] = []
+    package var messages: [(text: String, time: Double)] = []
     /// Stable and unstable vitals samples, with the event time (seconds since the run began).
-    public var vitals: [(sample: VitalsSample, time: Double)] = []
+    package var vitals: [(sample: VitalsSample, time: Double)] = []
     /// The run's summary.
-    public var summary = BridgeSummary()
+    package var summary = BridgeSummary()
     /// The periodic counters, with their times: what happened before the measurement window is left out of the
     /// decoding and rejection checks (the warm-up settles the link and the decoder).
-    public var accountingSnapshots: [(accounting: FrameAccounting, time: Double)] = []
+    package var accountingSnapshots: [(accounting: FrameAccounting, time: Double)] = []
     /// The device's count of frames it dropped for lack of credit (``BridgeStats/deviceDroppedFrames``), with the
     /// times the periodic counters reported it.
-    public var deviceDropSnapshots: [(dropped: UInt64, time: Double)] = []
+    package var deviceDropSnapshots: [(dropped: UInt64, time: Double)] = []
     /// Counters of every link the run opened, summed.
-    public var linkDecoder = LinkFrameDecoder.Statistics()
+    package var linkDecoder = LinkFrameDecoder.Statistics()
     /// Whether any link encoded frames (socket transports; in-process links do not).
-    public var linkEncoded = false
+    package var linkEncoded = false
     /// Video samples the device sent beyond the credit granted.
-    public var uncreditedSamples: UInt64 = 0
+    package var uncreditedSamples: UInt64 = 0
 
     /// Creates an empty observation.
-    public init() {}
+    package init() {}
 
     /// Whether the device reported dropping frames for lack of credit between `start` and `end` (arrival times).
     /// Heartbeats carry the count once a second and the counters come periodically, so the count is read from the
@@ -85,7 +85,7 @@ public struct StreamObservation: Sendable {
 }
 
 /// Turns one configuration's observation into check results (pure: unit-tested without a device).
-public enum StreamEvaluator {
+package enum StreamEvaluator {
     /// The checks of one stream configuration, in a fixed order, in the group `group` (`stream.CODEC.SIZE.FPS` when
     /// nil).
     /// - Parameter networkStream: the frames come from a network stream (RTMP, SRT, RTSP, UDP) rather than glasses.
@@ -95,7 +95,7 @@ public enum StreamEvaluator {
     ///   cover: a stream's frames wait in socket and protocol buffers (SRT's latency, a probing demuxer, a busy
     ///   host), so they arrive in bunches, and a bunch inside the window would count as a faster publisher. A
     ///   publisher that stalls is continuity's to catch, by arrival.
-    public static func evaluate(
+    package static func evaluate(
         _ configuration: StreamConfiguration, _ observation: StreamObservation, plan: CheckPlan, group: String? = nil,
         networkStream: Bool = false
     ) -> [CheckResult] {
@@ -195,7 +195,7 @@ public enum StreamEvaluator {
     }
 
     /// The deepest reordering a network stream's B-frames are allowed (libx264 and libx265 use at most 16).
-    public static let reorderDepth = 16
+    package static let reorderDepth = 16
 
     /// `times` in the order a decoder with a ``reorderDepth``-frame delay emits them: each time leaves once more than
     /// that many are waiting, smallest first. Times in decoding order of a stream with B-frames come out increasing;

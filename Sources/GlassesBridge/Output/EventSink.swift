@@ -7,7 +7,7 @@
 ///
 /// A sink is told the run's devices when it is made: in a run of several, `device` is the index into them, and 0
 /// in a run of one.
-public protocol EventSink: Sendable {
+package protocol EventSink: Sendable {
     /// Takes one event of the device at index `device`, at `seconds` since the run began. Called for one event at a
     /// time, in the run's order; it must return quickly (a sink that does slow I/O queues it).
     func receive(_ event: BridgeEvent, device: Int, at seconds: Double)
@@ -23,14 +23,14 @@ public protocol EventSink: Sendable {
 
 extension EventSink {
     /// Takes the totals of a run of several devices: nothing, by default.
-    public func receiveTotals(_ totals: MultiDeviceTotals, at seconds: Double) {}
+    package func receiveTotals(_ totals: MultiDeviceTotals, at seconds: Double) {}
     /// Releases nothing, by default (a sink that holds nothing until it is finished).
-    public func discard() {}
+    package func discard() {}
 }
 
 /// Every sink of a run, fed in one order: each sink sees the events in the same order, one at a time, and no sink
 /// is called while a lock is held (``OrderedHandOff``).
-public final class EventFanOut: EventSink {
+package final class EventFanOut: EventSink {
     private enum Item: Sendable {
         case event(BridgeEvent, device: Int, seconds: Double)
         case totals(MultiDeviceTotals, seconds: Double)
@@ -40,7 +40,7 @@ public final class EventFanOut: EventSink {
     private let handOff: OrderedHandOff<Void, Item>
 
     /// Feeds `sinks`, in that order.
-    public init(_ sinks: [any EventSink]) {
+    package init(_ sinks: [any EventSink]) {
         self.sinks = sinks
         handOff = OrderedHandOff(()) { item in
             for sink in sinks {
@@ -52,17 +52,17 @@ public final class EventFanOut: EventSink {
         }
     }
 
-    public func receive(_ event: BridgeEvent, device: Int, at seconds: Double) {
+    package func receive(_ event: BridgeEvent, device: Int, at seconds: Double) {
         handOff.enqueue { _ in .event(event, device: device, seconds: seconds) }
     }
 
-    public func receiveTotals(_ totals: MultiDeviceTotals, at seconds: Double) {
+    package func receiveTotals(_ totals: MultiDeviceTotals, at seconds: Double) {
         handOff.enqueue { _ in .totals(totals, seconds: seconds) }
     }
 
     /// Waits for the events still being handed out, then finishes every sink (each once, in order). Returns their
     /// failures as one: the first one's kind, every message.
-    public func finish() -> BridgeFailure? {
+    package func finish() -> BridgeFailure? {
         handOff.waitUntilDelivered()
         let failures = sinks.compactMap { $0.finish() }
         guard let first = failures.first else { return nil }

@@ -2,32 +2,32 @@ import Foundation
 import SmartSpectraInput
 
 /// What the live line shows at one instant, and how it fits a width.
-public struct LiveStatus: Sendable {
+package struct LiveStatus: Sendable {
     /// The lifecycle phase.
-    public var phase: LifecyclePolicy.Phase
+    package var phase: LifecyclePolicy.Phase
     /// Seconds since the run began (for a file: the position in it).
-    public var seconds: Double
+    package var seconds: Double
     /// The counters.
-    public var stats: BridgeStats
+    package var stats: BridgeStats
     /// The latest vitals.
-    public var vitals: VitalsSnapshot
+    package var vitals: VitalsSnapshot
     /// Which of them are stable.
-    public var stability: VitalsStability
+    package var stability: VitalsStability
     /// The simulator's truth, when simulated.
-    public var truth: VitalsSnapshot?
+    package var truth: VitalsSnapshot?
     /// A live reference's heart rate (`--reference lsl:…`), when the run has one.
-    public var reference: VitalsSnapshot?
+    package var reference: VitalsSnapshot?
     /// The validation hint while the verdict is not `ok`.
-    public var hint: String?
+    package var hint: String?
     /// A file's duration in seconds, when known.
-    public var fileDuration: Double?
+    package var fileDuration: Double?
     /// Playback speed relative to real time, for a file.
-    public var speed: Double?
+    package var speed: Double?
     /// Whether the source is a file.
-    public var isFile: Bool
+    package var isFile: Bool
 
     /// Creates the status.
-    public init(
+    package init(
         phase: LifecyclePolicy.Phase, seconds: Double, stats: BridgeStats, vitals: VitalsSnapshot,
         stability: VitalsStability, truth: VitalsSnapshot?, hint: String?, fileDuration: Double?, speed: Double?,
         isFile: Bool, reference: VitalsSnapshot? = nil
@@ -58,7 +58,7 @@ public struct LiveStatus: Sendable {
     }
 
     /// The line, at most `width - 1` columns (the last column is left free so the terminal never wraps).
-    public func line(width: Int) -> String {
+    package func line(width: Int) -> String {
         let limit = width == Int.max ? Int.max : max(1, width - 1)
         var time = isFile ? "time=\(Self.clock(seconds))" : "\(Self.clock(seconds))"
         if isFile, let fileDuration { time += "/\(Self.clock(fileDuration))" }

@@ -2,16 +2,16 @@ import Foundation
 import SmartSpectraInput
 
 /// One device of a run, as the output names it.
-public struct OutputDevice: Sendable, Hashable {
+package struct OutputDevice: Sendable, Hashable {
     /// The label every line of the device carries (`sim#1`, `tcp:127.0.0.1:7001`).
-    public var label: String
+    package var label: String
     /// Its `--device` form (`sim`, `file:a.mkv`).
-    public var source: String
+    package var source: String
     /// Whether it is the built-in simulator.
-    public var simulated: Bool
+    package var simulated: Bool
 
     /// Creates a device entry.
-    public init(label: String, source: String, simulated: Bool) {
+    package init(label: String, source: String, simulated: Bool) {
         self.label = label
         self.source = source
         self.simulated = simulated
@@ -19,7 +19,7 @@ public struct OutputDevice: Sendable, Hashable {
 }
 
 /// Turns the events of one or several devices into one output: every event comes with the index of its device.
-public protocol DeviceEventFormatter: Sendable {
+package protocol DeviceEventFormatter: Sendable {
     /// Text written once before any event (the NDJSON start line, a CSV header).
     var preamble: String { get }
     /// The text for an event of the device at `device` (an index into the run's devices), `seconds` into its run.
@@ -29,26 +29,26 @@ public protocol DeviceEventFormatter: Sendable {
 }
 
 /// A one-device formatter as a ``DeviceEventFormatter``: the output of a one-device run, unchanged.
-public struct SingleDeviceFormatter: DeviceEventFormatter {
+package struct SingleDeviceFormatter: DeviceEventFormatter {
     private var inner: any BridgeEventFormatter
 
     /// Wraps `inner`.
-    public init(_ inner: any BridgeEventFormatter) { self.inner = inner }
+    package init(_ inner: any BridgeEventFormatter) { self.inner = inner }
 
     /// The inner formatter's preamble.
-    public var preamble: String { inner.preamble }
+    package var preamble: String { inner.preamble }
 
     /// The inner formatter's text (the device index is always 0).
-    public mutating func format(_ event: BridgeEvent, device: Int, at seconds: Double) -> String {
+    package mutating func format(_ event: BridgeEvent, device: Int, at seconds: Double) -> String {
         inner.format(event, at: seconds)
     }
 
     /// Nothing: a one-device run ends with its summary.
-    public mutating func totals(_ totals: MultiDeviceTotals, at seconds: Double) -> String { "" }
+    package mutating func totals(_ totals: MultiDeviceTotals, at seconds: Double) -> String { "" }
 }
 
 /// Makes the formatter of a run: the one-device formatter for one device, the tagged one for several.
-public func makeDeviceEventFormatter(
+package func makeDeviceEventFormatter(
     _ format: OutputFormat, context: OutputContext, devices: [OutputDevice]
 ) -> any DeviceEventFormatter {
     guard devices.count > 1 else { return SingleDeviceFormatter(makeEventFormatter(format, context: context)) }
@@ -63,23 +63,23 @@ public func makeDeviceEventFormatter(
 
 /// NDJSON for several devices (schema version 2): the start line lists `devices`, every other line carries
 /// `device`, each device ends with its own `summary`, and a `totals` line is last.
-public struct MultiDeviceNDJSONFormatter: DeviceEventFormatter {
+package struct MultiDeviceNDJSONFormatter: DeviceEventFormatter {
     /// The schema version of a run of several devices.
-    public static let schemaVersion = 2
+    package static let schemaVersion = 2
 
     private let devices: [OutputDevice]
     private let startedAt: Date?
     private var formatters: [NDJSONEventFormatter]
 
     /// Creates the formatter for `devices`.
-    public init(devices: [OutputDevice], startedAt: Date? = nil) {
+    package init(devices: [OutputDevice], startedAt: Date? = nil) {
         self.devices = devices
         self.startedAt = startedAt
         formatters = devices.map { NDJSONEventFormatter(simulated: $0.simulated, startedAt: nil, device: $0.label) }
     }
 
     /// `{"type":"start","t":0.0,"schemaVersion":2,"simulated":…,"devices":[{"device":…,"source":…,"simulated":…}]}`.
-    public var preamble: String {
+    package var preamble: String {
         var members: [(String, JSONValue)] = [
             ("type", .string("start")), ("t", .double(0)), ("schemaVersion", .int(Int64(Self.schemaVersion))),
             ("simulated", .bool(devices.allSatisfy(\.simulated))),
@@ -97,17 +97,17 @@ public struct MultiDeviceNDJSONFormatter: DeviceEventFormatter {
     }
 
     /// The device's line, tagged with its label.
-    public mutating func format(_ event: BridgeEvent, device: Int, at seconds: Double) -> String {
+    package mutating func format(_ event: BridgeEvent, device: Int, at seconds: Double) -> String {
         formatters[device].format(event, at: seconds)
     }
 
     /// The `totals` line.
-    public mutating func totals(_ totals: MultiDeviceTotals, at seconds: Double) -> String {
+    package mutating func totals(_ totals: MultiDeviceTotals, at seconds: Double) -> String {
         Self.json(for: totals, at: seconds).serialized + "\n"
     }
 
     /// `{"type":"totals","t":…,"devices":[{"device":…,"reason":…,"exitCode":…,…}],"framesReceived":…,…,"exitCode":…}`.
-    public static func json(for totals: MultiDeviceTotals, at seconds: Double) -> JSONValue {
+    package static func json(for totals: MultiDeviceTotals, at seconds: Double) -> JSONValue {
         let entries: [JSONValue] = totals.devices.map { outcome in
             let accounting = outcome.summary.stats.accounting
             var members: [(String, JSONValue)] = [
@@ -147,14 +147,14 @@ public struct MultiDeviceNDJSONFormatter: DeviceEventFormatter {
 /// Text for several devices: on a terminal one live line per device, redrawn in place as a block (each fits the
 /// width, so the block never wraps or scrolls), messages above it naming their device; otherwise each device's
 /// timestamped lines, named. Each device's summary, then the totals, close the output.
-public struct MultiDeviceTextFormatter: DeviceEventFormatter {
+package struct MultiDeviceTextFormatter: DeviceEventFormatter {
     private let devices: [OutputDevice]
     private let context: OutputContext
     private var formatters: [TextEventFormatter]
     private var drawnLines = 0
 
     /// Creates the formatter for `devices`.
-    public init(devices: [OutputDevice], context: OutputContext) {
+    package init(devices: [OutputDevice], context: OutputContext) {
         self.devices = devices
         self.context = context
         formatters = devices.map { device in
@@ -170,10 +170,10 @@ public struct MultiDeviceTextFormatter: DeviceEventFormatter {
     }
 
     /// Nothing before the first event.
-    public var preamble: String { "" }
+    package var preamble: String { "" }
 
     /// The device's text: messages (and, plain, its stats lines) named by the device; the live block redrawn.
-    public mutating func format(_ event: BridgeEvent, device: Int, at seconds: Double) -> String {
+    package mutating func format(_ event: BridgeEvent, device: Int, at seconds: Double) -> String {
         var text = formatters[device].format(event, at: seconds)
         guard context.liveTerminal else { return text }
         if case .stats = event, context.verbosity != .verbose { text = "" }
@@ -182,7 +182,7 @@ public struct MultiDeviceTextFormatter: DeviceEventFormatter {
     }
 
     /// The totals, after the block is cleared.
-    public mutating func totals(_ totals: MultiDeviceTotals, at seconds: Double) -> String {
+    package mutating func totals(_ totals: MultiDeviceTotals, at seconds: Double) -> String {
         let text = TextEventFormatter.stamp(seconds) + Self.totalsText(totals)
         guard context.liveTerminal else { return text }
         let cleared = clearBlock()
@@ -191,7 +191,7 @@ public struct MultiDeviceTextFormatter: DeviceEventFormatter {
     }
 
     /// The live block: one line per device, each `LABEL STATUS` within the width.
-    public func blockLines() -> [String] {
+    package func blockLines() -> [String] {
         zip(devices, formatters).map { device, formatter in
             let room = context.width - device.label.count - 1
             let status = formatter.lastStatus?.line(width: max(2, room)) ?? formatter.phase.rawValue
@@ -213,7 +213,7 @@ public struct MultiDeviceTextFormatter: DeviceEventFormatter {
     }
 
     /// The totals in a few lines: the counters over every device, each device's outcome, the exit code.
-    public static func totalsText(_ totals: MultiDeviceTotals) -> String {
+    package static func totalsText(_ totals: MultiDeviceTotals) -> String {
         var lines = [
             "totals of \(totals.devices.count) devices: frames received \(totals.framesReceived) = submitted "
                 + "\(totals.framesSubmitted) + rejected \(totals.framesRejected) + dropped \(totals.framesDropped)",
@@ -236,28 +236,28 @@ public struct MultiDeviceTextFormatter: DeviceEventFormatter {
 // MARK: - CSV
 
 /// The vitals time series of several devices: `device,time_s,metric,value,confidence,stable`.
-public struct MultiDeviceCSVFormatter: DeviceEventFormatter {
+package struct MultiDeviceCSVFormatter: DeviceEventFormatter {
     private let labels: [String]
     private var formatters: [CSVEventFormatter]
 
     /// Creates the formatter for `devices`.
-    public init(devices: [OutputDevice]) {
+    package init(devices: [OutputDevice]) {
         labels = devices.map { Self.field($0.label) }
         formatters = devices.map { _ in CSVEventFormatter() }
     }
 
     /// The header line.
-    public var preamble: String { "device," + CSVEventFormatter().preamble }
+    package var preamble: String { "device," + CSVEventFormatter().preamble }
 
     /// The device's rows, each after its label.
-    public mutating func format(_ event: BridgeEvent, device: Int, at seconds: Double) -> String {
+    package mutating func format(_ event: BridgeEvent, device: Int, at seconds: Double) -> String {
         let rows = formatters[device].format(event, at: seconds)
         guard !rows.isEmpty else { return "" }
         return rows.split(separator: "\n").map { labels[device] + "," + $0 + "\n" }.joined()
     }
 
     /// Nothing: the CSV holds vitals only.
-    public mutating func totals(_ totals: MultiDeviceTotals, at seconds: Double) -> String { "" }
+    package mutating func totals(_ totals: MultiDeviceTotals, at seconds: Double) -> String { "" }
 
     /// A CSV field: quoted when it holds a comma, a quote or a line break.
     static func field(_ text: String) -> String {

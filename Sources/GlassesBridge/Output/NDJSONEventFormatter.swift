@@ -5,30 +5,30 @@ import SmartSpectraInput
 ///
 /// Every field has one JSON type across event kinds (`code` is always a string, the code's name); the schemas are
 /// in `docs/schema/`.
-public struct NDJSONEventFormatter: BridgeEventFormatter {
+package struct NDJSONEventFormatter: BridgeEventFormatter {
     /// The version of the event schema (`docs/schema/`), in the first object; raised when a field changes meaning
     /// or type.
-    public static let schemaVersion = 1
+    package static let schemaVersion = 1
 
     /// Whether the source is simulated: every `stats` line then has `truth` (its values null until known).
-    public let simulated: Bool
+    package let simulated: Bool
 
     /// When the run began on the wall clock, written as the start line's `startedAt` (nil leaves it out).
-    public let startedAt: Date?
+    package let startedAt: Date?
 
     /// The device's label in a run of several devices: every event then carries `"device":…` after `t`.
-    public let device: String?
+    package let device: String?
 
     /// Creates the formatter.
     /// - Parameter device: the device's label in a run of several devices (nil: a one-device run, no `device`).
-    public init(simulated: Bool = false, startedAt: Date? = nil, device: String? = nil) {
+    package init(simulated: Bool = false, startedAt: Date? = nil, device: String? = nil) {
         self.simulated = simulated
         self.startedAt = startedAt
         self.device = device
     }
 
     /// The first line: `{"type":"start","t":0.0,"schemaVersion":1,"simulated":…}` (and `startedAt` when known).
-    public var preamble: String {
+    package var preamble: String {
         var members: [(String, JSONValue)] = [
             ("type", .string("start")), ("t", .double(0)), ("schemaVersion", .int(Int64(Self.schemaVersion))),
             ("simulated", .bool(simulated)),
@@ -42,7 +42,7 @@ public struct NDJSONEventFormatter: BridgeEventFormatter {
     }
 
     /// One line of JSON for the event.
-    public mutating func format(_ event: BridgeEvent, at seconds: Double) -> String {
+    package mutating func format(_ event: BridgeEvent, at seconds: Double) -> String {
         var event = event
         if simulated, case .stats(let stats, let vitals, nil, let reference) = event {
             event = .stats(stats, vitals: vitals, truth: VitalsSnapshot(), reference: reference)
@@ -55,14 +55,14 @@ public struct NDJSONEventFormatter: BridgeEventFormatter {
     }
 
     /// The object with `"device":label` after its `type` and `t` (unchanged when `device` is nil).
-    public static func tagged(_ object: JSONValue, device: String?) -> JSONValue {
+    package static func tagged(_ object: JSONValue, device: String?) -> JSONValue {
         guard let device, case .object(var members) = object else { return object }
         members.insert(("device", .string(device)), at: min(2, members.count))
         return .object(members)
     }
 
     /// The JSON object for an event.
-    public static func json(for event: BridgeEvent, at seconds: Double) -> JSONValue {
+    package static func json(for event: BridgeEvent, at seconds: Double) -> JSONValue {
         let time: (String, JSONValue) = ("t", .double((seconds * 1000).rounded() / 1000))
         switch event {
         case .state(let phase, let detail):

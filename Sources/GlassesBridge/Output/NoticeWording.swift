@@ -2,9 +2,9 @@ import Foundation
 
 /// Puts the lifecycle policy's retry notices (`reconnect failed: connection refused in 2 s`) into sentences a person
 /// reads at a glance (`Reconnect failed (connection refused); trying again in 2 s.`). Other notices pass unchanged.
-public enum NoticeWording {
+package enum NoticeWording {
     /// The notice as it is printed.
-    public static func sentence(_ notice: String) -> String {
+    package static func sentence(_ notice: String) -> String {
         guard let range = notice.range(of: #" in [0-9]+(\.[0-9]+)? s$"#, options: .regularExpression) else { return notice }
         let delay = notice[range].dropFirst(" in ".count)
         let body = String(notice[..<range.lowerBound])

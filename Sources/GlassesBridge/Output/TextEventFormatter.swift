@@ -6,18 +6,18 @@ import SmartSpectraInput
 /// The live line fits the terminal's width (it drops the least useful fields first, then cuts), never holds a
 /// newline, and so never scrolls; messages print above it. A value followed by `?` is not stable yet (the CSV's
 /// `stable` column is false for it); `--` means no value yet.
-public struct TextEventFormatter: BridgeEventFormatter {
+package struct TextEventFormatter: BridgeEventFormatter {
     /// Whether the output is a terminal that gets a live line.
-    public let live: Bool
+    package let live: Bool
     /// What the formatter knows of the run.
-    public let context: OutputContext
+    package let context: OutputContext
     /// Seconds between stats lines in plain mode (and above the live line with `--verbose`).
-    public var plainStatsInterval: Double
+    package var plainStatsInterval: Double
 
     /// The lifecycle phase last reported.
-    public private(set) var phase: LifecyclePolicy.Phase = .idle
+    package private(set) var phase: LifecyclePolicy.Phase = .idle
     /// What the live line showed at the last stats event (nil before the first).
-    public private(set) var lastStatus: LiveStatus?
+    package private(set) var lastStatus: LiveStatus?
     private var hint: String?
     private var lastLine = ""
     private var lastPlainStats = -Double.infinity
@@ -25,14 +25,14 @@ public struct TextEventFormatter: BridgeEventFormatter {
     private var startedWall: Double?
 
     /// Creates the formatter.
-    public init(live: Bool) {
+    package init(live: Bool) {
         var context = OutputContext()
         context.liveTerminal = live
         self.init(context: context)
     }
 
     /// Creates the formatter for a run.
-    public init(context: OutputContext) {
+    package init(context: OutputContext) {
         self.context = context
         live = context.liveTerminal
         plainStatsInterval = context.verbosity == .verbose ? 1 : 5
@@ -40,7 +40,7 @@ public struct TextEventFormatter: BridgeEventFormatter {
     }
 
     /// The text for an event.
-    public mutating func format(_ event: BridgeEvent, at seconds: Double) -> String {
+    package mutating func format(_ event: BridgeEvent, at seconds: Double) -> String {
         if startedWall == nil { startedWall = context.wallClock() }
         let verbosity = context.verbosity
         switch event {
@@ -108,7 +108,7 @@ public struct TextEventFormatter: BridgeEventFormatter {
     /// `text` without control characters: messages carry what devices and files say (a device's name, a goodbye's
     /// reason), and an escape sequence from a hostile device must not reach the terminal. Line breaks and tabs
     /// become spaces, every other control character U+FFFD.
-    public static func printable(_ text: String) -> String {
+    package static func printable(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {

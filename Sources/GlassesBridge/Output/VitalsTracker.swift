@@ -290,11 +290,11 @@ struct RateEvidence: Sendable, Hashable {
 /// Payloads hold only what is new, and rate metrics arrive now and then, so the tracker keeps the last value
 /// (shown live, windowed as the engine reports it, `--` until the first), the last *stable* value, and every stable
 /// value of the run, whose median is the run's summary (``runSummary``).
-public struct VitalsTracker: Sendable, Hashable {
+package struct VitalsTracker: Sendable, Hashable {
     /// The latest values, stable or not.
-    public private(set) var latest = VitalsSnapshot()
+    package private(set) var latest = VitalsSnapshot()
     /// The latest stable values.
-    public private(set) var lastStable = VitalsSnapshot()
+    package private(set) var lastStable = VitalsSnapshot()
     /// Every stable value of the run, per vital (one a second for the rates, one per HRV window).
     private var stableValues: [[Double]] = [[], [], []]
     /// Every pulse value of the run, stable or not: whether the unstable ones hopped between a rate and its harmonic.
@@ -303,36 +303,36 @@ public struct VitalsTracker: Sendable, Hashable {
     private var hrvFloors: [Double] = []
     private var stableHRVFloors: [Double] = []
     /// The embedded engine's bound on the RMSSD floor for a stable HRV value (ms): `VitalsEngine.rmssdFloorBound`.
-    public static let rmssdFloorBound = 12.0
+    package static let rmssdFloorBound = 12.0
     /// The run's vitals from all of its stable data: for each vital, the median of its stable values (each a
     /// windowed estimate: 12 s of pulse, 30 s of breathing, 60 s of HRV), so that one bad window at the end, or a
     /// short spell of a wrong rate anywhere, does not become the run's value. Nil where nothing was stable.
-    public var runSummary: VitalsSnapshot {
+    package var runSummary: VitalsSnapshot {
         runBasis.medians
     }
     /// What each of ``runSummary``'s values rests on: how many stable values, their median and their quartiles.
-    public var runBasis: VitalsBasis {
+    package var runBasis: VitalsBasis {
         let floors = stableHRVFloors.isEmpty ? hrvFloors : stableHRVFloors
         return VitalsBasis(pulseRate: VitalBasis(stableValues[0], harmonics: true), breathingRate: VitalBasis(stableValues[1]),
                            hrvRmssd: VitalBasis(stableValues[2]), hrvFloor: VitalBasis(floors)?.median)
     }
     /// Whether each latest value is stable.
-    public private(set) var latestIsStable = VitalsStability()
+    package private(set) var latestIsStable = VitalsStability()
     /// How many metrics payloads were seen.
-    public private(set) var payloads = 0
+    package private(set) var payloads = 0
 
     /// Seconds of continuous measurement a stable HRV value needs: the embedded engine's HRV window (its first
     /// value comes at 30 s and is stable at the earliest after 60 s of face without a break).
-    public static let hrvSettleSeconds = 60.0
+    package static let hrvSettleSeconds = 60.0
     /// Seconds of face before the first pulse or breathing value of a stretch (the embedded engine's first of each
     /// comes after 10 s of face data): added to a stretch of values to tell how long the face was measured.
     static let leadSeconds = 10.0
     /// Seconds of face before the first HRV window of a stretch (the embedded engine's first comes at 30 s).
     static let hrvLeadSeconds = 30.0
     /// Seconds of face a stable pulse needs: the embedded engine's pulse is stable at the earliest after 12 s.
-    public static let pulseSettleSeconds = 12.0
+    package static let pulseSettleSeconds = 12.0
     /// Seconds of face a stable breathing rate needs: the embedded engine's breathing window, 30 s.
-    public static let breathingSettleSeconds = 30.0
+    package static let breathingSettleSeconds = 30.0
 
     /// What the run showed about the pulse and breathing rates, for ``pulseAbsence(requested:)`` and
     /// ``breathingAbsence(requested:)``, and (the pulse) for ``hrvAbsence(requested:)``.
@@ -352,7 +352,7 @@ public struct VitalsTracker: Sendable, Hashable {
     /// Judged from what the metrics showed, in order: the pulse not requested, no pulse value at all, no stretch of face as long as ``pulseSettleSeconds``, or values that
     /// were never stable (how many, and the best confidence reached). A frame rate the table does not measure the
     /// pulse at is the summary's judgement (``FrameRateGate``), which replaces this reason.
-    public func pulseAbsence(requested: Bool) -> VitalAbsence? {
+    package func pulseAbsence(requested: Bool) -> VitalAbsence? {
         if let split = HarmonicSplit(stableValues[0]) {
             guard split.resolved == nil else { return nil }
             return VitalAbsence(code: .harmonicSplit, message: "the stable pulse values fell into two groups a factor two apart ("
@@ -375,7 +375,7 @@ public struct VitalsTracker: Sendable, Hashable {
 
     /// Why the run's summary has no breathing rate, or nil when it has one (the causes as for
     /// ``pulseAbsence(requested:)``, with ``breathingSettleSeconds``).
-    public func breathingAbsence(requested: Bool) -> VitalAbsence? {
+    package func breathingAbsence(requested: Bool) -> VitalAbsence? {
         guard stableValues[1].isEmpty else { return nil }
         return Self.rateAbsence(
             breathingEvidence, requested: requested, vital: "breathing",
@@ -409,7 +409,7 @@ public struct VitalsTracker: Sendable, Hashable {
     ///
     /// Judged from what the metrics showed, in order: HRV not requested, no stable pulse, no stretch of continuous measurement as long as ``hrvSettleSeconds``, or windows
     /// that were measured but never stable (with the best confidence reached).
-    public func hrvAbsence(requested: Bool) -> VitalAbsence? {
+    package func hrvAbsence(requested: Bool) -> VitalAbsence? {
         // The run's HRV is the median of its stable values: there is one exactly when a value was stable.
         guard stableValues[2].isEmpty else { return nil }
         guard requested else {
@@ -449,11 +449,11 @@ public struct VitalsTracker: Sendable, Hashable {
 
     /// Creates an empty tracker that trusts the `stable` flags of what it ingests: the pipeline's events come judged
     /// (``FrameRateGate``), so a vital the frame rate cannot support is never stable in them.
-    public init() {}
+    package init() {}
 
     /// Takes in a payload and returns its rate samples as time-series rows.
     @discardableResult
-    public mutating func ingest(_ metrics: Metrics) -> [VitalsSample] {
+    package mutating func ingest(_ metrics: Metrics) -> [VitalsSample] {
         payloads += 1
         var rows: [VitalsSample] = []
         if metrics.hasCardio {

@@ -57,7 +57,7 @@ public struct BridgeSettings: Sendable {
     public var frameObserver: (@Sendable (VideoFrame, Duration) -> Void)?
     /// A live reference heart rate (a chest strap on LSL) to put beside each `stats` event's pulse, paired into the
     /// summary's ``BridgeSummary/reference``; read on the wall clock, so only for real-time runs.
-    public var reference: LiveReference?
+    package var reference: LiveReference?
 
     /// Creates settings for a stream configuration; everything else has its command-line default.
     public init(streamConfiguration: StreamConfiguration) {

@@ -32,16 +32,16 @@ public struct FrameAccounting: Sendable, Hashable {
     public private(set) var firstReceivedUs: Int64?
 
     /// Records a frame's arrival.
-    public mutating func recordReceived() { received += 1 }
+    package mutating func recordReceived() { received += 1 }
     /// Records a frame's arrival at `hostUs` on the run's clock.
-    public mutating func recordReceived(atUs hostUs: Int64) {
+    package mutating func recordReceived(atUs hostUs: Int64) {
         if firstReceivedUs == nil { firstReceivedUs = hostUs }
         received += 1
     }
     /// Records an accepted frame.
-    public mutating func recordSubmitted() { submitted += 1 }
+    package mutating func recordSubmitted() { submitted += 1 }
     /// Records a frame custom input rejected with `code`.
-    public mutating func recordRejected(code: String) { rejectedByCode[code, default: 0] += 1 }
+    package mutating func recordRejected(code: String) { rejectedByCode[code, default: 0] += 1 }
     /// Records a dropped frame.
-    public mutating func recordDropped(_ reason: FrameDropReason) { droppedByReason[reason, default: 0] += 1 }
+    package mutating func recordDropped(_ reason: FrameDropReason) { droppedByReason[reason, default: 0] += 1 }
 }

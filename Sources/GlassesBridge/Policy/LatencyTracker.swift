@@ -60,7 +60,7 @@ public struct LatencyBuckets: Sendable, Hashable {
     public var count: UInt64 { counts.reduce(0, &+) }
 
     /// Counts one frame's latency.
-    public mutating func record(microseconds: UInt64) {
+    package mutating func record(microseconds: UInt64) {
         let index = Self.upperBoundsUs.firstIndex { microseconds <= $0 } ?? Self.upperBoundsUs.count
         counts[index] &+= 1
         sumUs &+= microseconds

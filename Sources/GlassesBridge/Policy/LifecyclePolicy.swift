@@ -113,7 +113,7 @@ public struct LifecyclePolicy: Sendable {
     }
 
     /// A timer the policy asks the owner to run.
-    public enum Timer: String, Sendable, Hashable {
+    package enum Timer: String, Sendable, Hashable {
         /// Check for a stalled stream.
         case watchdog
         /// Reconnect after a lost link.
@@ -128,7 +128,7 @@ public struct LifecyclePolicy: Sendable {
 
     /// Why the policy restarted the camera at once (``Action/restartCamera`` from a timer), as reported in its
     /// notice and kept in ``lastCameraRestart``.
-    public enum CameraRestartReason: String, Sendable, Hashable, CaseIterable {
+    package enum CameraRestartReason: String, Sendable, Hashable, CaseIterable {
         /// The stream said `.streaming` but no frame came for ``Configuration/watchdogTimeout`` (a zombie stream).
         case stalled
         /// The camera was started but never reached `.streaming` within ``Configuration/streamStartTimeout`` (a
@@ -137,7 +137,7 @@ public struct LifecyclePolicy: Sendable {
     }
 
     /// What the owner should do.
-    public enum Action: Sendable, Hashable {
+    package enum Action: Sendable, Hashable {
         /// Open the link to the device; report ``linkConnected(now:)`` or ``connectFailed(_:now:)``.
         case connect
         /// Close whatever is left of the link and session.
@@ -161,7 +161,7 @@ public struct LifecyclePolicy: Sendable {
     }
 
     /// Why a stream reported an error, as far as the policy cares.
-    public enum StreamFault: String, Sendable, Hashable, CaseIterable {
+    package enum StreamFault: String, Sendable, Hashable, CaseIterable {
         /// Generic failure of the stream or the device.
         case streamFailure
         /// The hinges closed (glasses folded).
@@ -181,21 +181,21 @@ public struct LifecyclePolicy: Sendable {
     }
 
     /// Timings and limits.
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// Where the run is.
-    public private(set) var phase: Phase = .idle
+    package private(set) var phase: Phase = .idle
     /// The failure that ended the run, when it ended badly.
-    public private(set) var outcome: BridgeFailure?
+    package private(set) var outcome: BridgeFailure?
     /// How many times the watchdog restarted the camera in this run.
-    public private(set) var stallRestarts = 0
+    package private(set) var stallRestarts = 0
     /// How many times the link was re-established after a loss.
-    public private(set) var reconnects = 0
+    package private(set) var reconnects = 0
     /// How many sessions were replaced after the device ended one.
-    public private(set) var sessionRestarts = 0
+    package private(set) var sessionRestarts = 0
     /// How many camera starts were abandoned because `.streaming` never came (``Configuration/streamStartTimeout``).
-    public private(set) var streamStartTimeouts = 0
+    package private(set) var streamStartTimeouts = 0
     /// Why the camera was last restarted at once by a timer, if it was.
-    public private(set) var lastCameraRestart: CameraRestartReason?
+    package private(set) var lastCameraRestart: CameraRestartReason?
 
     private var everConnected = false
     /// When and why the link was lost, while it has not come back; and the reconnect attempts made since.
@@ -207,7 +207,7 @@ public struct LifecyclePolicy: Sendable {
     private var nextGeneration: UInt64 = 0
 
     /// Creates a policy in ``Phase/idle``.
-    public init(configuration: Configuration = Configuration()) {
+    package init(configuration: Configuration = Configuration()) {
         var configuration = configuration
         configuration.minimumBackoff = max(configuration.minimumBackoff, .seconds(2))
         configuration.maximumBackoff = max(configuration.maximumBackoff, configuration.minimumBackoff)
@@ -215,7 +215,7 @@ public struct LifecyclePolicy: Sendable {
     }
 
     /// The wait before retry number `attempt` (0-based): doubling from the minimum, capped at the maximum.
-    public func backoff(attempt: Int) -> Duration {
+    package func backoff(attempt: Int) -> Duration {
         var delay = configuration.minimumBackoff
         for _ in 0..<min(attempt, 16) where delay < configuration.maximumBackoff { delay = delay * 2 }
         return min(delay, configuration.maximumBackoff)
@@ -224,14 +224,14 @@ public struct LifecyclePolicy: Sendable {
     // MARK: Events
 
     /// The run starts.
-    public mutating func start(now: Duration) -> [Action] {
+    package mutating func start(now: Duration) -> [Action] {
         guard phase == .idle else { return [] }
         phase = .connecting
         return [.connect]
     }
 
     /// The link to the device is open.
-    public mutating func linkConnected(now: Duration) -> [Action] {
+    package mutating func linkConnected(now: Duration) -> [Action] {
         guard phase == .connecting else { return [] }
         if everConnected { reconnects += 1 }
         everConnected = true
@@ -241,7 +241,7 @@ public struct LifecyclePolicy: Sendable {
     }
 
     /// Opening the link failed.
-    public mutating func connectFailed(_ message: String, now: Duration) -> [Action] {
+    package mutating func connectFailed(_ message: String, now: Duration) -> [Action] {
         guard phase == .connecting else { return [] }
         guard everConnected else {
             return finish(BridgeFailure(.deviceUnavailable, message))
@@ -253,7 +253,7 @@ public struct LifecyclePolicy: Sendable {
     /// another protocol, a relay that went quiet. Dialling, it is the connect that failed. Listening, it was one
     /// relay's attempt, and the host waits for the next dial (each wait has the connect timeout of its own) rather
     /// than end a run no relay has yet served.
-    public mutating func linkFailedBeforeHello(_ message: String, now: Duration) -> [Action] {
+    package mutating func linkFailedBeforeHello(_ message: String, now: Duration) -> [Action] {
         guard phase == .connecting else { return [] }
         guard configuration.reconnectWaitsForDevice else { return connectFailed(message, now: now) }
         return [.warning("a relay dialled in but its link ended before the glasses said hello: \(message)")]
@@ -265,7 +265,7 @@ public struct LifecyclePolicy: Sendable {
     /// A resume while a camera restart waits out its backoff restarts the camera at once: the camera could not start
     /// while the session was paused, and the wait was for the session, not a pause between attempts (the glasses
     /// dropping off a relay's radio otherwise streamed again one backoff, 4 s, later than they could).
-    public mutating func sessionStarted(now: Duration) -> [Action] {
+    package mutating func sessionStarted(now: Duration) -> [Action] {
         switch phase {
         case .startingSession:
             phase = .startingStream
@@ -281,13 +281,13 @@ public struct LifecyclePolicy: Sendable {
     }
 
     /// Starting a session failed (for instance the glasses are folded).
-    public mutating func sessionFailed(_ message: String, now: Duration) -> [Action] {
+    package mutating func sessionFailed(_ message: String, now: Duration) -> [Action] {
         guard phase == .startingSession else { return [] }
         return retry(.newSession, notice: "session could not start: \(message)")
     }
 
     /// The device ended the session (fold, doff timeout, "Session ended by device"): build a new one.
-    public mutating func sessionEnded(reason: String, now: Duration) -> [Action] {
+    package mutating func sessionEnded(reason: String, now: Duration) -> [Action] {
         // While connecting or waiting to reconnect there is no session to replace.
         guard isActive, phase != .idle, phase != .connecting, generations[.reconnect] == nil else { return [] }
         sessionRestarts += 1
@@ -302,13 +302,13 @@ public struct LifecyclePolicy: Sendable {
     }
 
     /// Adding or starting the camera failed.
-    public mutating func cameraFailed(_ message: String, now: Duration) -> [Action] {
+    package mutating func cameraFailed(_ message: String, now: Duration) -> [Action] {
         guard phase == .startingStream || phase == .streaming || phase == .paused else { return [] }
         return retry(.restartCamera, notice: "camera could not start: \(message)")
     }
 
     /// The stream reports `.streaming` (at start or after a pause).
-    public mutating func streamStreaming(now: Duration) -> [Action] {
+    package mutating func streamStreaming(now: Duration) -> [Action] {
         guard phase == .startingStream || phase == .paused || phase == .streaming else { return [] }
         let wasStreaming = phase == .streaming
         phase = .streaming
@@ -319,7 +319,7 @@ public struct LifecyclePolicy: Sendable {
     }
 
     /// The stream reports `.paused` (tap, doff, photo capture): wait, do not restart.
-    public mutating func streamPaused(now: Duration) -> [Action] {
+    package mutating func streamPaused(now: Duration) -> [Action] {
         guard phase == .streaming || phase == .startingStream else { return [] }
         phase = .paused
         invalidate(.watchdog)
@@ -328,21 +328,21 @@ public struct LifecyclePolicy: Sendable {
     }
 
     /// The stream stopped without the bridge asking (the device stopped the camera).
-    public mutating func streamStopped(now: Duration) -> [Action] {
+    package mutating func streamStopped(now: Duration) -> [Action] {
         guard phase == .streaming || phase == .paused || phase == .startingStream else { return [] }
         invalidate(.watchdog)
         return retry(.restartCamera, notice: "stream stopped by the device; restarting the camera")
     }
 
     /// A frame arrived.
-    public mutating func frameReceived(now: Duration) {
+    package mutating func frameReceived(now: Duration) {
         lastFrameAt = now
         consecutiveStallRestarts = 0
         retryAttempt = 0
     }
 
     /// The stream reported an error.
-    public mutating func streamError(_ fault: StreamFault, message: String, now: Duration) -> [Action] {
+    package mutating func streamError(_ fault: StreamFault, message: String, now: Duration) -> [Action] {
         guard isActive else { return [] }
         switch fault {
         case .thermal:
@@ -372,7 +372,7 @@ public struct LifecyclePolicy: Sendable {
     }
 
     /// The link to the device closed unexpectedly: back to waiting, reconnect after a backoff.
-    public mutating func linkLost(_ message: String, now: Duration) -> [Action] {
+    package mutating func linkLost(_ message: String, now: Duration) -> [Action] {
         guard isActive, phase != .idle else { return [] }
         if phase == .connecting { return connectFailed(message, now: now) }
         // Already waiting to reconnect (the loss was reported twice, by the link and by the stream).
@@ -389,7 +389,7 @@ public struct LifecyclePolicy: Sendable {
     }
 
     /// A timer asked for by ``Action/schedule(_:after:generation:)`` fired.
-    public mutating func timerFired(_ timer: Timer, generation: UInt64, now: Duration) -> [Action] {
+    package mutating func timerFired(_ timer: Timer, generation: UInt64, now: Duration) -> [Action] {
         guard isActive, generations[timer] == generation else { return [] }
         generations[timer] = nil
         switch timer {
@@ -447,7 +447,7 @@ public struct LifecyclePolicy: Sendable {
     /// The run should end (duration reached, end of file, SIGINT, SIGTERM): normally, unless the link to the device
     /// was lost and has not come back, which is ``BridgeFailure/Kind/deviceLost`` (a run whose glasses vanished
     /// did not do what was asked, however it ended).
-    public mutating func stopRequested(now: Duration) -> [Action] {
+    package mutating func stopRequested(now: Duration) -> [Action] {
         guard isActive else { return [] }
         if let lost = lostLink {
             let attempts = lost.attempts == 1 ? "1 reconnect attempt" : "\(lost.attempts) reconnect attempts"
@@ -467,7 +467,7 @@ public struct LifecyclePolicy: Sendable {
     }
 
     /// The run must end because of a failure outside the device's control (for example the SDK failed).
-    public mutating func failed(_ failure: BridgeFailure, now: Duration) -> [Action] {
+    package mutating func failed(_ failure: BridgeFailure, now: Duration) -> [Action] {
         guard isActive else { return [] }
         return finish(failure)
     }

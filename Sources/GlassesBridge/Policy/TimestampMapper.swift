@@ -27,9 +27,9 @@ public enum FrameDropReason: String, Sendable, Hashable, CaseIterable, Codable {
 ///   restarted camera), advancing the bridge's own timeline by the host time that passed.
 ///
 /// A plain value with no I/O: the pipeline's worker owns one.
-public struct TimestampMapper: Sendable, Hashable {
+package struct TimestampMapper: Sendable, Hashable {
     /// What to do with a frame.
-    public enum Decision: Sendable, Hashable {
+    package enum Decision: Sendable, Hashable {
         /// Submit at `timestampUs`; when `restartInputFirst`, stop and start custom input before submitting.
         case submit(timestampUs: Int64, restartInputFirst: Bool)
         /// Do not submit; count it with this reason.
@@ -38,19 +38,19 @@ public struct TimestampMapper: Sendable, Hashable {
 
     /// How long before its arrival a first frame's capture estimate may lie and still place it (10 s; an estimate
     /// further back is a clock that has not settled).
-    public static let maximumCaptureLeadUs: Int64 = 10_000_000
+    package static let maximumCaptureLeadUs: Int64 = 10_000_000
 
     /// The largest gap custom input accepts between two timestamps of one run: custom input's own limit.
-    public static let maximumGapUs: Int64 = CustomInput.maximumTimestampGapUs
+    package static let maximumGapUs: Int64 = CustomInput.maximumTimestampGapUs
 
     /// The gap beyond which this mapper asks for a new timeline.
-    public let maximumGapUs: Int64
+    package let maximumGapUs: Int64
 
     /// The nominal spacing used when a rebase has no better measure of elapsed time.
-    public let nominalFrameIntervalUs: Int64
+    package let nominalFrameIntervalUs: Int64
 
     /// Where the timeline starts on the host clock, when it is the run's clock (see ``init(frameRate:maximumGapUs:originHostUs:)``).
-    public let originHostUs: Int64?
+    package let originHostUs: Int64?
 
     private var lastDeviceUs: Int64?
     private var lastOutputUs: Int64?
@@ -62,17 +62,17 @@ public struct TimestampMapper: Sendable, Hashable {
     /// - Parameter originHostUs: the run's start on the host clock `map` is given. The first frame is then stamped
     ///   with its arrival since that start, so the timeline is the run's clock (a stream that took 5 s to start
     ///   begins at 5 s, and a reference logged on the wall clock lines up); nil starts the timeline at 0.
-    public init(frameRate: UInt, maximumGapUs: Int64 = TimestampMapper.maximumGapUs, originHostUs: Int64? = nil) {
+    package init(frameRate: UInt, maximumGapUs: Int64 = TimestampMapper.maximumGapUs, originHostUs: Int64? = nil) {
         self.nominalFrameIntervalUs = 1_000_000 / Int64(max(frameRate, 1))
         self.maximumGapUs = maximumGapUs
         self.originHostUs = originHostUs
     }
 
     /// The last timestamp handed out, if any.
-    public var lastTimestampUs: Int64? { lastOutputUs }
+    package var lastTimestampUs: Int64? { lastOutputUs }
 
     /// Declares that the next frame starts a new device timeline (new session, reconnect, restarted camera).
-    public mutating func markDiscontinuity() {
+    package mutating func markDiscontinuity() {
         discontinuity = true
     }
 
@@ -81,7 +81,7 @@ public struct TimestampMapper: Sendable, Hashable {
     /// - Parameter capturedUs: when the frame was captured, on the same host clock, if the link knows (its clock
     ///   estimate): the first frame is placed there rather than at its arrival, so that a first frame that came
     ///   late (a link still settling) does not put every later timestamp ahead of its own frame's arrival.
-    public mutating func map(deviceUs: Int64, hostUs: Int64? = nil, capturedUs: Int64? = nil) -> Decision {
+    package mutating func map(deviceUs: Int64, hostUs: Int64? = nil, capturedUs: Int64? = nil) -> Decision {
         guard let lastDevice = lastDeviceUs, let lastOutput = lastOutputUs else {
             var anchor = hostUs
             // The estimate comes from the device's clock: its lead over the arrival is computed without overflow.

@@ -2,9 +2,9 @@ import Foundation
 
 /// One Bluetooth Heart Rate Measurement notification (GATT characteristic 0x2A37 of the Heart Rate Service 0x180D),
 /// so a live chest strap is a transport away from `--reference`.
-public struct HeartRateMeasurement: Sendable, Hashable {
+package struct HeartRateMeasurement: Sendable, Hashable {
     /// The sensor-contact bits (flags bits 1–2).
-    public enum SensorContact: Sendable, Hashable {
+    package enum SensorContact: Sendable, Hashable {
         /// The sensor does not report contact (bit 2 clear).
         case notSupported
         /// Supported, and no contact now (bit 2 set, bit 1 clear).
@@ -14,22 +14,22 @@ public struct HeartRateMeasurement: Sendable, Hashable {
     }
 
     /// Heart rate, beats per minute.
-    public var heartRate: Int
+    package var heartRate: Int
     /// Whether the value was sent as uint16 (flags bit 0).
-    public var isUInt16: Bool
+    package var isUInt16: Bool
     /// The sensor's contact status.
-    public var sensorContact: SensorContact
+    package var sensorContact: SensorContact
     /// Energy expended since the last reset, kilojoules (flags bit 3), when sent.
-    public var energyExpendedKJ: Int?
+    package var energyExpendedKJ: Int?
     /// RR intervals in units of 1/1024 s, as sent (flags bit 4); empty when none.
-    public var rrIntervals1024: [UInt16]
+    package var rrIntervals1024: [UInt16]
 
     /// The RR intervals in milliseconds.
-    public var rrIntervalsMs: [Double] { rrIntervals1024.map { Double($0) * 1000 / 1024 } }
+    package var rrIntervalsMs: [Double] { rrIntervals1024.map { Double($0) * 1000 / 1024 } }
 
     /// Parses one notification's bytes (little-endian).
     /// - Throws: ``HeartRateMeasurementError`` for an empty or truncated notification or a dangling RR byte.
-    public static func parse(_ bytes: [UInt8]) throws(HeartRateMeasurementError) -> HeartRateMeasurement {
+    package static func parse(_ bytes: [UInt8]) throws(HeartRateMeasurementError) -> HeartRateMeasurement {
         guard let flags = bytes.first else { throw HeartRateMeasurementError(code: .empty, message: "an empty notification has no flags byte") }
         var index = 1
         func uint16(_ what: String) throws(HeartRateMeasurementError) -> UInt16 {
@@ -65,9 +65,9 @@ public struct HeartRateMeasurement: Sendable, Hashable {
 }
 
 /// A Heart Rate Measurement notification that cannot be read.
-public struct HeartRateMeasurementError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct HeartRateMeasurementError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of problem.
-    public enum Code: String, Sendable, Hashable {
+    package enum Code: String, Sendable, Hashable {
         /// No bytes at all.
         case empty
         /// Fewer bytes than the flags announce.
@@ -75,10 +75,10 @@ public struct HeartRateMeasurementError: Error, Sendable, Hashable, CustomString
     }
 
     /// The kind of problem.
-    public var code: Code
+    package var code: Code
     /// What is wrong, with the offset.
-    public var message: String
+    package var message: String
 
     /// The message.
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -2,21 +2,21 @@ import Foundation
 
 /// A reference heart rate read while the bridge runs (`--reference lsl:…` on a run or on `check`): what it is
 /// called, and what it has given so far as a recording on the wall clock (nil before its first reading).
-public struct LiveReference: Sendable {
+package struct LiveReference: Sendable {
     /// How outputs name it (`lsl:HeartRate (live)`).
-    public var name: String
+    package var name: String
     /// The readings so far.
-    public var recording: @Sendable () -> ReferenceRecording?
+    package var recording: @Sendable () -> ReferenceRecording?
 
     /// Creates a live reference.
-    public init(name: String, recording: @escaping @Sendable () -> ReferenceRecording?) {
+    package init(name: String, recording: @escaping @Sendable () -> ReferenceRecording?) {
         self.name = name
         self.recording = recording
     }
 
     /// The reference's heart rate at `time` (``ReferenceRecording/heartRate(at:)``), nil before its first reading
     /// or when no reading is near enough.
-    public func heartRate(at time: Date) -> Double? {
+    package func heartRate(at time: Date) -> Double? {
         recording()?.heartRate(at: time)
     }
 }

@@ -3,18 +3,18 @@ import Foundation
 /// A reference heart-rate recording (a chest strap's logger export) on the wall clock: heart rate and optional RR
 /// intervals. The command reads the file with the report's reader (`ReferenceReader` in GlassesReport: one reader
 /// and one set of column names for `report` and `check`) and builds this from it.
-public struct ReferenceRecording: Sendable, Hashable {
+package struct ReferenceRecording: Sendable, Hashable {
     /// One reading.
-    public struct Sample: Sendable, Hashable {
+    package struct Sample: Sendable, Hashable {
         /// When, wall clock.
-        public var time: Date
+        package var time: Date
         /// Heart rate, bpm.
-        public var heartRate: Double
+        package var heartRate: Double
         /// RR intervals that ended with this reading, ms.
-        public var rrIntervalsMs: [Double]
+        package var rrIntervalsMs: [Double]
 
         /// Creates a sample.
-        public init(time: Date, heartRate: Double, rrIntervalsMs: [Double] = []) {
+        package init(time: Date, heartRate: Double, rrIntervalsMs: [Double] = []) {
             self.time = time
             self.heartRate = heartRate
             self.rrIntervalsMs = rrIntervalsMs
@@ -22,21 +22,21 @@ public struct ReferenceRecording: Sendable, Hashable {
     }
 
     /// Readings in time order.
-    public var samples: [Sample]
+    package var samples: [Sample]
     /// Which columns (or keys) were read, for messages: `time=timestamp, hr=heartrate, rr=rrms`.
-    public var columnsUsed: String
+    package var columnsUsed: String
     /// Where it came from.
-    public var source: String
+    package var source: String
 
     /// Creates a recording (samples are sorted by time).
-    public init(samples: [Sample], columnsUsed: String, source: String) {
+    package init(samples: [Sample], columnsUsed: String, source: String) {
         self.samples = samples.sorted { $0.time < $1.time }
         self.columnsUsed = columnsUsed
         self.source = source
     }
 
     /// `FILE (N readings from A to B; columns …)`.
-    public var description: String {
+    package var description: String {
         guard let first = samples.first, let last = samples.last else { return "\(source) (empty)" }
         return "\(source) (\(samples.count) readings, \(Self.iso(first.time)) to \(Self.iso(last.time)); \(columnsUsed))"
     }
@@ -48,7 +48,7 @@ public struct ReferenceRecording: Sendable, Hashable {
     }
 
     /// The heart rate at `time`: interpolated between readings at most 5 s apart, or the nearest within 3 s.
-    public func heartRate(at time: Date) -> Double? {
+    package func heartRate(at time: Date) -> Double? {
         guard let after = samples.firstIndex(where: { $0.time >= time }) else {
             return samples.last.flatMap { time.timeIntervalSince($0.time) <= 3 ? $0.heartRate : nil }
         }
@@ -65,7 +65,7 @@ public struct ReferenceRecording: Sendable, Hashable {
     }
 
     /// RMSSD of the RR intervals recorded in `range`, ms; nil with fewer than three intervals.
-    public func rmssd(in range: ClosedRange<Date>) -> Double? {
+    package func rmssd(in range: ClosedRange<Date>) -> Double? {
         let intervals = samples.filter { range.contains($0.time) }.flatMap(\.rrIntervalsMs)
         guard intervals.count >= 3 else { return nil }
         let differences = zip(intervals, intervals.dropFirst()).map { ($1 - $0) * ($1 - $0) }
@@ -73,13 +73,13 @@ public struct ReferenceRecording: Sendable, Hashable {
     }
 
     /// Whether any reading carries RR intervals.
-    public var hasRRIntervals: Bool { samples.contains { !$0.rrIntervalsMs.isEmpty } }
+    package var hasRRIntervals: Bool { samples.contains { !$0.rrIntervalsMs.isEmpty } }
 }
 
 /// A reference recording that cannot be used.
-public struct ReferenceError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct ReferenceError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of problem.
-    public enum Code: String, Sendable, Hashable {
+    package enum Code: String, Sendable, Hashable {
         /// The file could not be read.
         case unreadable
         /// Its content is not a reference this reads.
@@ -87,18 +87,18 @@ public struct ReferenceError: Error, Sendable, Hashable, CustomStringConvertible
     }
 
     /// The kind of problem.
-    public var code: Code
+    package var code: Code
     /// `FILE: line N: what is wrong`.
-    public var message: String
+    package var message: String
 
     /// Creates an error.
-    public init(code: Code, message: String) {
+    package init(code: Code, message: String) {
         self.code = code
         self.message = message
     }
 
     /// The message.
-    public var description: String { message }
+    package var description: String { message }
 }
 
 /// Compares a vitals run with a reference recording, aligned by wall-clock time.

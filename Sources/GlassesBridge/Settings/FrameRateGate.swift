@@ -14,16 +14,16 @@ import SmartSpectraInput
 /// as 15, 10 as 7), and the summary is judged by the run's mean rate: the frames received after the first `stats`
 /// event over the time since it, when the events come with their times (the first interval holds the burst a
 /// stream starts with: a demuxer's probe, SRT's latency buffer); else the mean of the events' rates.
-public struct FrameRateGate: Sendable {
+package struct FrameRateGate: Sendable {
     /// The rate asked of the glasses (for a network stream, the table rate of its arriving frames).
-    public private(set) var askedRate: UInt
+    package private(set) var askedRate: UInt
     /// The table's row for that rate.
-    public private(set) var capability: FrameRateCapability
+    package private(set) var capability: FrameRateCapability
     /// Whether the rate is a recording's declared one: frames then arrive at the playback's speed, which says
     /// nothing of the stream's rate, and the hint speaks of the file, not of `--fps`.
-    public let isFile: Bool
+    package let isFile: Bool
     /// Whether the rate is a network stream's, measured as its frames arrive.
-    public let isNetworkStream: Bool
+    package let isNetworkStream: Bool
     private var arrivingRate: Double?
     private var lastShown: ValidationCode?
     /// Network stream: the arriving rate smoothed over about five `stats` events, and the sum and count of every
@@ -36,7 +36,7 @@ public struct FrameRateGate: Sendable {
     private var latestCount: (seconds: Double, received: UInt64)?
 
     /// Creates the gate for a stream asked at `askedRate` frames per second.
-    public init(askedRate: UInt) {
+    package init(askedRate: UInt) {
         self.askedRate = askedRate
         capability = FrameRateTable.capability(at: askedRate)
         isFile = false
@@ -45,7 +45,7 @@ public struct FrameRateGate: Sendable {
 
     /// Creates the gate for a network stream, judged by the rate its frames arrive at (until the first `stats`
     /// event, by DAT's 24 fps).
-    public static func networkStream() -> FrameRateGate {
+    package static func networkStream() -> FrameRateGate {
         FrameRateGate(askedRate: 24, isNetworkStream: true)
     }
 
@@ -58,13 +58,13 @@ public struct FrameRateGate: Sendable {
 
     /// The table rate a stream arriving at `rate` frames per second is judged at: the fastest table rate it reaches
     /// within a fifth (2 below 7 fps).
-    public static func tableRate(arriving rate: Double) -> UInt {
+    package static func tableRate(arriving rate: Double) -> UInt {
         let rows = FrameRateTable.rows
         return (rows.first { rate >= 0.8 * Double($0.frameRate) } ?? rows[rows.count - 1]).frameRate
     }
 
     /// Creates the gate for a recording that declares `fileFrameRate` frames per second (29.97 is judged as 30).
-    public init(fileFrameRate: Double) {
+    package init(fileFrameRate: Double) {
         let rate = fileFrameRate.isFinite ? min(max(fileFrameRate.rounded(), 1), 1000) : 1
         askedRate = UInt(rate)
         capability = FrameRateTable.capability(at: askedRate)
@@ -76,7 +76,7 @@ public struct FrameRateGate: Sendable {
     /// The event as it should be printed, or nil to leave it out (a verdict that repeats the last one shown).
     /// - Parameter seconds: the event's time on the run's clock, when known: a network stream's summary is then
     ///   judged by the frames received over the time they took.
-    public mutating func adjust(_ event: BridgeEvent, at seconds: Double? = nil) -> BridgeEvent? {
+    package mutating func adjust(_ event: BridgeEvent, at seconds: Double? = nil) -> BridgeEvent? {
         switch event {
         case .stats(let stats, _, _, _):
             if isNetworkStream, let seconds, seconds.isFinite, stats.accounting.received > 0 {

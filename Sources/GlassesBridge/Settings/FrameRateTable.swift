@@ -67,7 +67,7 @@ public enum FrameRateTable {
     }
 
     /// The usage error for asking `metrics` at `frameRate` when the rate cannot carry one of them, else nil.
-    public static func refusal(frameRate: UInt, metrics: MetricSelection) -> BridgeUsageError? {
+    package static func refusal(frameRate: UInt, metrics: MetricSelection) -> BridgeUsageError? {
         let row = capability(at: frameRate)
         let impossible = MetricSelection.singles.filter { metrics.contains($0.metric) && row.trust(of: $0.metric) == .impossible }
         guard !impossible.isEmpty else { return nil }
@@ -81,7 +81,7 @@ public enum FrameRateTable {
     }
 
     /// The warning printed at the start of a run whose rate is not measured for some of `metrics`, else nil.
-    public static func warning(frameRate: UInt, metrics: MetricSelection) -> String? {
+    package static func warning(frameRate: UInt, metrics: MetricSelection) -> String? {
         let row = capability(at: frameRate)
         let vitals: [(String, VitalTrust, [MetricType])] = [
             ("pulse", row.pulse, [.pulseRate, .arterialPressureTrace]), ("HRV", row.hrv, [.hrv]),
@@ -94,13 +94,13 @@ public enum FrameRateTable {
     }
 
     /// The hint for a `frameRateTooLow` verdict on a recording that declares `fileRate` frames per second.
-    public static func lowFileFrameRateHint(fileRate: UInt) -> String {
+    package static func lowFileFrameRateHint(fileRate: UInt) -> String {
         "Frame rate too low for stable vitals: the recording is at \(fileRate) fps, below the \(lowestMeasuredRate) fps "
             + "they need (record at \(lowestMeasuredRate), 24 or 30 fps)."
     }
 
     /// The hint for a `frameRateTooLow` verdict on a network stream whose frames arrive at `arrivingRate`.
-    public static func lowStreamFrameRateHint(arrivingRate: Double) -> String {
+    package static func lowStreamFrameRateHint(arrivingRate: Double) -> String {
         let arriving = arrivingRate.rounded() == arrivingRate ? "\(Int(arrivingRate))" : String(format: "%.1f", arrivingRate)
         return "Frame rate too low: the stream arrives at \(arriving) fps; vitals need \(lowestMeasuredRate) fps or more "
             + "(set the app's frame rate to 24 or 30, or lower its resolution on a slow network)."
@@ -109,7 +109,7 @@ public enum FrameRateTable {
     /// The hint for a `frameRateTooLow` verdict on a live stream asked at `askedRate` whose frames arrive at
     /// `arrivingRate`, in the table's terms (the engine's own hint names 24–30 fps, which the table contradicts:
     /// 15 fps is measured).
-    public static func lowFrameRateHint(askedRate: UInt, arrivingRate: Double) -> String {
+    package static func lowFrameRateHint(askedRate: UInt, arrivingRate: Double) -> String {
         let arriving = arrivingRate.rounded() == arrivingRate ? "\(Int(arrivingRate))" : String(format: "%.1f", arrivingRate)
         if askedRate >= lowestMeasuredRate {
             return "Frame rate too low: frames arrive at \(arriving) fps of the \(askedRate) asked for; vitals need "

@@ -6,7 +6,7 @@ import GlassesSimulator
 import WearablesKit
 
 /// What the command line asks for: the parsed, validated command, ready to run.
-public enum BridgeCommand: Sendable, Hashable {
+package enum BridgeCommand: Sendable, Hashable {
     /// Stream from the glasses and measure vitals.
     case run(BridgeOptions)
     /// List the devices that can be reached (`glasses-bridge devices`).
@@ -23,7 +23,7 @@ public enum BridgeCommand: Sendable, Hashable {
     /// Parses the arguments after the program name.
     /// - Throws: ``BridgeUsageError`` with a message that names the bad argument and what would be accepted.
     /// - Parameter environment: where `GLASSES_TOKEN` is read when `--token` is not given.
-    public static func parse(
+    package static func parse(
         _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(BridgeUsageError) -> BridgeCommand {
         var parser = ArgumentCursor(arguments)

@@ -1,9 +1,9 @@
 import GlassesBridge
 import GlassesSimulator
 /// The help texts of `glasses-bridge`: what it does, every option, examples and exit codes.
-public enum BridgeHelp {
+package enum BridgeHelp {
     /// The version string printed by `--version`.
-    public static let version = "glasses-bridge 0.1.0"
+    package static let version = "glasses-bridge 0.1.0"
 
     /// A simulator range as the help writes it: `25-240`.
     private static func range(_ range: ClosedRange<Double>) -> String {
@@ -11,10 +11,10 @@ public enum BridgeHelp {
     }
 
     /// The one-line usage, printed after a usage error.
-    public static let usageLine = "usage: glasses-bridge [--device DEVICE]... [--fps N] [--resolution R] [options]   (see --help)"
+    package static let usageLine = "usage: glasses-bridge [--device DEVICE]... [--fps N] [--resolution R] [options]   (see --help)"
 
     /// The usage line of the command `arguments` name (`devices`, `report`, `check`, or the run).
-    public static func usageLine(for arguments: [String]) -> String {
+    package static func usageLine(for arguments: [String]) -> String {
         switch arguments.first {
         case "devices": "usage: glasses-bridge devices [--format text|ndjson]   (see glasses-bridge devices --help)"
         case "report":
@@ -25,7 +25,7 @@ public enum BridgeHelp {
     }
 
     /// The main help text.
-    public static let main = """
+    package static let main = """
     glasses-bridge: smart-glasses camera stream -> SmartSpectra custom input -> live vitals.
 
     It connects to a pair of glasses (or the built-in simulator), asks for a camera stream, decodes it,
@@ -211,7 +211,7 @@ public enum BridgeHelp {
     """
 
     /// The help text of `glasses-bridge devices`.
-    public static let devices = """
+    package static let devices = """
     glasses-bridge devices: list the devices that can be reached from this machine.
 
     It always lists the built-in simulator (--device sim). Where the machine has Bluetooth it lists the

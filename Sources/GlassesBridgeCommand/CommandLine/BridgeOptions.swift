@@ -3,89 +3,89 @@ import GlassesLink
 import WearablesKit
 
 /// Settings of the built-in simulator (`--sim-*`).
-public struct SimulatorOptions: Sendable, Hashable {
+package struct SimulatorOptions: Sendable, Hashable {
     /// The simulated person's pulse in beats per minute (`--sim-pulse`).
-    public var pulseRate: Double = 72
+    package var pulseRate: Double = 72
     /// The simulated person's breathing rate in breaths per minute (`--sim-breathing`).
-    public var breathingRate: Double = 15
+    package var breathingRate: Double = 15
     /// The seed of the simulator's random choices (`--sim-seed`).
-    public var seed: UInt64 = 1
+    package var seed: UInt64 = 1
     /// A scenario file the simulator plays (`--sim-scenario`).
-    public var scenarioPath: String?
+    package var scenarioPath: String?
 
     /// Creates the defaults: 72 bpm, 15 breaths per minute, seed 1, no scenario.
-    public init() {}
+    package init() {}
 }
 
 /// Everything a `glasses-bridge` run is told on its command line: a plain value, parsed without side effects.
-public struct BridgeOptions: Sendable, Hashable {
+package struct BridgeOptions: Sendable, Hashable {
     /// Every device of the run, in command-line order (`--device`, given once per device; default one in-process
     /// simulator). Each gets its own pipeline: session, timeline, engine, lifecycle policy and accounting.
-    public var devices: [DeviceAddress] = [.simulator]
+    package var devices: [DeviceAddress] = [.simulator]
     /// The first (for a one-device run, the only) device; setting it makes the run a one-device run (`--listen`
     /// makes it ``DeviceAddress/listening(_:)``).
-    public var device: DeviceAddress {
+    package var device: DeviceAddress {
         get { devices.first ?? .simulator }
         set { devices = [newValue] }
     }
     /// The pairing token (`--token`, or `GLASSES_TOKEN` in the environment): presented when dialling a relay,
     /// required of a relay that dials in. Needed for any address that is not loopback.
-    public var token: String?
+    package var token: String?
     /// How long to wait for a device to connect, in seconds (`--connect-timeout`; default 10 when dialling, 60
     /// when listening). A run in which no device ever connects ends with exit 69.
-    public var connectTimeout: Double?
+    package var connectTimeout: Double?
     /// Frames per second asked of the glasses (`--fps`: 2, 7, 15, 24 or 30).
-    public var frameRate: UInt = 24
+    package var frameRate: UInt = 24
     /// The streaming resolution (`--resolution`).
-    public var resolution: StreamingResolution = .medium
+    package var resolution: StreamingResolution = .medium
     /// The codec the glasses stream in (`--codec`).
-    public var codec: VideoCodec = .raw
+    package var codec: VideoCodec = .raw
     /// The layout frames are submitted in (`--pixel-format`).
-    public var pixelFormat: SubmitPixelFormat = .nv12
+    package var pixelFormat: SubmitPixelFormat = .nv12
     /// The orientation fix-up (`--transform`).
-    public var transform: TransformOption = .none
+    package var transform: TransformOption = .none
     /// The metrics to measure (`--metrics`).
-    public var metrics: MetricSelection = .default
+    package var metrics: MetricSelection = .default
     /// How long to run, in seconds of stream time (`--duration`); nil runs until interrupted or the file ends.
-    public var duration: Double?
+    package var duration: Double?
     /// Whether the simulator and file playback pace frames in real time (`--realtime`/`--no-realtime`).
-    public var realtime: Bool = true
+    package var realtime: Bool = true
     /// Simulator settings (`--sim-*`).
-    public var simulator = SimulatorOptions()
+    package var simulator = SimulatorOptions()
     /// How much text output prints (`--quiet`, `--verbose`).
-    public var verbosity: Verbosity = .normal
+    package var verbosity: Verbosity = .normal
     /// The output format (`--format`).
-    public var format: OutputFormat = .text
+    package var format: OutputFormat = .text
     /// Where output goes (`--output`); nil is standard output.
-    public var outputPath: String?
+    package var outputPath: String?
     /// Where to keep what the glasses sent (`--record`).
-    public var recordPath: String?
+    package var recordPath: String?
     /// Where to write the frames exactly as submitted, as Y4M (`--video-out`).
-    public var videoOutPath: String?
+    package var videoOutPath: String?
     /// Where to write the run's HTML report when it ends (`--report`).
-    public var reportPath: String?
+    package var reportPath: String?
     /// Where to write the simulator's truth on the run's clock when it ends (`--truth-out`, simulator only).
-    public var truthOutPath: String?
+    package var truthOutPath: String?
     /// Where to serve the run's metrics for Prometheus (`--serve-metrics tcp:HOST:PORT`): loopback unless a
     /// ``token`` is given, and with a token every request must carry it as a bearer token.
-    public var serveMetrics: LinkAddress?
+    package var serveMetrics: LinkAddress?
 
     /// The name of the Lab Streaming Layer streams to publish (`--lsl NAME`); nil publishes none.
-    public var lslName: String?
+    package var lslName: String?
     /// A live Lab Streaming Layer heart-rate stream to compare the run with, by name or type
     /// (`--reference lsl:NAME_OR_TYPE`); nil compares with none.
-    public var referenceLSL: String?
+    package var referenceLSL: String?
 
     /// Creates the defaults: simulator, 24 fps, medium, raw, NV12, breathing and cardio, real time, text.
-    public init() {}
+    package init() {}
 
     /// Whether the run has more than one device (its output is tagged per device, `docs/CLI.md`).
-    public var isMultiDevice: Bool { devices.count > 1 }
+    package var isMultiDevice: Bool { devices.count > 1 }
 
     /// How each device is named in the output, in ``devices`` order: its command-line form (`sim`,
     /// `tcp:127.0.0.1:7001`, `file:a.mkv`), with `#N` (its occurrence, from 1) when the same form is given more
     /// than once: `--device sim --device sim` is `sim#1` and `sim#2`.
-    public var deviceLabels: [String] {
+    package var deviceLabels: [String] {
         let forms = devices.map(\.description)
         var seen: [String: Int] = [:]
         return forms.map { form in
@@ -97,7 +97,7 @@ public struct BridgeOptions: Sendable, Hashable {
 
     /// The options of one device of the run, as a one-device run: the device at `index`, and for the k-th simulated
     /// device (from 0) the seed `--sim-seed` + k, so that simulators given several times differ.
-    public func singleDevice(at index: Int) -> BridgeOptions {
+    package func singleDevice(at index: Int) -> BridgeOptions {
         var one = self
         one.devices = [devices[index]]
         let simulatorsBefore = devices[..<index].filter(\.isSimulator).count
@@ -107,7 +107,7 @@ public struct BridgeOptions: Sendable, Hashable {
 
     /// The wait for a device to connect: ``connectTimeout``, or 60 s when listening (`--listen`, a stream listener) and
     /// 10 s when dialling.
-    public var effectiveConnectTimeout: Duration {
+    package var effectiveConnectTimeout: Duration {
         let listening = switch device {
         case .listening: true
         case .stream(let address): address.listens
@@ -119,7 +119,7 @@ public struct BridgeOptions: Sendable, Hashable {
     /// The stream configuration asked of the glasses.
     /// - Throws: ``StreamConfigurationError`` when ``frameRate`` is not one the glasses support (the parser never
     ///   lets such a value through).
-    public func makeStreamConfiguration() throws(StreamConfigurationError) -> StreamConfiguration {
+    package func makeStreamConfiguration() throws(StreamConfigurationError) -> StreamConfiguration {
         try StreamConfiguration.validated(videoCodec: codec, resolution: resolution, frameRate: frameRate)
     }
 }

@@ -4,7 +4,7 @@ import WearablesKit
 extension BridgeSettings {
     /// The settings a parsed command line asks for.
     /// - Throws: ``BridgeFailure`` (internal) if the options hold an unsupported frame rate.
-    public init(options: BridgeOptions) throws(BridgeFailure) {
+    package init(options: BridgeOptions) throws(BridgeFailure) {
         let configuration: StreamConfiguration
         do {
             configuration = try options.makeStreamConfiguration()

@@ -4,35 +4,35 @@ import GlassesBridge
 import GlassesLink
 
 /// What `glasses-bridge check` was asked to do.
-public struct CheckOptions: Sendable, Hashable {
+package struct CheckOptions: Sendable, Hashable {
     /// The device: the in-process simulator (`sim`), a link address, or a listening address for a relay.
-    public var device: DeviceAddress = .simulator
+    package var device: DeviceAddress = .simulator
     /// A plan file (`--plan`); the default plan when nil.
-    public var planPath: String?
+    package var planPath: String?
     /// A reference heart-rate recording (`--reference`).
-    public var referencePath: String?
+    package var referencePath: String?
     /// A live Lab Streaming Layer heart-rate stream, by name or type (`--reference lsl:NAME_OR_TYPE`).
-    public var referenceLSL: String?
+    package var referenceLSL: String?
     /// Where to write JUnit XML (`--junit`).
-    public var junitPath: String?
+    package var junitPath: String?
     /// `text` or `ndjson`.
-    public var format: OutputFormat = .text
+    package var format: OutputFormat = .text
     /// The pairing token (`--token` or `GLASSES_TOKEN`).
-    public var token: String?
+    package var token: String?
     /// Seconds to wait for a device (`--connect-timeout`).
-    public var connectTimeout: Double?
+    package var connectTimeout: Double?
     /// The in-process simulator in real time (`--realtime`); virtual time by default.
-    public var realtime = false
+    package var realtime = false
     /// A scenario for the in-process simulator (`--sim-scenario`): faults to check that checks fail.
-    public var simScenarioPath: String?
+    package var simScenarioPath: String?
     /// Also print every pipeline event (`--verbose`, text only).
-    public var verbose = false
+    package var verbose = false
 
     /// The defaults: the in-process simulator, the default plan, text.
-    public init() {}
+    package init() {}
 
     /// The wait for a device: ``connectTimeout``, or 60 s when listening and 10 s when dialling.
-    public var effectiveConnectTimeout: Duration {
+    package var effectiveConnectTimeout: Duration {
         let listening = switch device {
         case .listening: true
         case .stream(let address): address.listens

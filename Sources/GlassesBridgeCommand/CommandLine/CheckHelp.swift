@@ -1,7 +1,7 @@
 /// The help text of `glasses-bridge check`.
-public enum CheckHelp {
+package enum CheckHelp {
     /// The text.
-    public static let text = """
+    package static let text = """
     glasses-bridge check: run a plan of conformance and accuracy checks against a device, the way a test rack
     does (hardware in the loop). Exit 0 only when every check passes.
 

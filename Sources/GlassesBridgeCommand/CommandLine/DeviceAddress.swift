@@ -4,7 +4,7 @@ import GlassesLink
 /// Where the frames come from, the value of `--device`: the built-in simulator, a recording, or a device that
 /// speaks the link protocol at a ``LinkAddress``. The one address type of the command; link addresses are parsed
 /// by ``LinkAddress`` alone.
-public enum DeviceAddress: Sendable, Hashable, CustomStringConvertible {
+package enum DeviceAddress: Sendable, Hashable, CustomStringConvertible {
     /// The built-in simulator, in-process (`sim`).
     case simulator
     /// A recording made with `--record` (or any Y4M, MP4 or Matroska file), played back (`file:PATH`).
@@ -17,17 +17,17 @@ public enum DeviceAddress: Sendable, Hashable, CustomStringConvertible {
     case stream(NetworkStreamAddress)
 
     /// A link-protocol device on a Unix-domain socket.
-    public static func unix(path: String) -> DeviceAddress { .link(.unix(path: path)) }
+    package static func unix(path: String) -> DeviceAddress { .link(.unix(path: path)) }
     /// A link-protocol device over TCP.
-    public static func tcp(host: String, port: UInt16) -> DeviceAddress { .link(.tcp(host: host, port: port)) }
+    package static func tcp(host: String, port: UInt16) -> DeviceAddress { .link(.tcp(host: host, port: port)) }
     /// A link-protocol device over Bluetooth RFCOMM (channel 1 when not given).
-    public static func bluetooth(address: String, channel: UInt8?) -> DeviceAddress {
+    package static func bluetooth(address: String, channel: UInt8?) -> DeviceAddress {
         .link(.bluetooth(address: address, channel: channel ?? 1))
     }
 
     /// Parses the textual form used on the command line.
     /// - Throws: ``BridgeUsageError`` naming the accepted forms.
-    public init(parsing text: String) throws(BridgeUsageError) {
+    package init(parsing text: String) throws(BridgeUsageError) {
         func bad(_ why: String) -> BridgeUsageError {
             BridgeUsageError(
                 "invalid --device '\(text)': \(why). Use sim, unix:PATH, tcp:HOST:PORT, bt:ADDRESS[@CHANNEL], file:PATH, "
@@ -69,10 +69,10 @@ public enum DeviceAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether this is the in-process simulator.
-    public var isSimulator: Bool { self == .simulator }
+    package var isSimulator: Bool { self == .simulator }
 
     /// The link address, for glasses (or a relay) reached over a socket or Bluetooth, dialled or listened on.
-    public var linkAddress: LinkAddress? {
+    package var linkAddress: LinkAddress? {
         switch self {
         case .link(let address), .listening(let address): address
         case .simulator, .file, .stream: nil
@@ -80,13 +80,13 @@ public enum DeviceAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The network stream, for `rtmp://`, `srt://` and `udp://` devices.
-    public var streamAddress: NetworkStreamAddress? {
+    package var streamAddress: NetworkStreamAddress? {
         if case .stream(let address) = self { return address }
         return nil
     }
 
     /// The command-line form, e.g. `tcp:127.0.0.1:7001`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .simulator: "sim"
         case .file(let path): "file:\(path)"

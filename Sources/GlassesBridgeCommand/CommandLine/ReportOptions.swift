@@ -3,22 +3,22 @@ import Foundation
 import GlassesBridge
 
 /// What `glasses-bridge report` is told: a saved NDJSON run, an optional truth or reference, the page to write.
-public struct ReportOptions: Sendable, Hashable {
+package struct ReportOptions: Sendable, Hashable {
     /// The bridge's NDJSON output of a run (`--format ndjson`).
-    public var inputPath = ""
+    package var inputPath = ""
     /// The simulator's truth export (`--truth`): the bridge's `--truth-out` or `glasses-sim --truth`.
-    public var truthPath: String?
+    package var truthPath: String?
     /// A reference recording (`--reference`): a chest strap's CSV or NDJSON.
-    public var referencePath: String?
+    package var referencePath: String?
     /// The wall-clock time the run began (`--run-start`), for references with wall-clock times.
-    public var runStart: Date?
+    package var runStart: Date?
     /// Where the trace windows end, in seconds of the run (`--traces-at`); nil: the run's last seconds.
-    public var tracesAt: Double?
+    package var tracesAt: Double?
     /// Where the page goes (`--output`, `-o`).
-    public var outputPath = ""
+    package var outputPath = ""
 
     /// Creates empty options.
-    public init() {}
+    package init() {}
 }
 
 extension BridgeCommand {
@@ -82,7 +82,7 @@ extension BridgeCommand {
 
 extension BridgeHelp {
     /// The help text of `glasses-bridge report`.
-    public static let report = """
+    package static let report = """
     glasses-bridge report: one HTML page from a saved run, to look at rather than read.
 
     It reads the bridge's NDJSON (--format ndjson) and writes one self-contained page (inline SVG and

@@ -8,9 +8,9 @@ import Synchronization
 import WearablesKit
 
 /// The `glasses-bridge` program: parse, then run the command; returns the process exit status.
-public enum BridgeCommandLine {
+package enum BridgeCommandLine {
     /// Runs the program with the arguments after its name; writes to standard output and standard error.
-    public static func main(_ arguments: [String]) async -> Int32 {
+    package static func main(_ arguments: [String]) async -> Int32 {
         // A closed pipe on standard output is a write error the sink reports (exit 73), not a silent death.
         signal(SIGPIPE, SIG_IGN)
         let command: BridgeCommand
@@ -161,7 +161,7 @@ public enum BridgeCommandLine {
     ///   - simulator: called with the simulated glasses, when the source is the simulator.
     ///   - configure: adjusts the settings the options give (tests shorten the watchdog with it).
     ///   - backend: the engine behind custom input (the embedded vitals engine when nil; tests use a fast one).
-    public static func makePipeline(
+    package static func makePipeline(
         _ options: BridgeOptions, emit: @escaping @Sendable (BridgeEvent, Double) -> Void,
         simulator: (SimulatedGlasses) -> Void = { _ in }, configure: (inout BridgeSettings) -> Void = { _ in },
         backend: (any ProcessingBackend)? = nil
@@ -260,11 +260,11 @@ public enum BridgeCommandLine {
     }
 
     /// A pipeline ready to run, and what to release once it has run (a listening socket).
-    public struct PreparedRun: Sendable {
+    package struct PreparedRun: Sendable {
         /// The pipeline.
-        public let pipeline: BridgePipeline
+        package let pipeline: BridgePipeline
         /// Call once the run ended.
-        public let teardown: @Sendable () -> Void
+        package let teardown: @Sendable () -> Void
     }
 
     /// Opens the link to glasses at `address`. Until the first link is made, an address where nothing listens yet is

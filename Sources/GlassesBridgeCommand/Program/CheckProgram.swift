@@ -8,12 +8,12 @@ import Synchronization
 import WearablesKit
 
 /// The `glasses-bridge check` program: plan and reference loading, the target, output, JUnit, the exit code.
-public enum CheckProgram {
+package enum CheckProgram {
     /// Exit status when a check failed or could not run.
-    public static let checkFailed: Int32 = 1
+    package static let checkFailed: Int32 = 1
 
     /// Runs the checks the options describe; returns the process exit status.
-    public static func run(_ options: CheckOptions) async -> Int32 {
+    package static func run(_ options: CheckOptions) async -> Int32 {
         let plan: CheckPlan
         do {
             plan = try options.planPath.map { path throws(CheckPlanError) in try CheckPlan.load(contentsOf: path) } ?? CheckPlan()

@@ -13,7 +13,7 @@ import Synchronization
 /// unavailable, its stream stalls for good) ends alone; the others stream on. SIGINT or SIGTERM stops them all.
 /// When every device has ended, the totals close the output and give the exit code
 /// (``MultiDeviceTotals/exitCode``).
-public enum MultiDeviceRun {
+package enum MultiDeviceRun {
     /// Runs every device of `options` to its end and hands their events, then the totals, to `sink`, which it finishes.
     /// - Parameters:
     ///   - simulator: called with the index of a simulated device and its glasses before the run starts (tests
@@ -21,7 +21,7 @@ public enum MultiDeviceRun {
     ///   - configure: adjusts the settings of the device at an index (tests shorten its watchdog).
     ///   - backend: the engine of the device at an index (nil: a new embedded vitals engine for each device).
     /// - Returns: every device's outcome and the exit code.
-    public static func run(
+    package static func run(
         _ options: BridgeOptions, sink: any EventSink,
         simulator: (Int, SimulatedGlasses) -> Void = { _, _ in },
         configure: (Int, inout BridgeSettings) -> Void = { _, _ in },

@@ -8,7 +8,7 @@ import WearablesKit
 extension BridgeSource {
     /// Simulated glasses in this process, joined by an in-process link (a new one after every link loss).
     /// - Parameter liveness: the link's heartbeats (standard by default).
-    public static func simulator(_ glasses: SimulatedGlasses, liveness: LinkLiveness = .standard) -> BridgeSource {
+    package static func simulator(_ glasses: SimulatedGlasses, liveness: LinkLiveness = .standard) -> BridgeSource {
         let scheduler = glasses.scheduler
         return .glasses(
             "built-in simulator (\(glasses.info.name))",
@@ -22,7 +22,7 @@ extension BridgeSource {
     }
 
     /// The simulator's truth over a span of its device time (``TruthSpan``).
-    public static func truth(of glasses: SimulatedGlasses, span: TruthSpan) -> VitalsSnapshot? {
+    package static func truth(of glasses: SimulatedGlasses, span: TruthSpan) -> VitalsSnapshot? {
         let truth = glasses.groundTruth
         let end = min(glasses.deviceTime, truth.coveredThrough)
         guard end > 1 else { return nil }
@@ -59,7 +59,7 @@ extension BridgeSource {
 extension SimulatorOptions {
     /// Makes the simulated glasses these options describe.
     /// - Throws: ``BridgeFailure`` when the simulator rejects the settings.
-    public func makeGlasses(scheduler: any EventScheduler) throws(BridgeFailure) -> SimulatedGlasses {
+    package func makeGlasses(scheduler: any EventScheduler) throws(BridgeFailure) -> SimulatedGlasses {
         let profile = SubjectProfile(pulseRate: pulseRate, breathingRate: breathingRate, seed: seed)
         do {
             return try SimulatedGlasses(profile: profile, scheduler: scheduler)

@@ -6,7 +6,7 @@ import Synchronization
 
 /// The run's formatted output (`--format text|ndjson|csv`, with the live line on a terminal): standard output or
 /// the `--output` file, one event at a time.
-public final class OutputSink: EventSink {
+package final class OutputSink: EventSink {
     private struct State {
         var formatter: any DeviceEventFormatter
         var writeFailure: String?
@@ -17,7 +17,7 @@ public final class OutputSink: EventSink {
     private let closesHandle: Bool
 
     /// Whether output goes to a terminal (and so gets the live status line).
-    public let isTerminal: Bool
+    package let isTerminal: Bool
 
     /// Opens the output: standard output when `path` is nil, else the file (created or truncated).
     /// - Parameters:
@@ -25,7 +25,7 @@ public final class OutputSink: EventSink {
     ///   - devices: the run's devices when there are several (each event is then tagged with its device); empty or
     ///     one device gives the one-device output.
     /// - Throws: ``BridgeUsageError`` when the file cannot be created.
-    public init(
+    package init(
         format: OutputFormat, path: String?, context: OutputContext = OutputContext(), devices: [OutputDevice] = []
     ) throws(BridgeUsageError) {
         if let path {
@@ -53,7 +53,7 @@ public final class OutputSink: EventSink {
     }
 
     /// Why writing stopped (a full disk, a closed pipe), if it did; later events are not written.
-    public var writeFailure: String? { state.withLock { $0.writeFailure } }
+    package var writeFailure: String? { state.withLock { $0.writeFailure } }
 
     private static func append(_ text: String, to handle: FileHandle, state: inout State) {
         guard state.writeFailure == nil else { return }
@@ -66,7 +66,7 @@ public final class OutputSink: EventSink {
 
     /// The terminal's width in columns: `COLUMNS` when set to a number, else the ioctl `TIOCGWINSZ` answer for
     /// standard output, else 80.
-    public static func terminalWidth(environment: [String: String] = ProcessInfo.processInfo.environment) -> Int {
+    package static func terminalWidth(environment: [String: String] = ProcessInfo.processInfo.environment) -> Int {
         if let text = environment["COLUMNS"], let columns = Int(text), columns > 0 { return columns }
         var size = winsize()
         if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
@@ -74,22 +74,22 @@ public final class OutputSink: EventSink {
     }
 
 
-    public func receive(_ event: BridgeEvent, device: Int, at seconds: Double) {
+    package func receive(_ event: BridgeEvent, device: Int, at seconds: Double) {
         write(event, device: device, at: seconds)
     }
 
-    public func receiveTotals(_ totals: MultiDeviceTotals, at seconds: Double) {
+    package func receiveTotals(_ totals: MultiDeviceTotals, at seconds: Double) {
         writeTotals(totals, at: seconds)
     }
 
     /// Closes a file output; the failure when writing stopped (exit 73).
-    public func finish() -> BridgeFailure? {
+    package func finish() -> BridgeFailure? {
         close()
         return writeFailure.map { BridgeFailure(.outputFailed, "the output stopped: \($0).") }
     }
 
     /// Formats and writes one event (of the device at index `device` in a run of several).
-    public func write(_ event: BridgeEvent, device: Int = 0, at seconds: Double) {
+    package func write(_ event: BridgeEvent, device: Int = 0, at seconds: Double) {
         // Formatting and writing happen under the lock so lines never interleave; the write is short.
         state.withLock { state in
             let text = state.formatter.format(event, device: device, at: seconds)
@@ -98,7 +98,7 @@ public final class OutputSink: EventSink {
     }
 
     /// Formats and writes the totals that close a run of several devices.
-    public func writeTotals(_ totals: MultiDeviceTotals, at seconds: Double) {
+    package func writeTotals(_ totals: MultiDeviceTotals, at seconds: Double) {
         state.withLock { state in
             let text = state.formatter.totals(totals, at: seconds)
             if !text.isEmpty { Self.append(text, to: handle, state: &state) }
@@ -106,7 +106,7 @@ public final class OutputSink: EventSink {
     }
 
     /// Flushes and closes a file output.
-    public func close() {
+    package func close() {
         if closesHandle { try? handle.close() }
     }
 }
