@@ -282,7 +282,7 @@ struct LSLOutletTests {
         let python = try #require(Self.python, "no Python with pylsl: run Scripts/setup (it sets GLASSES_TEST_PYTHON)")
         let name = "gbtest-strap-\(UUID().uuidString.prefix(8))"
         let plan = FileManager.default.temporaryDirectory.appendingPathComponent("lsl-plan-\(name).json")
-        try Data(#"{"name":"lsl-reference","checks":["vitals"],"durations":{"vitals":22},"lifecycleStream":{"codec":"raw","resolution":"low","fps":15}}"#.utf8).write(to: plan)
+        try Data(#"{"name":"lsl-reference","checks":["vitals"],"durations":{"vitals":30},"lifecycleStream":{"codec":"raw","resolution":"low","fps":15}}"#.utf8).write(to: plan)
         defer { try? FileManager.default.removeItem(at: plan) }
         let strapScript = URL(fileURLWithPath: Self.consumerScript).deletingLastPathComponent().appendingPathComponent("lsl_heart_rate.py").path
         let strap = try Consumer(python: python, arguments: [strapScript, name, "\(bpm)", "60"], environment: [:])
@@ -322,9 +322,9 @@ struct LSLOutletTests {
             Thread.sleep(forTimeInterval: 0.05)
         }
         let run = try BinaryRunner(
-            ["--device", "sim", "--duration", "20", "--format", "ndjson", "--reference", "lsl:\(name)"] + Self.light,
+            ["--device", "sim", "--duration", "30", "--format", "ndjson", "--reference", "lsl:\(name)"] + Self.light,
             environment: Self.bridgeEnvironment(python: python)
-        ).finish(timeout: 60)
+        ).finish(timeout: 90)
         #expect(run.status == 0, "stderr: \(run.stderr)")
         let lines = try run.lines.map(jsonObject)
         // Every stats line has the key; once the strap has been read, its rate.
