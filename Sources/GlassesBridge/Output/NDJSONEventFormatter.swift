@@ -1,7 +1,8 @@
 import Foundation
+import GlassesJSON
 import SmartSpectraInput
 
-/// One JSON object per line per event: first `{"type":"start","schemaVersion":…}`, last `{"type":"summary",…}`.
+/// One JSON object per line per event: first `{RunLineKeys.type:RunLineKeys.start,RunLineKeys.schemaVersion:…}`, last `{RunLineKeys.type:RunLineKeys.summary,…}`.
 ///
 /// Every field has one JSON type across event kinds (`code` is always a string, the code's name); the schemas are
 /// in `docs/schema/`.
@@ -27,16 +28,16 @@ package struct NDJSONEventFormatter: BridgeEventFormatter {
         self.device = device
     }
 
-    /// The first line: `{"type":"start","t":0.0,"schemaVersion":1,"simulated":…}` (and `startedAt` when known).
+    /// The first line: `{RunLineKeys.type:RunLineKeys.start,RunLineKeys.t:0.0,RunLineKeys.schemaVersion:1,RunLineKeys.simulated:…}` (and `startedAt` when known).
     package var preamble: String {
         var members: [(String, JSONValue)] = [
-            ("type", .string("start")), ("t", .double(0)), ("schemaVersion", .int(Int64(Self.schemaVersion))),
-            ("simulated", .bool(simulated)),
+            (RunLineKeys.type, .string(RunLineKeys.start)), (RunLineKeys.t, .double(0)), (RunLineKeys.schemaVersion, .int(Int64(Self.schemaVersion))),
+            (RunLineKeys.simulated, .bool(simulated)),
         ]
         if let startedAt {
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            members.append(("startedAt", .string(formatter.string(from: startedAt))))
+            members.append((RunLineKeys.startedAt, .string(formatter.string(from: startedAt))))
         }
         return JSONValue.object(members).serialized + "\n"
     }
@@ -63,55 +64,55 @@ package struct NDJSONEventFormatter: BridgeEventFormatter {
 
     /// The JSON object for an event.
     package static func json(for event: BridgeEvent, at seconds: Double) -> JSONValue {
-        let time: (String, JSONValue) = ("t", .double((seconds * 1000).rounded() / 1000))
+        let time: (String, JSONValue) = (RunLineKeys.t, .double((seconds * 1000).rounded() / 1000))
         switch event {
         case .state(let phase, let detail):
-            var members: [(String, JSONValue)] = [("type", .string("state")), time, ("state", .string(phase.rawValue))]
-            if let detail { members.append(("detail", .string(detail))) }
+            var members: [(String, JSONValue)] = [(RunLineKeys.type, .string(RunLineKeys.state)), time, (RunLineKeys.state, .string(phase.rawValue))]
+            if let detail { members.append((RunLineKeys.detail, .string(detail))) }
             return .object(members)
         case .notice(let message):
-            return .object([("type", .string("notice")), time, ("message", .string(NoticeWording.sentence(message)))])
+            return .object([(RunLineKeys.type, .string(RunLineKeys.notice)), time, (RunLineKeys.message, .string(NoticeWording.sentence(message)))])
         case .warning(let message):
-            return .object([("type", .string("warning")), time, ("message", .string(message))])
+            return .object([(RunLineKeys.type, .string(RunLineKeys.warning)), time, (RunLineKeys.message, .string(message))])
         case .error(let code, let message):
-            return .object([("type", .string("error")), time, ("code", .string(code)), ("message", .string(message))])
+            return .object([(RunLineKeys.type, .string(RunLineKeys.error)), time, (RunLineKeys.code, .string(code)), (RunLineKeys.message, .string(message))])
         case .validation(let status):
             return .object([
-                ("type", .string("validation")), time, ("code", .string(status.code.description)),
-                ("number", .int(Int64(status.code.rawValue))), ("hint", .string(status.hint)),
+                (RunLineKeys.type, .string(RunLineKeys.validation)), time, (RunLineKeys.code, .string(status.code.description)),
+                ("number", .int(Int64(status.code.rawValue))), (RunLineKeys.hint, .string(status.hint)),
             ])
         case .metrics(_, let json):
-            return .object([("type", .string("metrics")), time, ("metrics", .raw(json))])
+            return .object([(RunLineKeys.type, .string(RunLineKeys.metrics)), time, (RunLineKeys.metrics, .raw(json))])
         case .stats(let stats, let vitals, let truth, let reference):
-            var members: [(String, JSONValue)] = [("type", .string("stats")), time]
+            var members: [(String, JSONValue)] = [(RunLineKeys.type, .string(RunLineKeys.stats)), time]
             members += counters(stats)
             members += [
-                ("fpsIn", .double((stats.framesPerSecondIn * 10).rounded() / 10)),
-                ("fpsOut", .double((stats.framesPerSecondOut * 10).rounded() / 10)),
+                (RunLineKeys.fpsIn, .double((stats.framesPerSecondIn * 10).rounded() / 10)),
+                (RunLineKeys.fpsOut, .double((stats.framesPerSecondOut * 10).rounded() / 10)),
                 latencyMember(stats.latency),
             ]
             members += vitalsMembers(vitals)
-            if let truth { members.append(("truth", .object(vitalsMembers(truth)))) }
-            if let reference { members.append(("reference", .object([("pulseRate", .number(reference.pulseRate.map(round1)))]))) }
+            if let truth { members.append((RunLineKeys.truth, .object(vitalsMembers(truth)))) }
+            if let reference { members.append((RunLineKeys.reference, .object([(RunLineKeys.pulseRate, .number(reference.pulseRate.map(round1)))]))) }
             return .object(members)
         case .summary(let summary):
-            var members: [(String, JSONValue)] = [("type", .string("summary")), time]
+            var members: [(String, JSONValue)] = [(RunLineKeys.type, .string(RunLineKeys.summary)), time]
             members += vitalsMembers(summary.vitals)
             members.append(("stableBasis", basisMember(summary.basis)))
             func absence(_ absence: VitalAbsence?) -> JSONValue {
-                absence.map { .object([("code", .string($0.code.rawValue)), ("message", .string($0.message))]) } ?? .null
+                absence.map { .object([(RunLineKeys.code, .string($0.code.rawValue)), (RunLineKeys.message, .string($0.message))]) } ?? .null
             }
-            members.append(("pulseUnavailable", absence(summary.pulseAbsence)))
-            members.append(("breathingUnavailable", absence(summary.breathingAbsence)))
-            members.append(("hrvUnavailable", absence(summary.hrvAbsence)))
+            members.append((RunLineKeys.pulseUnavailable, absence(summary.pulseAbsence)))
+            members.append((RunLineKeys.breathingUnavailable, absence(summary.breathingAbsence)))
+            members.append((RunLineKeys.hrvUnavailable, absence(summary.hrvAbsence)))
             members += counters(summary.stats)
             members += [
-                ("durationSeconds", .double((summary.durationSeconds * 1000).rounded() / 1000)),
-                ("reason", .string(summary.reason)),
+                (RunLineKeys.durationSeconds, .double((summary.durationSeconds * 1000).rounded() / 1000)),
+                (RunLineKeys.reason, .string(summary.reason)),
                 latencyMember(summary.stats.latency),
             ]
-            if let truth = summary.truth { members.append(("truth", .object(vitalsMembers(truth)))) }
-            if let agreement = summary.reference { members.append(("reference", referenceMember(agreement))) }
+            if let truth = summary.truth { members.append((RunLineKeys.truth, .object(vitalsMembers(truth)))) }
+            if let agreement = summary.reference { members.append((RunLineKeys.reference, referenceMember(agreement))) }
             if let received = summary.receivedStream {
                 members.append(("receivedStream", .object([
                     ("protocol", .string(received.transport)), ("container", .string(received.container)), ("codec", .string(received.codec)),
@@ -119,16 +120,16 @@ package struct NDJSONEventFormatter: BridgeEventFormatter {
                 ])))
             }
             if let failure = summary.failure {
-                members.append(("error", .object([
-                    ("code", .string(failure.kind.rawValue)), ("message", .string(failure.message)),
-                    ("exitCode", .int(Int64(failure.exitCode.rawValue))),
+                members.append((RunLineKeys.error, .object([
+                    (RunLineKeys.code, .string(failure.kind.rawValue)), (RunLineKeys.message, .string(failure.message)),
+                    (RunLineKeys.exitCode, .int(Int64(failure.exitCode.rawValue))),
                 ])))
             }
             return .object(members)
         }
     }
 
-    /// `{"pulseRate": {"values": N, "q1": …, "q3": …[, "split": {…}]} | null, "breathingRate": …, "hrvRmssd": …,
+    /// `{RunLineKeys.pulseRate: {"values": N, "q1": …, "q3": …[, "split": {…}]} | null, RunLineKeys.breathingRate: …, RunLineKeys.hrvRmssd: …,
     /// "hrvFloorMs": … | null}`: `split` when the stable values fell into a rate and its harmonic (``HarmonicSplit``).
     static func basisMember(_ basis: VitalsBasis) -> JSONValue {
         func one(_ b: VitalBasis?) -> JSONValue {
@@ -143,15 +144,15 @@ package struct NDJSONEventFormatter: BridgeEventFormatter {
             }
             return .object(members)
         }
-        return .object([("pulseRate", one(basis.pulseRate)), ("breathingRate", one(basis.breathingRate)),
-                        ("hrvRmssd", one(basis.hrvRmssd)), ("hrvFloorMs", .number(basis.hrvFloor.map(round1)))])
+        return .object([(RunLineKeys.pulseRate, one(basis.pulseRate)), (RunLineKeys.breathingRate, one(basis.breathingRate)),
+                        (RunLineKeys.hrvRmssd, one(basis.hrvRmssd)), ("hrvFloorMs", .number(basis.hrvFloor.map(round1)))])
     }
 
-    /// `{"source": "lsl:…", "pulseRate": reference mean | null, "readings": N, "pairs": N, "bridgePulseRate": … | null,
+    /// `{RunLineKeys.source: "lsl:…", RunLineKeys.pulseRate: reference mean | null, "readings": N, "pairs": N, "bridgePulseRate": … | null,
     /// "pulseMeanAbsError": … | null}`: the summary's agreement with a live reference.
     static func referenceMember(_ agreement: ReferenceAgreement) -> JSONValue {
         .object([
-            ("source", .string(agreement.source)), ("pulseRate", .number(agreement.referenceMean.map(round1))),
+            (RunLineKeys.source, .string(agreement.source)), (RunLineKeys.pulseRate, .number(agreement.referenceMean.map(round1))),
             ("readings", .int(Int64(agreement.readings))), ("pairs", .int(Int64(agreement.pairs))),
             ("bridgePulseRate", .number(agreement.bridgeMean.map(round1))),
             ("pulseMeanAbsError", .number(agreement.meanAbsoluteError.map { ($0 * 100).rounded() / 100 })),
@@ -160,20 +161,20 @@ package struct NDJSONEventFormatter: BridgeEventFormatter {
 
     static func vitalsMembers(_ vitals: VitalsSnapshot) -> [(String, JSONValue)] {
         [
-            ("pulseRate", .number(vitals.pulseRate.map(round1))),
-            ("breathingRate", .number(vitals.breathingRate.map(round1))),
-            ("hrvRmssd", .number(vitals.hrvRmssd.map(round1))),
+            (RunLineKeys.pulseRate, .number(vitals.pulseRate.map(round1))),
+            (RunLineKeys.breathingRate, .number(vitals.breathingRate.map(round1))),
+            (RunLineKeys.hrvRmssd, .number(vitals.hrvRmssd.map(round1))),
         ]
     }
 
-    /// `"latencyMs": {"p50":…,"p99":…,"max":…,"linkP50":…,"linkP99":…,"linkMax":…,"samples":N}`, or null when
+    /// `RunLineKeys.latencyMs: {RunLineKeys.p50:…,RunLineKeys.p99:…,RunLineKeys.max:…,RunLineKeys.linkP50:…,RunLineKeys.linkP99:…,RunLineKeys.linkMax:…,"samples":N}`, or null when
     /// no frame was measured.
     static func latencyMember(_ latency: LatencySummary?) -> (String, JSONValue) {
-        guard let latency else { return ("latencyMs", .null) }
+        guard let latency else { return (RunLineKeys.latencyMs, .null) }
         func ms(_ value: Double) -> JSONValue { .double((value * 1000).rounded() / 1000) }
-        return ("latencyMs", .object([
-            ("p50", ms(latency.p50Ms)), ("p99", ms(latency.p99Ms)), ("max", ms(latency.maxMs)),
-            ("linkP50", ms(latency.linkP50Ms)), ("linkP99", ms(latency.linkP99Ms)), ("linkMax", ms(latency.linkMaxMs)),
+        return (RunLineKeys.latencyMs, .object([
+            (RunLineKeys.p50, ms(latency.p50Ms)), (RunLineKeys.p99, ms(latency.p99Ms)), (RunLineKeys.max, ms(latency.maxMs)),
+            (RunLineKeys.linkP50, ms(latency.linkP50Ms)), (RunLineKeys.linkP99, ms(latency.linkP99Ms)), (RunLineKeys.linkMax, ms(latency.linkMaxMs)),
             ("samples", .int(Int64(clamping: latency.samples))),
         ]))
     }
@@ -185,19 +186,19 @@ package struct NDJSONEventFormatter: BridgeEventFormatter {
         }
         let rejected = accounting.rejectedByCode.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.int(Int64($0.value))) }
         return [
-            ("framesReceived", .int(Int64(accounting.received))),
-            ("framesSubmitted", .int(Int64(accounting.submitted))),
-            ("framesRejected", .int(Int64(accounting.rejected))),
-            ("framesDropped", .int(Int64(accounting.dropped))),
+            (RunLineKeys.framesReceived, .int(Int64(accounting.received))),
+            (RunLineKeys.framesSubmitted, .int(Int64(accounting.submitted))),
+            (RunLineKeys.framesRejected, .int(Int64(accounting.rejected))),
+            (RunLineKeys.framesDropped, .int(Int64(accounting.dropped))),
             ("framesInFlight", .int(Int64(accounting.inFlight))),
-            ("droppedByReason", .object(dropped)),
-            ("rejectedByCode", .object(rejected)),
-            ("inputRestarts", .int(Int64(stats.inputRestarts))),
-            ("stallRestarts", .int(Int64(stats.stallRestarts))),
-            ("reconnects", .int(Int64(stats.reconnects))),
-            ("sessionRestarts", .int(Int64(stats.sessionRestarts))),
-            ("deviceDroppedFrames", .int(Int64(stats.deviceDroppedFrames))),
-            ("engineDroppedFrames", .int(Int64(stats.engineDroppedFrames))),
+            (RunLineKeys.droppedByReason, .object(dropped)),
+            (RunLineKeys.rejectedByCode, .object(rejected)),
+            (RunLineKeys.inputRestarts, .int(Int64(stats.inputRestarts))),
+            (RunLineKeys.stallRestarts, .int(Int64(stats.stallRestarts))),
+            (RunLineKeys.reconnects, .int(Int64(stats.reconnects))),
+            (RunLineKeys.sessionRestarts, .int(Int64(stats.sessionRestarts))),
+            (RunLineKeys.deviceDroppedFrames, .int(Int64(stats.deviceDroppedFrames))),
+            (RunLineKeys.engineDroppedFrames, .int(Int64(stats.engineDroppedFrames))),
         ]
     }
 }

@@ -209,7 +209,7 @@ public struct RunRecord: Sendable, Hashable {
 
     /// The first `source: …` notice's text without its prefix (what the run read and how it was set up).
     public var sourceDescription: String? {
-        messages.first { $0.kind == "notice" && $0.message.hasPrefix("source: ") }.map { String($0.message.dropFirst(8)) }
+        messages.first { $0.kind == RunLineKeys.notice && $0.message.hasPrefix("source: ") }.map { String($0.message.dropFirst(8)) }
     }
 
     // MARK: Reading
@@ -261,9 +261,9 @@ public struct RunRecord: Sendable, Hashable {
 
     private mutating func take(_ f: inout Fields) throws(ReportError) {
         guard case .object = f.node.value else { throw f.fail("a line must be a JSON object, not \(f.node.typeName)") }
-        let type = try f.string("type")
+        let type = try f.string(RunLineKeys.type)
         if firstType == nil { firstType = type }
-        if type == "start" {
+        if type == RunLineKeys.start {
             // Two runs appended into one file would be drawn as one, their counters and notices mixed.
             guard !sawStart else {
                 throw f.fail("a second start line: the file holds more than one run (the first starts at line \(startLine)); give report one run")
@@ -273,43 +273,43 @@ public struct RunRecord: Sendable, Hashable {
         }
         let t = try f.time()
         switch type {
-        case "start":
-            schemaVersion = try f.optionalInt("schemaVersion")
-            simulated = try f.optionalBool("simulated") ?? false
-            if let text = try f.optionalString("startedAt") {
+        case RunLineKeys.start:
+            schemaVersion = try f.optionalInt(RunLineKeys.schemaVersion)
+            simulated = try f.optionalBool(RunLineKeys.simulated) ?? false
+            if let text = try f.optionalString(RunLineKeys.startedAt) {
                 guard let date = ISO8601Parsing.date(text) else { throw f.fail("startedAt '\(text)' is not an ISO 8601 time") }
                 startedAt = date
             }
-        case "state":
-            states.append(StateChange(t: t, state: try f.string("state"), detail: try f.optionalString("detail")))
-        case "notice", "warning":
-            messages.append(RunMessage(t: t, kind: type, code: nil, message: try f.string("message")))
-        case "error":
-            messages.append(RunMessage(t: t, kind: type, code: try f.optionalString("code"), message: try f.string("message")))
-        case "validation":
-            validations.append(ValidationChange(t: t, code: try f.string("code"), hint: try f.optionalString("hint") ?? ""))
-        case "metrics":
-            guard let metrics = f.node["metrics"] else { throw f.fail("a metrics line needs 'metrics'") }
+        case RunLineKeys.state:
+            states.append(StateChange(t: t, state: try f.string(RunLineKeys.state), detail: try f.optionalString(RunLineKeys.detail)))
+        case RunLineKeys.notice, RunLineKeys.warning:
+            messages.append(RunMessage(t: t, kind: type, code: nil, message: try f.string(RunLineKeys.message)))
+        case RunLineKeys.error:
+            messages.append(RunMessage(t: t, kind: type, code: try f.optionalString(RunLineKeys.code), message: try f.string(RunLineKeys.message)))
+        case RunLineKeys.validation:
+            validations.append(ValidationChange(t: t, code: try f.string(RunLineKeys.code), hint: try f.optionalString(RunLineKeys.hint) ?? ""))
+        case RunLineKeys.metrics:
+            guard let metrics = f.node[RunLineKeys.metrics] else { throw f.fail("a metrics line needs 'metrics'") }
             try takeMetrics(metrics, &f)
-        case "stats":
+        case RunLineKeys.stats:
             stats.append(try f.statsLine(t: t, node: f.node))
-        case "summary":
+        case RunLineKeys.summary:
             var line = try f.statsLine(t: t, node: f.node, rates: false)
             line.vitals = try f.vitals(f.node)
             var error: (String, String, Int)?
-            if let failure = f.node["error"] {
-                error = (try f.string("code", in: failure), try f.string("message", in: failure),
-                         try f.optionalInt("exitCode", in: failure) ?? 0)
+            if let failure = f.node[RunLineKeys.error] {
+                error = (try f.string(RunLineKeys.code, in: failure), try f.string(RunLineKeys.message, in: failure),
+                         try f.optionalInt(RunLineKeys.exitCode, in: failure) ?? 0)
             }
-            let duration = try f.optionalNumber("durationSeconds") ?? t
+            let duration = try f.optionalNumber(RunLineKeys.durationSeconds) ?? t
             summary = RunSummary(t: t, vitals: line.vitals, truth: line.truth, stats: line, durationSeconds: duration,
-                                 reason: try f.optionalString("reason") ?? "", error: error)
-            if let reference = f.node["reference"] { summary?.referenceSource = try f.optionalString("source", in: reference) }
-            for (metric, key) in [(VitalMetric.pulseRate, "pulseUnavailable"), (.breathingRate, "breathingUnavailable"),
-                                  (.hrvRmssd, "hrvUnavailable")] {
+                                 reason: try f.optionalString(RunLineKeys.reason) ?? "", error: error)
+            if let reference = f.node[RunLineKeys.reference] { summary?.referenceSource = try f.optionalString(RunLineKeys.source, in: reference) }
+            for (metric, key) in [(VitalMetric.pulseRate, RunLineKeys.pulseUnavailable), (.breathingRate, RunLineKeys.breathingUnavailable),
+                                  (.hrvRmssd, RunLineKeys.hrvUnavailable)] {
                 guard let absence = f.node[key] else { continue }
                 if case .null = absence.value { continue }
-                summary?.unavailable[metric] = try f.string("message", in: absence)
+                summary?.unavailable[metric] = try f.string(RunLineKeys.message, in: absence)
             }
         default:
             break  // Kinds added later are skipped, so an older report reads a newer run.
@@ -384,7 +384,7 @@ struct Fields {
 
     /// `t`: seconds since the run began, finite and not negative.
     func time() throws(ReportError) -> Double {
-        guard let t = try optionalNumber("t") else { throw fail("missing 't'") }
+        guard let t = try optionalNumber(RunLineKeys.t) else { throw fail("missing 't'") }
         guard t >= 0, t < 1e9 else { throw fail("'t' must be seconds from 0 to 1e9 (got \(t))") }
         return t
     }
@@ -403,41 +403,41 @@ struct Fields {
     }
 
     func vitals(_ object: JSONNode) throws(ReportError) -> VitalValues {
-        VitalValues(pulseRate: try optionalNumber("pulseRate", in: object),
-                    breathingRate: try optionalNumber("breathingRate", in: object),
-                    hrvRmssd: try optionalNumber("hrvRmssd", in: object))
+        VitalValues(pulseRate: try optionalNumber(RunLineKeys.pulseRate, in: object),
+                    breathingRate: try optionalNumber(RunLineKeys.breathingRate, in: object),
+                    hrvRmssd: try optionalNumber(RunLineKeys.hrvRmssd, in: object))
     }
 
     func statsLine(t: Double, node object: JSONNode, rates: Bool = true) throws(ReportError) -> StatsLine {
         var counters: [String: Int] = [:]
-        for key in ["inputRestarts", "stallRestarts", "reconnects", "sessionRestarts", "deviceDroppedFrames", "engineDroppedFrames"] {
+        for key in [RunLineKeys.inputRestarts, RunLineKeys.stallRestarts, RunLineKeys.reconnects, RunLineKeys.sessionRestarts, RunLineKeys.deviceDroppedFrames, RunLineKeys.engineDroppedFrames] {
             counters[key] = try optionalInt(key, in: object) ?? 0
         }
         var truth: VitalValues?
-        if let node = object["truth"] {
+        if let node = object[RunLineKeys.truth] {
             guard case .object = node.value else { throw fail("'truth' must be an object") }
             truth = try vitals(node)
         }
         var reference: VitalValues?
-        if let node = object["reference"] {
+        if let node = object[RunLineKeys.reference] {
             guard case .object = node.value else { throw fail("'reference' must be an object") }
-            reference = VitalValues(pulseRate: try optionalNumber("pulseRate", in: node))
+            reference = VitalValues(pulseRate: try optionalNumber(RunLineKeys.pulseRate, in: node))
         }
         var latency: LatencyStats?
-        if let node = object["latencyMs"], case .object = node.value {
+        if let node = object[RunLineKeys.latencyMs], case .object = node.value {
             latency = LatencyStats(
-                p50: try optionalNumber("p50", in: node), p99: try optionalNumber("p99", in: node),
-                max: try optionalNumber("max", in: node), linkP50: try optionalNumber("linkP50", in: node),
-                linkP99: try optionalNumber("linkP99", in: node), linkMax: try optionalNumber("linkMax", in: node)
+                p50: try optionalNumber(RunLineKeys.p50, in: node), p99: try optionalNumber(RunLineKeys.p99, in: node),
+                max: try optionalNumber(RunLineKeys.max, in: node), linkP50: try optionalNumber(RunLineKeys.linkP50, in: node),
+                linkP99: try optionalNumber(RunLineKeys.linkP99, in: node), linkMax: try optionalNumber(RunLineKeys.linkMax, in: node)
             )
         }
         return StatsLine(
-            t: t, framesReceived: try int("framesReceived", in: object), framesSubmitted: try int("framesSubmitted", in: object),
-            framesRejected: try optionalInt("framesRejected", in: object) ?? 0,
-            framesDropped: try optionalInt("framesDropped", in: object) ?? 0,
-            droppedByReason: try counts("droppedByReason", in: object), rejectedByCode: try counts("rejectedByCode", in: object),
-            counters: counters, fpsIn: rates ? try optionalNumber("fpsIn", in: object) ?? 0 : 0,
-            fpsOut: rates ? try optionalNumber("fpsOut", in: object) ?? 0 : 0, vitals: try vitals(object), truth: truth,
+            t: t, framesReceived: try int(RunLineKeys.framesReceived, in: object), framesSubmitted: try int(RunLineKeys.framesSubmitted, in: object),
+            framesRejected: try optionalInt(RunLineKeys.framesRejected, in: object) ?? 0,
+            framesDropped: try optionalInt(RunLineKeys.framesDropped, in: object) ?? 0,
+            droppedByReason: try counts(RunLineKeys.droppedByReason, in: object), rejectedByCode: try counts(RunLineKeys.rejectedByCode, in: object),
+            counters: counters, fpsIn: rates ? try optionalNumber(RunLineKeys.fpsIn, in: object) ?? 0 : 0,
+            fpsOut: rates ? try optionalNumber(RunLineKeys.fpsOut, in: object) ?? 0 : 0, vitals: try vitals(object), truth: truth,
             latency: latency, reference: reference
         )
     }
