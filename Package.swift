@@ -94,12 +94,20 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // `glasses-bridge check`: the plan, the runner, its evaluations and JUnit, over the pipeline's package API.
+        .target(
+            name: "GlassesCheck",
+            dependencies: [
+                "GlassesBridge", "WearablesKit", "GlassesLink", "GlassesVideo", "SmartSpectraInput", "CommandSupport", "GlassesJSON",
+            ],
+            swiftSettings: strictSettings
+        ),
         // The command: parsing, help, the program run, scenario loading and the simulator wiring.
         .target(
             name: "GlassesBridgeCommand",
             dependencies: [
-                "GlassesBridge", "GlassesSimulator", "GlassesLink", "WearablesKit", "SmartSpectraInput", "CommandSupport",
-                "GlassesReport", "GlassesLSL",
+                "GlassesBridge", "GlassesCheck", "GlassesSimulator", "GlassesLink", "WearablesKit", "SmartSpectraInput",
+                "CommandSupport", "GlassesReport", "GlassesLSL",
             ],
             swiftSettings: strictSettings
         ),
@@ -175,7 +183,7 @@ let package = Package(
         .testTarget(
             name: "GlassesBridgeTests",
             dependencies: [
-                "GlassesBridge", "GlassesBridgeCommand", "GlassesSimulator", "WearablesKit", "SmartSpectraInput",
+                "GlassesBridge", "GlassesBridgeCommand", "GlassesCheck", "GlassesSimulator", "WearablesKit", "SmartSpectraInput",
                 "GlassesLink", "GlassesVideo", "GlassesMedia", "GlassesRelay", "GlassesRelayPOSIX",
             ],
             exclude: ["Fixtures"]

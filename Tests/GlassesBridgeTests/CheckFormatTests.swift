@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WearablesKit
 @testable import GlassesBridge
+@testable import GlassesCheck
 
 /// The formats around `glasses-bridge check`: plan files, reference recordings, GATT 0x2A37, JUnit XML.
 @Suite("Check formats")

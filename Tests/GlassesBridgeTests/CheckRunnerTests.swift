@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 import WearablesKit
 @testable import GlassesBridge
+@testable import GlassesCheck
 
 /// `glasses-bridge check` in process, virtual time: a healthy device passes every check, and each fault or wrong
 /// behaviour makes exactly the checks it should fail, with a message naming the measured value and the bound.

@@ -1,5 +1,6 @@
 import Foundation
 @testable import GlassesBridge
+@testable import GlassesCheck
 import SmartSpectraInput
 import Testing
 

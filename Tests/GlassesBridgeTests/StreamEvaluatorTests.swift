@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WearablesKit
 @testable import GlassesBridge
+@testable import GlassesCheck
 
 /// The stream checks on made-up observations: the cases the simulator cannot produce on its own (device-side
 /// timestamp jitter, a late `streaming`, an oversized frame, DAT's rate adaptation) are shown failing or adapting here.

@@ -629,7 +629,7 @@ public final class BridgePipeline: Sendable {
 }
 
 /// Runs blocking work on a new thread and resumes when it is done: keeps blocking waits off the cooperative pool.
-func onOwnThread(name: String, _ body: @escaping @Sendable () -> Void) async {
+package func onOwnThread(name: String, _ body: @escaping @Sendable () -> Void) async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
         let thread = Thread {
             body()

@@ -30,20 +30,27 @@ public enum TruthSpan: Sendable, Hashable {
 
 /// Where a run's frames come from: glasses reached through links, or a file.
 public struct BridgeSource: Sendable {
-    enum Kind: Sendable {
+    package enum Kind: Sendable {
         case glasses(connect: @Sendable () throws -> any DeviceLink, deviceDials: Bool, connectBlocks: Bool)
         case file(path: String)
         case network(NetworkStreamAddress, connectTimeout: Duration)
     }
 
-    let kind: Kind
+    package let kind: Kind
     /// Ground truth over a span of the run, for simulated glasses.
-    let truth: (@Sendable (TruthSpan) -> VitalsSnapshot?)?
+    package let truth: (@Sendable (TruthSpan) -> VitalsSnapshot?)?
     /// What the source is, for messages.
     public let description: String
 
+    /// A source of `kind` (`check` wraps a source's connect to watch its links).
+    package init(kind: Kind, truth: (@Sendable (TruthSpan) -> VitalsSnapshot?)?, description: String) {
+        self.kind = kind
+        self.truth = truth
+        self.description = description
+    }
+
     /// Whether frames come from a file.
-    var isFile: Bool {
+    package var isFile: Bool {
         if case .file = kind { return true }
         return false
     }
@@ -84,7 +91,7 @@ public struct BridgeSource: Sendable {
     }
 
     /// Whether frames come from a network stream.
-    var isNetworkStream: Bool {
+    package var isNetworkStream: Bool {
         if case .network = kind { return true }
         return false
     }

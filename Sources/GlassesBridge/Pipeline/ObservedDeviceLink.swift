@@ -7,21 +7,21 @@ import WearablesKit
 /// `StreamError`, which is all DAT's surface has room for; the reason (a goodbye that said the pairing token was
 /// wrong, a flood the link refused, a heartbeat that never came, a feed of the wrong size) is what a person needs to
 /// hear, so the controller takes it here, before WearablesKit sees the event.
-final class ObservedDeviceLink: DeviceLink {
+package final class ObservedDeviceLink: DeviceLink {
     private let link: any DeviceLink
     private let closed: @Sendable (LinkError) -> Void
     private let fault: @Sendable (DeviceStreamFault, String) -> Void
 
     /// Wraps `link`; `closed` runs on the link's delivery context just before the `.closed` event is passed on, and
     /// `fault` before a stream fault's message is.
-    init(_ link: any DeviceLink, closed: @escaping @Sendable (LinkError) -> Void,
+    package init(_ link: any DeviceLink, closed: @escaping @Sendable (LinkError) -> Void,
          fault: @escaping @Sendable (DeviceStreamFault, String) -> Void = { _, _ in }) {
         self.link = link
         self.closed = closed
         self.fault = fault
     }
 
-    func open(eventHandler: @escaping @Sendable (DeviceLinkEvent) -> Void) {
+    package func open(eventHandler: @escaping @Sendable (DeviceLinkEvent) -> Void) {
         let closed = closed, fault = fault
         link.open { event in
             switch event {
@@ -33,7 +33,7 @@ final class ObservedDeviceLink: DeviceLink {
         }
     }
 
-    func send(_ message: HostMessage) { link.send(message) }
+    package func send(_ message: HostMessage) { link.send(message) }
 
-    func close() { link.close() }
+    package func close() { link.close() }
 }

@@ -1,6 +1,7 @@
 import CommandSupport
 import Foundation
 import GlassesBridge
+import GlassesCheck
 import GlassesLink
 import GlassesSimulator
 import SmartSpectraInput

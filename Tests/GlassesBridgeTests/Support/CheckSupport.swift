@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import WearablesKit
 @testable import GlassesBridge
+@testable import GlassesCheck
 import GlassesBridgeCommand
 
 /// `glasses-bridge check` against the in-process simulator in virtual time, with the fast recording engine.

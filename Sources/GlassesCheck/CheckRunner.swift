@@ -1,3 +1,4 @@
+import GlassesBridge
 import Foundation
 import GlassesLink
 import GlassesVideo

@@ -1,3 +1,4 @@
+import GlassesBridge
 import Foundation
 
 /// What became of one check: it met its bound, missed it, could not run, or was left out.

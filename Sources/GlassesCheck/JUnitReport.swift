@@ -1,3 +1,4 @@
+import GlassesBridge
 import CommandSupport
 import Foundation
 
