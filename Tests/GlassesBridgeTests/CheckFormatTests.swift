@@ -147,16 +147,7 @@ struct CheckFormatTests {
         let candidates = ["/usr/bin/xmllint", "/usr/local/bin/xmllint"]
         let tool = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0) },
                                 "xmllint is missing: Scripts/setup installs libxml2-utils")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = ["--noout", "--schema", schemaPath, path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        return try runTool(tool, ["--noout", "--schema", schemaPath, path])
     }
 
     /// The counts on `testsuites` and `testsuite` equal the testcases and their failure/error/skipped children.

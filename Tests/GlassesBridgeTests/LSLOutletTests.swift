@@ -276,6 +276,18 @@ struct LSLOutletTests {
         }
     }
 
+    /// A pylsl heart-rate outlet playing `bpm` for 60 s as stream `name` (Fixtures/lsl_heart_rate.py), once it said
+    /// it is ready (polled, at most 15 s): the chest strap of the reference tests.
+    static func startStrap(python: String, name: String, bpm: Double) throws -> Consumer {
+        let script = URL(fileURLWithPath: consumerScript).deletingLastPathComponent().appendingPathComponent("lsl_heart_rate.py").path
+        let strap = try Consumer(python: python, arguments: [script, name, "\(bpm)", "60"], environment: [:])
+        let deadline = Date().addingTimeInterval(15)
+        while (try? String(contentsOf: strap.output, encoding: .utf8))?.contains("ready") != true, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return strap
+    }
+
     @Test("check --reference lsl:NAME judges the run against a live pylsl heart-rate outlet: the right rate passes, a wrong one fails",
           arguments: [(72.0, true), (110.0, false)])
     func liveReference(bpm: Double, passes: Bool) throws {
@@ -284,14 +296,8 @@ struct LSLOutletTests {
         let plan = FileManager.default.temporaryDirectory.appendingPathComponent("lsl-plan-\(name).json")
         try Data(#"{"name":"lsl-reference","checks":["vitals"],"durations":{"vitals":30},"lifecycleStream":{"codec":"raw","resolution":"low","fps":15}}"#.utf8).write(to: plan)
         defer { try? FileManager.default.removeItem(at: plan) }
-        let strapScript = URL(fileURLWithPath: Self.consumerScript).deletingLastPathComponent().appendingPathComponent("lsl_heart_rate.py").path
-        let strap = try Consumer(python: python, arguments: [strapScript, name, "\(bpm)", "60"], environment: [:])
+        let strap = try Self.startStrap(python: python, name: name, bpm: bpm)
         defer { strap.process.terminate() }
-        // The strap's outlet exists before the check looks for it (polled, bounded).
-        let deadline = Date().addingTimeInterval(15)
-        while (try? String(contentsOf: strap.output, encoding: .utf8))?.contains("ready") != true, Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.05)
-        }
         let check = try BinaryRunner(
             ["check", "--device", "sim", "--realtime", "--plan", plan.path, "--reference", "lsl:\(name)", "--format", "ndjson"],
             environment: Self.bridgeEnvironment(python: python)
@@ -314,13 +320,8 @@ struct LSLOutletTests {
     func liveRunReference(bpm: Double, agrees: Bool) throws {
         let python = try #require(Self.python, "no Python with pylsl: run Scripts/setup (it sets GLASSES_TEST_PYTHON)")
         let name = "gbtest-runref-\(UUID().uuidString.prefix(8))"
-        let strapScript = URL(fileURLWithPath: Self.consumerScript).deletingLastPathComponent().appendingPathComponent("lsl_heart_rate.py").path
-        let strap = try Consumer(python: python, arguments: [strapScript, name, "\(bpm)", "60"], environment: [:])
+        let strap = try Self.startStrap(python: python, name: name, bpm: bpm)
         defer { strap.process.terminate() }
-        let deadline = Date().addingTimeInterval(15)
-        while (try? String(contentsOf: strap.output, encoding: .utf8))?.contains("ready") != true, Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.05)
-        }
         let run = try BinaryRunner(
             ["--device", "sim", "--duration", "30", "--format", "ndjson", "--reference", "lsl:\(name)"] + Self.light,
             environment: Self.bridgeEnvironment(python: python)

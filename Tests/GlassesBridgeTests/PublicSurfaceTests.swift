@@ -29,22 +29,13 @@ struct PublicSurfaceTests {
     /// `swiftc -typecheck` of `files` as a module of another package; its status and output.
     static func typecheck(_ files: [String]) throws -> (status: Int32, output: String) {
         let build = buildDirectory
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
+        return try runTool("/usr/bin/env", [
             "swiftc", "-typecheck", "-parse-as-library", "-swift-version", "6", "-module-name", "AnApp",
             "-I", build.appendingPathComponent("Modules").path,
             "-I", root.appendingPathComponent("Sources/CFFmpeg").path, "-I", root.appendingPathComponent("Sources/CBlueZ").path,
             "-Xcc", "-fmodule-map-file=" + build.appendingPathComponent("CSignalPipe.build/module.modulemap").path,
             "-module-cache-path", FileManager.default.temporaryDirectory.appendingPathComponent("public-surface-cache-\(getpid())").path,
-        ] + files
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        ] + files)
     }
 
     @Test("the seeds' code type-checks from outside the package; a package symbol does not")
