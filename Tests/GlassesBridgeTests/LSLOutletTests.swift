@@ -369,5 +369,11 @@ struct LSLOutletTests {
         #expect(lines.count == 1 && lines[0].contains("pip install pylsl") && lines[0].contains("GLASSES_LSL_LIBRARY"), "\(result.stderr)")
         #expect(result.stdout.isEmpty, "nothing runs: \(result.stdout)")
         #expect(Date().timeIntervalSince(started) < 10, "it did not fail at once")
+        // --reference lsl: on a run: the same 69 and hint, said as the run's failure.
+        let reference = try BinaryRunner(
+            ["--device", "sim", "--duration", "30", "--format", "ndjson", "--reference", "lsl:strap"], environment: ["GLASSES_LSL_LIBRARY": empty.path]
+        ).finish(timeout: 30)
+        #expect(reference.status == 69 && reference.stderr.contains("--reference lsl:strap") && reference.stderr.contains("pip install pylsl"),
+                "\(reference.stderr)")
     }
 }
