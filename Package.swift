@@ -192,7 +192,7 @@ let package = Package(
             name: "GlassesBridgeCommandTests",
             dependencies: [
                 "GlassesBridgeCommand", "GlassesBridge", "CommandSupport", "SmartSpectraInput", "WearablesKit", "GlassesLink",
-                "GlassesLSL",
+                "GlassesLSL", "glasses-relay",
             ]
         ),
         .testTarget(name: "CommandSupportTests", dependencies: ["CommandSupport"]),

@@ -2,6 +2,7 @@ import CommandSupport
 import Foundation
 import Testing
 @testable import GlassesBridgeCommand
+@testable import glasses_relay
 
 /// Each command's options are declared once (``OptionTable``): the help text and the docs are held to the
 /// declarations, both ways, so an option cannot be added, renamed or dropped in one place only.
@@ -43,6 +44,14 @@ struct OptionDeclarationTests {
         for name in BridgeCommand.devicesOptions.longNames where name != "--help" {
             #expect(BridgeHelp.devices.contains(name), "devices --help does not document \(name)")
         }
+    }
+
+    @Test("glasses-relay: its --help lists exactly the options its table declares")
+    func relayOptionsMatchHelp() throws {
+        let declared = Set(glasses_relay.Options.table.longNames)
+        let listed = Self.listed(in: glasses_relay.usage)
+        #expect(listed == declared, "glasses-relay --help lists \(listed.sorted()), the table declares \(declared.sorted())")
+        #expect(declared.count == 13)
     }
 
     @Test("a table parses names, inline values and flags, refuses a value given to a flag, and names an unknown option")

@@ -118,7 +118,9 @@ struct RelayBinaryTests {
             (["--connect", "bt:AA:BB:CC:DD:EE:FF"], "tcp: or unix:"),
             (["--connect", "tcp:127.0.0.1:7000", "--token", ""], "non-empty token"),
             (["--connect", "tcp:127.0.0.1:7000", "--allow-remote"], "--allow-remote applies to --listen only"),
-            (["--connect", "tcp:127.0.0.1:7000", "--duration", "2e9"], "--duration must be a positive number of seconds up to 1e9"),
+            (["--connect", "tcp:127.0.0.1:7000", "--duration", "2e9"], "invalid --duration '2e9': give a positive number of seconds up to 1e9"),
+            (["--connect", "tcp:127.0.0.1:7000", "--pulse", "300"], "--pulse must be 25...240 bpm, got 300"),
+            (["--connect", "tcp:127.0.0.1:7000", "--seed", "-1"], "--seed needs a whole number"),
         ]
         for (arguments, fragment) in cases {
             let result = try BinaryRunner.run(arguments, binary: "glasses-relay", timeout: 60)

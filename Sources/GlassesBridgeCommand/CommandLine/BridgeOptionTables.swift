@@ -16,8 +16,7 @@ enum OptionRules {
 
     /// `--token TOKEN`: a pairing token, stream key or bearer token; never empty.
     static func token(_ value: String) throws(BridgeUsageError) -> String {
-        guard !value.isEmpty else { throw BridgeUsageError("--token needs a non-empty token.") }
-        return value
+        try SharedOptionRules.token(value)
     }
 
     /// `--connect-timeout SECONDS`: above 0, up to a day.
@@ -152,11 +151,7 @@ extension BridgeCommand {
             state.options.metrics = try MetricSelection(parsing: value ?? "")
         },
         .setting("--duration", argument: .value("SECONDS")) { state, value in
-            let value = value ?? ""
-            guard let seconds = DecimalArgument.parse(value), seconds > 0, seconds <= 1e9 else {
-                throw BridgeUsageError("invalid --duration '\(value)': give a positive number of seconds up to 1e9, e.g. 30.")
-            }
-            state.options.duration = seconds
+            state.options.duration = try SharedOptionRules.duration(value ?? "")
         },
         .setting("--realtime") { state, _ in state.options.realtime = true },
         .setting("--no-realtime") { state, _ in state.options.realtime = false },
