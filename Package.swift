@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "glasses-relay", targets: ["glasses-relay"]),
         .library(name: "GlassesRelay", targets: ["GlassesRelay"]),
         .library(name: "GlassesLinkCore", targets: ["GlassesLinkCore"]),
+        .library(name: "GlassesLinkNetwork", targets: ["GlassesLinkNetwork"]),
     ],
     targets: [
         // MARK: C libraries (system-library targets; shims for macros live in the headers)
@@ -68,6 +69,10 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The core's transport on Apple's Network.framework (as NIOTransportServices beside NIOPosix): one file under
+        // `#if canImport(Network)`, so an empty module on Linux; the phone relay dials the bridge with it. Its own
+        // module keeps GlassesRelay transport-free, as on Linux (GlassesRelayPOSIX adds the POSIX one).
+        .target(name: "GlassesLinkNetwork", dependencies: ["GlassesLinkCore", "WearablesKit"], swiftSettings: strictSettings),
         // Bluetooth RFCOMM's addresses and constants: the only user of CBlueZ, linked only on Linux.
         .target(name: "GlassesBluetooth", dependencies: ["CBlueZ"], swiftSettings: strictSettings),
         .target(
@@ -202,7 +207,7 @@ let package = Package(
                 "GlassesRelay", "GlassesSimulator", "GlassesLink", "WearablesKit", "GlassesBridge", "GlassesBridgeCommand",
                 "GlassesMedia",
             ],
-            exclude: ["DATSurface"]
+            exclude: ["DATSurface", "AppleSurface"]
         ),
         .testTarget(name: "GlassesReportTests", dependencies: ["GlassesReport"], exclude: ["Fixtures"]),
     ],

@@ -1,4 +1,5 @@
-// NOT COMPILED HERE (see ../README.md): one screen, no logic.
+// Type-checked on Linux against a stand-in SwiftUI (AppleSurfaceTests); never compiled against Apple's SDK (see
+// ../README.md). One screen, no logic: what RelayAppModel copies from the tested core.
 import SwiftUI
 
 struct ContentView: View {
@@ -6,18 +7,25 @@ struct ContentView: View {
 
     var body: some View {
         Form {
-            Section("Glasses") { Text(model.glasses) }
+            Section("Glasses") {
+                Text(model.glasses)
+                Button("Rescan") { model.rescan() }
+            }
             Section("Bridge (glasses-bridge --listen)") {
-                TextField("Host", text: $model.host).textInputAutocapitalization(.never)
-                TextField("Port", text: $model.port).keyboardType(.numberPad)
+                TextField("Host", text: $model.host)
+                TextField("Port", text: $model.port)
                 SecureField("Pairing token", text: $model.token)
+                Text(model.bridge)
             }
             Section("Relay") {
                 Text(model.status)
-                Text("Frames to the bridge: \(model.framesSent)")
+                Text(verbatim: "Frames to the bridge: \(model.framesSent)")
                 Button(model.isRunning ? "Stop" : "Start") {
                     model.isRunning ? model.stop() : model.start()
                 }
+            }
+            Section("Last error, in DAT's words") {
+                Text(model.lastError)
             }
         }
     }

@@ -1,4 +1,5 @@
-// NOT COMPILED HERE (see ../README.md): the iOS app's entry point. No logic: it shows ContentView.
+// Type-checked on Linux against a stand-in SwiftUI (AppleSurfaceTests); never compiled against Apple's SDK (see
+// ../README.md). The iOS app's entry point. No logic: it shows ContentView.
 import SwiftUI
 
 @main

@@ -1,7 +1,10 @@
-// NOT COMPILED HERE (see ../README.md). The shell's only glue: it builds the tested relay core (RelayDATClient,
-// RelayService) over Meta's DAT and exposes what the screen shows. Every decision is the core's.
+// Type-checked on Linux against stand-in SwiftUI, Network, CoreMedia and DAT modules (AppleSurfaceTests); never
+// compiled against Apple's SDK (see ../README.md). The shell's only glue: it builds the tested relay core
+// (RelayDATClient, RelayService over NetworkFrameworkTransport) over Meta's DAT and copies what the core exposes
+// into what the screen shows. Every decision is the core's.
 import Foundation
-import GlassesLink
+import GlassesLinkCore
+import GlassesLinkNetwork
 import GlassesRelay
 import MWDATCore
 import Observation
@@ -13,11 +16,20 @@ final class RelayAppModel {
     var host = "192.168.1.20"
     var port = "7100"
     var token = ""
+    /// What the service said last (RelayService.Notice), or why it could not start.
     var status = "stopped"
+    /// The first glasses DAT lists and their state (RelayDATClient.currentDevice, currentDeviceState).
     var glasses = "no glasses"
+    /// The bridge this relay dials, and whether a bridge is served now (RelayService.currentServer).
+    var bridge = "none"
+    /// Video frames the bridge's link carried (RelayService.samplesDelivered).
     var framesSent: UInt64 = 0
+    /// The last error DAT reported, in DAT's words (RelayDATClient.lastError).
+    var lastError = "none"
     var isRunning = false
 
+    /// One time line for the relay and its link, so sample times are on the clock the bridge relates to its own.
+    private let scheduler = DispatchEventScheduler(label: "glasses.relay")
     private var client: RelayDATClient?
     private var service: RelayService?
     private var timer: Timer?
@@ -27,6 +39,15 @@ final class RelayAppModel {
             try MWDATCore.Wearables.configure()
         } catch {
             status = "DAT could not be configured: \(error)"
+            return
+        }
+        let client = RelayDATClient(
+            wearables: MWDATCore.Wearables.shared, clock: SchedulerRelayClock(scheduler),
+            frameAdapter: RelayFrameAdapter.read)
+        client.start()
+        self.client = client
+        timer = Timer.scheduledTimer(withTimeInterval: 1, repeats: true) { [weak self] _ in
+            Task { @MainActor in self?.refresh() }
         }
     }
 
@@ -35,18 +56,23 @@ final class RelayAppModel {
         Task { _ = try? await MWDATCore.Wearables.shared.handleUrl(url) }
     }
 
+    /// Reads DAT's device list again (after pairing or waking the glasses in the Meta AI app).
+    func rescan() {
+        client?.rescan()
+        refresh()
+    }
+
     func start() {
-        guard let portNumber = UInt16(port) else {
+        guard let client else { return }
+        guard let portNumber = UInt16(port), portNumber > 0 else {
             status = "the port must be a number from 1 to 65535"
             return
         }
-        // One time line for the relay and its link, so sample times are on the clock the bridge relates to its own.
-        let scheduler = DispatchEventScheduler(label: "glasses.relay")
-        let clock = SchedulerRelayClock(scheduler)
-        let client = RelayDATClient(wearables: MWDATCore.Wearables.shared, clock: clock, frameAdapter: RelayFrameAdapter.read)
+        let address = LinkAddress.tcp(host: host, port: portNumber)
         let options = LinkConnectionOptions(scheduler: scheduler, pairingToken: token.isEmpty ? nil : token)
         let service = RelayService(
-            client: client, clock: clock, mode: .dial(.tcp(host: host, port: portNumber), options, retryDelay: .seconds(1)),
+            client: client, clock: SchedulerRelayClock(scheduler), mode: .dial(address, options, retryDelay: .seconds(1)),
+            transport: NetworkFrameworkTransport(),
             notify: { notice in Task { @MainActor [weak self] in self?.status = "\(notice)" } })
         do {
             try service.start()
@@ -54,31 +80,33 @@ final class RelayAppModel {
             status = error.message
             return
         }
-        self.client = client
         self.service = service
         isRunning = true
-        status = "dialling \(host):\(port)"
-        timer = Timer.scheduledTimer(withTimeInterval: 1, repeats: true) { [weak self] _ in
-            Task { @MainActor in self?.refresh() }
-        }
+        status = "dialling \(address)"
+        refresh()
     }
 
     func stop() {
         service?.stop()
-        timer?.invalidate()
         service = nil
-        client = nil
         isRunning = false
         status = "stopped"
+        refresh()
     }
 
     private func refresh() {
         guard let client else { return }
-        framesSent = service?.samplesDelivered ?? framesSent  // what the bridge got: frames dropped for credit left out
+        if let service {
+            framesSent = service.samplesDelivered  // what the bridge got: frames dropped for credit left out
+            bridge = "tcp:\(host):\(port), " + (service.currentServer == nil ? "not connected" : "connected")
+        } else {
+            bridge = "none (stopped)"
+        }
         if let device = client.currentDevice, let state = client.currentDeviceState {
             glasses = "\(device.name): \(state.linkState), \(state.donState), hinges \(state.hingeState)"
         } else {
-            glasses = "no glasses (pair them in the Meta AI app)"
+            glasses = "no glasses (pair them in the Meta AI app, then rescan)"
         }
+        lastError = client.lastError?.description ?? "none"
     }
 }

@@ -66,22 +66,10 @@ public enum LinkConnector {
     private static func openSocket(
         to address: LinkAddress, options: LinkConnectionOptions, bluetooth: Bool
     ) throws(LinkError) -> SocketHandle {
-        let deadline = ContinuousClock.now + options.connectTimeout
-        while true {
-            do throws(LinkError) {
-                return try openSocketOnce(to: address, timeout: max(deadline - ContinuousClock.now, .milliseconds(1)),
-                                          options: options, bluetooth: bluetooth)
-            } catch {
-                guard error.code == .notListening, options.waitsForListener else { throw error }
-                // The last attempt is at the deadline, so the whole timeout was waited, as the message says.
-                let remaining = deadline - ContinuousClock.now
-                guard remaining > .zero else {
-                    let timeout = options.connectTimeout.inSeconds
-                    let seconds = timeout == timeout.rounded() ? String(format: "%.0f", timeout) : String(format: "%.1f", timeout)
-                    throw LinkError(.notListening, error.message + " (nothing listened there within the \(seconds) s connect timeout)")
-                }
-                Thread.sleep(forTimeInterval: min(listenerPollInterval, remaining).inSeconds)
-            }
+        // The retries while nothing listens are the core's, shared with every transport.
+        try StreamDialing.withListenerRetry(options: options, pollInterval: listenerPollInterval) {
+            timeout throws(LinkError) -> SocketHandle in
+            try openSocketOnce(to: address, timeout: timeout, options: options, bluetooth: bluetooth)
         }
     }
 

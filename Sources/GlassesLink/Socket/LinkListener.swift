@@ -78,24 +78,14 @@ public final class LinkListener: Sendable {
         accept: @escaping @Sendable (SocketHandle) -> LinkEndpoint?,
         handOver: @escaping @Sendable (LinkEndpoint) -> Void
     ) throws(LinkError) -> LinkListener {
+        // The remote rules and Bluetooth's refusal are the core's, shared with every transport.
+        try StreamLinks.checkListening(on: address, options: options)
         let handle: SocketHandle
         var bound = address
         switch address {
         case .unix(let path):
             handle = try bindUnix(path: path)
         case .tcp(let host, let port):
-            if !LinkAddress.isLoopbackHost(host) {
-                guard options.allowRemote else {
-                    throw LinkError(
-                        .unavailable,
-                        "refusing to listen on \(address): only loopback is allowed without allowRemote and a pairing token"
-                    )
-                }
-                guard let token = options.pairingToken, !token.isEmpty else {
-                    throw LinkError(
-                        .unavailable, "refusing to listen on \(address): a remote listener needs a pairing token")
-                }
-            }
             let (created, actualPort) = try bindTCP(host: host, port: port)
             handle = created
             bound = .tcp(host: host, port: actualPort)

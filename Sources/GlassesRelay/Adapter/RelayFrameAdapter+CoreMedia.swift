@@ -1,6 +1,8 @@
-// NOT COMPILED HERE: this file builds only where CoreMedia and Meta's MWDATCamera exist (an iOS app built with
-// Xcode, see Relay/iOS/README.md). On Linux the #if below removes it; RelayFrameAdapter+WearablesKit.swift is the
-// adapter there. It holds no logic beyond reading a CMSampleBuffer into the relay's layouts.
+// This file builds only where CoreMedia and Meta's MWDATCamera exist (an iOS app built with Xcode, see
+// Relay/iOS/README.md); on Linux the #if below removes it from the build, and RelayFrameAdapter+WearablesKit.swift is
+// the adapter there. The default test suite type-checks it against stand-in CoreMedia, CoreVideo and DAT modules
+// (AppleSurfaceTests); it was never compiled against Apple's SDK. It holds no logic beyond reading a CMSampleBuffer
+// into the relay's layouts.
 #if canImport(CoreMedia) && canImport(MWDATCamera)
     import CoreMedia
     import CoreVideo

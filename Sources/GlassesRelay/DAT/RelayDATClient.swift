@@ -59,6 +59,7 @@ public final class RelayDATClient: Sendable {
         var asyncWork = 0
         var counters = Counters()
         var started = false
+        var lastError: RelayDATError?
     }
 
     private let wearables: any WearablesInterface
@@ -85,6 +86,10 @@ public final class RelayDATClient: Sendable {
 
     /// Counters so far.
     public var counters: Counters { state.withLock { $0.counters } }
+
+    /// The last error DAT reported, in DAT's words (a stream's `StreamError` case name and description, or the
+    /// relay's own words where DAT gave none), whether or not a host was connected to hear it; nil before any.
+    public var lastError: RelayDATError? { state.withLock { $0.lastError } }
 
     /// Whether no permission query is in flight (a virtual-time test waits for it before moving time on).
     public var isIdle: Bool { state.withLock { $0.asyncWork == 0 } }
@@ -117,6 +122,14 @@ public final class RelayDATClient: Sendable {
         devicesChanged(wearables.devices)
     }
 
+    /// Reads DAT's device list again and selects its first device afresh (subscribing to its state again), as a
+    /// person does after pairing or waking the glasses in the Meta AI app; reports the device as on a change. DAT
+    /// has no scan of its own: the list is the Meta AI app's.
+    public func rescan() {
+        guard state.withLock({ $0.started }) else { return start() }
+        devicesChanged(wearables.devices, afresh: true)
+    }
+
     /// Carries out a host's request.
     public func handle(_ command: RelayCommand) {
         switch command {
@@ -145,10 +158,10 @@ public final class RelayDATClient: Sendable {
 
     // MARK: Devices
 
-    private func devicesChanged(_ identifiers: [DeviceIdentifier]) {
+    private func devicesChanged(_ identifiers: [DeviceIdentifier], afresh: Bool = false) {
         let first = identifiers.first
         let changed = state.withLock { state -> Bool in
-            guard state.deviceID != first else { return false }
+            guard afresh || state.deviceID != first else { return false }
             state.deviceID = first
             return true
         }
@@ -543,7 +556,11 @@ public final class RelayDATClient: Sendable {
     // MARK: Helpers
 
     private func emit(_ event: RelayEvent) {
-        state.withLock { $0.handler }?(event)
+        let handler = state.withLock { state in
+            if case .fault(let name, let message) = event { state.lastError = RelayDATError(name: name, message: message) }
+            return state.handler
+        }
+        handler?(event)
     }
 
     private static func configuration(_ settings: RelayStreamSettings) -> StreamConfiguration? {

@@ -188,6 +188,24 @@ public enum RelayEvent: Sendable, Hashable {
     case photo(Data, format: String, requestID: UInt32)
 }
 
+/// An error DAT reported to the relay: DAT's `StreamError` case name (`hingesClosed`, …, or `internalError` where
+/// the relay had to name it) and DAT's `localizedDescription`.
+public struct RelayDATError: Sendable, Hashable, CustomStringConvertible {
+    /// The case name.
+    public var name: String
+    /// DAT's description.
+    public var message: String
+
+    /// Creates an error.
+    public init(name: String, message: String) {
+        self.name = name
+        self.message = message
+    }
+
+    /// `NAME: MESSAGE`.
+    public var description: String { "\(name): \(message)" }
+}
+
 /// The rules the relay keeps, from DAT's documentation.
 public enum RelayRules {
     /// The least time between a session stopping and the next one starting: 2 s.
