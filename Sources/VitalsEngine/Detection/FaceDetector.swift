@@ -58,21 +58,62 @@ public struct FaceDetector: Sendable {
         private(set) var stride = 0
         private(set) var rows = 0
         fileprivate var packed: [PackedStump] = []
+        /// Whether every feature weight is a whole number (true of OpenCV's frontal-face cascades): the stumps are
+        /// then evaluated in integers, which give the same values as the Float path (see ``scan``).
+        fileprivate var integralWeights = false
         fileprivate var sum: [Int32] = []
-        fileprivate var squares: [Double] = []
+        /// The integral image of squares, modulo 2³²: a window's sum of squares (at most 255² × its area, under 2³²)
+        /// comes out exact from wrapping differences.
+        fileprivate var squares: [UInt32] = []
+        /// One row of pixels for ``integrate(width:height:row:)`` to fill.
+        fileprivate var line: [UInt8] = []
+        /// Width and height of the image last integrated.
+        private(set) var width = 0, height = 0
 
         /// Makes room for images up to `width`×`height` (laying the stumps out again only when the row length grows).
         mutating func prepare(for detector: FaceDetector, width: Int, height: Int) {
             if width + 1 > stride {
                 stride = width + 1
                 packed = detector.packStumps(stride: stride)
+                integralWeights = packed.allSatisfy { $0.integral }
                 rows = 0
+                line = [UInt8](repeating: 0, count: width)
             }
             if height + 1 > rows {
                 rows = height + 1
                 // Row 0 and column 0 stay zero: every scan writes the rest.
                 sum = [Int32](repeating: 0, count: stride * rows)
-                squares = [Double](repeating: 0, count: stride * rows)
+                squares = [UInt32](repeating: 0, count: stride * rows)
+            }
+        }
+
+        /// Builds the integral images of a `width`×`height` image (no larger than prepared for) whose rows `row`
+        /// writes, one at a time, into the buffer it is given (`width` bytes).
+        mutating func integrate(width w: Int, height h: Int, row: (Int, UnsafeMutablePointer<UInt8>) -> Void) {
+            let iw = stride
+            precondition(w < iw && h < rows, "pyramid level larger than its integral image")
+            width = w
+            height = h
+            line.withUnsafeMutableBufferPointer { line in
+                sum.withUnsafeMutableBufferPointer { sum in
+                    squares.withUnsafeMutableBufferPointer { sq in
+                        let px = line.baseAddress!, s = sum.baseAddress!, q = sq.baseAddress!
+                        for y in 0 ..< h {
+                            row(y, px)
+                            var rowSum: Int32 = 0
+                            var rowSq: UInt32 = 0
+                            let sAbove = s + y * iw + 1, sHere = sAbove + iw
+                            let qAbove = q + y * iw + 1, qHere = qAbove + iw
+                            for x in 0 ..< w {
+                                let v = UInt32(px[x])
+                                rowSum &+= Int32(bitPattern: v)
+                                rowSq &+= v &* v
+                                sHere[x] = sAbove[x] &+ rowSum
+                                qHere[x] = qAbove[x] &+ rowSq
+                            }
+                        }
+                    }
+                }
             }
         }
     }
@@ -95,6 +136,10 @@ public struct FaceDetector: Sendable {
             (p.a0, p.b0, p.c0, p.d0) = corners(rects[0]); p.w0 = rects[0].weight
             (p.a1, p.b1, p.c1, p.d1) = corners(rects[1]); p.w1 = rects[1].weight
             if rects.count > 2 { (p.a2, p.b2, p.c2, p.d2) = corners(rects[2]); p.w2 = rects[2].weight }
+            // A missing third rectangle stays at offsets 0 (its sum is 0) with weight 0.
+            let weights = [p.w0, p.w1, p.w2]
+            p.integral = weights.allSatisfy { $0 == $0.rounded() && abs($0) <= 64 }
+            if p.integral { (p.i0, p.i1, p.i2) = (Int32(p.w0), Int32(p.w1), Int32(p.w2)) }
             packed[i] = p
         }
         return packed
@@ -111,75 +156,94 @@ public struct FaceDetector: Sendable {
     @discardableResult
     func scan(_ image: GrayImage, step: Int, workspace: inout Workspace, minimumDeviation: Double = 0,
               mask: WindowMask? = nil, hit: (Int, Int) -> Void) -> Int {
-        let w = image.width, h = image.height
-        let iw = workspace.stride
-        precondition(w < iw && h < workspace.rows, "pyramid level larger than its integral image")
+        let w = image.width
         image.pixels.withUnsafeBufferPointer { px in
-            workspace.sum.withUnsafeMutableBufferPointer { sum in
-                workspace.squares.withUnsafeMutableBufferPointer { sq in
-                    for y in 0 ..< h {
-                        var rowSum: Int32 = 0
-                        var rowSq = 0.0
-                        let above = y * iw + 1, here = (y + 1) * iw + 1, source = y * w
-                        for x in 0 ..< w {
-                            let v = Int32(px[source + x])
-                            rowSum += v
-                            rowSq += Double(v * v)
-                            sum[here + x] = sum[above + x] + rowSum
-                            sq[here + x] = sq[above + x] + rowSq
-                        }
-                    }
-                }
+            workspace.integrate(width: w, height: image.height) { y, row in
+                row.update(from: px.baseAddress! + y * w, count: w)
             }
         }
+        return scan(step: step, workspace: workspace, minimumDeviation: minimumDeviation, mask: mask, hit: hit)
+    }
+
+    /// Evaluates every window position of the image last integrated in `workspace`
+    /// (``Workspace/integrate(width:height:row:)``).
+    ///
+    /// With whole-number feature weights (OpenCV's frontal-face cascades: −1, 2, 3) a stump's value is summed in
+    /// integers and converted once: each rectangle sum is at most 255 × 24² and the weighted total under 2²⁴, so
+    /// every Float product and sum of the general path is exact and both give the same value, bit for bit.
+    ///
+    /// - Parameter refineDepth: nil evaluates every window on the `step` grid. Otherwise the search is coarse to
+    ///   fine: the windows on a grid twice as coarse are evaluated first, and a window of the `step` grid between
+    ///   them only when one of its coarse neighbours (at most `step` away across and down) passed at least
+    ///   `refineDepth` stages; the others are taken as rejected. Around a face the cascade's first stages pass at
+    ///   every offset of a few pixels, so its hits are the same; on texture most windows fall at the first stages.
+    /// - Returns: the windows decided (those the mask lets through, flat ones and those taken as rejected included).
+    @discardableResult
+    func scan(step: Int, workspace: Workspace, minimumDeviation: Double = 0,
+              mask: WindowMask? = nil, refineDepth: Int? = nil, hit: (Int, Int) -> Void) -> Int {
+        let w = workspace.width, h = workspace.height
+        let iw = workspace.stride
         let stages = cascade.stages
         let stageEnds = stages.map { Int32($0.stumps.upperBound) }
         let stageThresholds = stages.map(\.threshold)
         let ww = cascade.windowWidth, wh = cascade.windowHeight
+        guard w >= ww, h >= wh else { return 0 }
         let normArea = Double((ww - 2) * (wh - 2))
         // nf below is normArea × the window's standard deviation.
         let leastNorm = minimumDeviation * normArea
         let n0 = iw + 1, n1 = iw + ww - 1, n2 = (wh - 1) * iw + 1, n3 = (wh - 1) * iw + ww - 1
-        var evaluated = 0
-        let changes = mask?.changes ?? [], stride = mask?.stride ?? 0
-        let firstColumn = mask?.firstColumn ?? [], lastColumn = mask?.lastColumn ?? []
-        let firstRow = mask?.firstRow ?? [], lastRow = mask?.lastRow ?? []
-        let masked = mask != nil
-        workspace.sum.withUnsafeBufferPointer { s in
+        let integral = workspace.integralWeights
+        let stageCount = stages.count
+        // Windows on the grid: origins 0, step, … up to the last that fits.
+        let across = (w - ww) / step + 1, down = (h - wh) / step + 1
+        // Whether the mask lets the windows with origins in columns x0...x1 and rows y0...y1 (grid indices) through:
+        // any of them covers a changed cell.
+        func changed(_ x0: Int, _ x1: Int, _ y0: Int, _ y1: Int) -> Bool {
+            guard let m = mask else { return true }
+            let top = Int(m.firstRow[y0 * step]) * m.stride, bottom = (Int(m.lastRow[y1 * step]) + 1) * m.stride
+            let left = Int(m.firstColumn[x0 * step]), right = Int(m.lastColumn[x1 * step]) + 1
+            return m.changes[bottom + right] &- m.changes[top + right] &- m.changes[bottom + left] &+ m.changes[top + left] != 0
+        }
+        return workspace.sum.withUnsafeBufferPointer { s in
             workspace.squares.withUnsafeBufferPointer { q in
                 workspace.packed.withUnsafeBufferPointer { st in
                     stageEnds.withUnsafeBufferPointer { ends in
                         stageThresholds.withUnsafeBufferPointer { thresholds in
-                            var y = 0
-                            while y + wh <= h {
-                                var x = 0
-                                let top = masked ? Int(firstRow[y]) * stride : 0, bottom = masked ? (Int(lastRow[y]) + 1) * stride : 0
-                                while x + ww <= w {
-                                    if masked {
-                                        let left = Int(firstColumn[x]), right = Int(lastColumn[x]) + 1
-                                        if changes[bottom + right] &- changes[top + right] &- changes[bottom + left] &+ changes[top + left] == 0 {
-                                            x += step
-                                            continue
-                                        }
-                                    }
-                                    evaluated += 1
-                                    let base = y * iw + x
-                                    let vs = Double(s[base + n3] - s[base + n1] - s[base + n2] + s[base + n0])
-                                    let vq = q[base + n3] - q[base + n1] - q[base + n2] + q[base + n0]
-                                    var nf = normArea * vq - vs * vs
-                                    nf = nf > 0 ? nf.squareRoot() : 1
-                                    if nf < leastNorm { x += step; continue }
-                                    let nff = Float(nf)
-                                    let sp = s.baseAddress! + base
-                                    var passed = true
-                                    var si = 0
-                                    for stage in 0 ..< ends.count {
+                            // The stages the window at (x, y) passes (stageCount: a hit).
+                            func depth(_ x: Int, _ y: Int) -> Int {
+                                let base = y * iw + x
+                                let vs = Double(s[base + n3] &- s[base + n1] &- s[base + n2] &+ s[base + n0])
+                                let vq = Double(q[base + n3] &- q[base + n1] &- q[base + n2] &+ q[base + n0])
+                                var nf = normArea * vq - vs * vs
+                                nf = nf > 0 ? nf.squareRoot() : 1
+                                if nf < leastNorm { return 0 }
+                                let nff = Float(nf)
+                                let sp = s.baseAddress! + base
+                                var si = 0
+                                if integral {
+                                    for stage in 0 ..< stageCount {
                                         let end = Int(ends[stage])
                                         var total: Float = 0
                                         while si < end {
                                             let p = st[si]
                                             // Rectangle sums of an integral image of at most 4096² 8-bit pixels
                                             // fit in Int32: no overflow to check.
+                                            var value = p.i0 &* (sp[Int(p.d0)] &- sp[Int(p.b0)] &- sp[Int(p.c0)] &+ sp[Int(p.a0)])
+                                            value &+= p.i1 &* (sp[Int(p.d1)] &- sp[Int(p.b1)] &- sp[Int(p.c1)] &+ sp[Int(p.a1)])
+                                            if p.i2 != 0 {
+                                                value &+= p.i2 &* (sp[Int(p.d2)] &- sp[Int(p.b2)] &- sp[Int(p.c2)] &+ sp[Int(p.a2)])
+                                            }
+                                            total += Float(value) < p.threshold * nff ? p.left : p.right
+                                            si += 1
+                                        }
+                                        if total < thresholds[stage] { return stage }
+                                    }
+                                } else {
+                                    for stage in 0 ..< stageCount {
+                                        let end = Int(ends[stage])
+                                        var total: Float = 0
+                                        while si < end {
+                                            let p = st[si]
                                             var value = p.w0 * Float(sp[Int(p.d0)] &- sp[Int(p.b0)] &- sp[Int(p.c0)] &+ sp[Int(p.a0)])
                                             value += p.w1 * Float(sp[Int(p.d1)] &- sp[Int(p.b1)] &- sp[Int(p.c1)] &+ sp[Int(p.a1)])
                                             if p.w2 != 0 {
@@ -188,19 +252,56 @@ public struct FaceDetector: Sendable {
                                             total += value < p.threshold * nff ? p.left : p.right
                                             si += 1
                                         }
-                                        if total < thresholds[stage] { passed = false; break }
+                                        if total < thresholds[stage] { return stage }
                                     }
-                                    if passed { hit(x, y) }
-                                    x += step
                                 }
-                                y += step
+                                return stageCount
                             }
+                            var decided = 0
+                            guard let refineDepth else {
+                                for gy in 0 ..< down {
+                                    for gx in 0 ..< across where changed(gx, gx, gy, gy) {
+                                        decided += 1
+                                        if depth(gx * step, gy * step) == stageCount { hit(gx * step, gy * step) }
+                                    }
+                                }
+                                return decided
+                            }
+                            // Coarse to fine. The coarse windows are those at even grid indices; each is evaluated
+                            // when it or a grid neighbour is let through by the mask, and reports a hit only when it
+                            // is let through itself.
+                            let coarseAcross = (across + 1) / 2, coarseDown = (down + 1) / 2
+                            var deep = [Bool](repeating: false, count: coarseAcross * coarseDown)
+                            for cy in 0 ..< coarseDown {
+                                let gy = 2 * cy
+                                for cx in 0 ..< coarseAcross {
+                                    let gx = 2 * cx
+                                    guard changed(max(0, gx - 1), min(across - 1, gx + 1), max(0, gy - 1), min(down - 1, gy + 1)) else { continue }
+                                    let d = depth(gx * step, gy * step)
+                                    deep[cy * coarseAcross + cx] = d >= refineDepth
+                                    if changed(gx, gx, gy, gy) {
+                                        decided += 1
+                                        if d == stageCount { hit(gx * step, gy * step) }
+                                    }
+                                }
+                            }
+                            // The windows between: evaluated only next to a coarse window that went deep enough.
+                            for gy in 0 ..< down {
+                                let cy0 = gy / 2, cy1 = min(coarseDown - 1, (gy + 1) / 2)
+                                for gx in 0 ..< across where (gx | gy) & 1 == 1 && changed(gx, gx, gy, gy) {
+                                    decided += 1
+                                    let cx0 = gx / 2, cx1 = min(coarseAcross - 1, (gx + 1) / 2)
+                                    guard deep[cy0 * coarseAcross + cx0] || deep[cy0 * coarseAcross + cx1]
+                                        || deep[cy1 * coarseAcross + cx0] || deep[cy1 * coarseAcross + cx1] else { continue }
+                                    if depth(gx * step, gy * step) == stageCount { hit(gx * step, gy * step) }
+                                }
+                            }
+                            return decided
                         }
                     }
                 }
             }
         }
-        return evaluated
     }
 
     /// Which windows of one image a scan evaluates: those that cover a changed cell of a coarse grid. `changes` is
@@ -222,6 +323,9 @@ public struct FaceDetector: Sendable {
         var a2: Int32 = 0, b2: Int32 = 0, c2: Int32 = 0, d2: Int32 = 0
         var w0: Float = 0, w1: Float = 0, w2: Float = 0
         var threshold: Float = 0, left: Float = 0, right: Float = 0
+        /// The weights as integers, when all three are whole numbers (``integral``).
+        var i0: Int32 = 0, i1: Int32 = 0, i2: Int32 = 0
+        var integral = false
     }
 
     /// Clusters raw hits (OpenCV's `groupRectangles` rule), drops weak clusters and faces inside bigger faces.

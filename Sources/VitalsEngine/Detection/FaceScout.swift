@@ -19,7 +19,10 @@
 /// window whose tiles all moved by less than ``changeThreshold`` is not evaluated (its verdict could not have
 /// changed), and the raw hits such windows had are kept. A still view (a page, a screen) then costs next to nothing
 /// after its first cycle; a moving one is searched in full. A window whose luma is nearly flat (standard deviation
-/// under ``minimumDeviation``) is rejected before the cascade's first stage.
+/// under ``minimumDeviation``) is rejected before the cascade's first stage. Each band is searched coarse to fine:
+/// the windows on a grid of step 4 first, those between (step 2) only next to one that passed ``refineDepth`` of
+/// the cascade's stages (a face makes its neighbours pass the first stages; most of a textured view's windows fall at
+/// the first ones).
 ///
 /// Raw hits are kept per level from its latest scan and grouped, lane by lane, after every frame that changed them
 /// (OpenCV's rule, as ``FaceDetector`` groups one search), so hits on one face from neighbouring levels, scanned on
@@ -37,6 +40,11 @@ struct FaceScout {
     /// The scale step between pyramid levels: the search detector's 1.1. (1.15, the strict detector's, did a third
     /// less work and missed real faces of 64–92 px that 1.1 finds, in FaceSearchBudgetTests.)
     static let pyramidStep = 1.1
+    /// Coarse to fine: the windows between those of a grid twice as coarse (step 4) are evaluated only next to one
+    /// that passed this many of the cascade's 25 stages
+    /// (``FaceDetector/scan(step:workspace:minimumDeviation:mask:refineDepth:hit:)``). 4 finds every face of
+    /// FaceSearchBudgetTests as fast as evaluating every window; 5 and 6 missed a 69 px face at 720×1280.
+    static let refineDepth = 4
     /// Windows with a luma standard deviation below this are rejected before the cascade (0–255).
     static let minimumDeviation = 5.0
     /// The cascade's window, in pixels of a level: the measurable lane's level 0 is the frame shrunk until the
@@ -79,8 +87,8 @@ struct FaceScout {
         case skin
     }
 
-    /// Work done on the last frame, for tests and benchmarks: windows evaluated (after the change test) and level
-    /// pixels built.
+    /// Work done on the last frame, for tests and benchmarks: windows decided (after the change test; evaluated by
+    /// the cascade or, coarse to fine, taken as rejected) and level pixels built.
     private(set) var lastFrameWindows = 0
     private(set) var lastFramePixels = 0
 
@@ -98,6 +106,8 @@ struct FaceScout {
     private var changedAtLevelStart: [[Bool]] = []
     private var tileMeansAtLevelStart: [[Float]] = []
     private var workspace = FaceDetector.Workspace()
+    /// Per level, the frame columns its pixels average (``levelColumns(_:frameWidth:)``).
+    private var columns: [[Int32]] = []
     /// The cycle's jobs still to run, each with the time it falls due.
     private var queue: [(job: Job, due: Double)] = []
     private var cycle = 0
@@ -151,6 +161,7 @@ struct FaceScout {
         tileMeansAtLevelStart = levels.map { _ in [] }
         skinReference = [Float](repeating: .nan, count: tiles)
         hits = levels.map { _ in [] }
+        columns = levels.map { Self.levelColumns($0, frameWidth: width) }
         workspace = FaceDetector.Workspace()
         queue = []
         cycle = 0
@@ -322,14 +333,17 @@ struct FaceScout {
             mask = FaceDetector.WindowMask(changes: summed, stride: stride, firstColumn: firstColumn, lastColumn: lastColumn,
                                            firstRow: firstRow, lastRow: lastRow)
         }
-        // The band's rows of the level, read from this frame.
-        let image = Self.levelImage(view, level: level, firstRow: top, rows: bandRows)
-        lastFramePixels += image.width * image.height
-        workspace.prepare(for: detector, width: image.width, height: image.height)
+        // The band's rows of the level, read from this frame straight into the integral images.
+        workspace.prepare(for: detector, width: level.width, height: bandRows)
+        let columns = self.columns[index]
+        workspace.integrate(width: level.width, height: bandRows) { r, out in
+            Self.levelRow(view, level: level, columns: columns, row: top + r, into: out)
+        }
+        lastFramePixels += level.width * bandRows
         var found: [(x: Int, y: Int, frame: Int)] = []
         let frame = frame
-        let evaluated = detector.scan(image, step: level.step, workspace: &workspace, minimumDeviation: Self.minimumDeviation,
-                                      mask: mask) { x, y in found.append((x, top + y, frame)) }
+        let evaluated = detector.scan(step: level.step, workspace: workspace, minimumDeviation: Self.minimumDeviation,
+                                      mask: mask, refineDepth: Self.refineDepth) { x, y in found.append((x, top + y, frame)) }
         lastFrameWindows += evaluated
         func wasEvaluated(_ x: Int, _ y: Int) -> Bool {
             guard let m = mask else { return true }
@@ -342,7 +356,7 @@ struct FaceScout {
         hits[index].removeAll { h in rows.contains(h.y) && wasEvaluated(h.x, h.y) }
         if before != hits[index].count || !found.isEmpty { hitsChanged = true }
         hits[index] += found
-        return evaluated + image.width * image.height / 2
+        return evaluated + level.width * bandRows / 2
     }
 
     private func skinChanged(_ means: [Float]) -> Bool {
@@ -414,36 +428,37 @@ struct FaceScout {
         return means
     }
 
-    /// Rows `firstRow ..< firstRow + rows` of a level, read from the frame: each pixel the mean of 2×2 samples
-    /// inside the frame area it covers.
-    static func levelImage(_ view: VitalsPixelView, level: Level, firstRow: Int, rows: Int) -> GrayImage {
-        let f = level.factor, w = level.width
-        var xs0 = [Int](repeating: 0, count: w), xs1 = xs0
-        for x in 0 ..< w {
-            xs0[x] = min(view.width - 1, Int((Double(x) + 0.25) * f))
-            xs1[x] = min(view.width - 1, Int((Double(x) + 0.75) * f))
+    /// Which frame columns each pixel of a level averages (two per pixel, inside the frame area it covers).
+    static func levelColumns(_ level: Level, frameWidth: Int) -> [Int32] {
+        let f = level.factor
+        var columns = [Int32](repeating: 0, count: 2 * level.width)
+        for x in 0 ..< level.width {
+            columns[2 * x] = Int32(min(frameWidth - 1, Int((Double(x) + 0.25) * f)))
+            columns[2 * x + 1] = Int32(min(frameWidth - 1, Int((Double(x) + 0.75) * f)))
         }
-        var out = [UInt8](repeating: 0, count: w * rows)
-        out.withUnsafeMutableBufferPointer { out in
-            for r in 0 ..< rows {
-                let y = firstRow + r
-                let y0 = min(view.height - 1, Int((Double(y) + 0.25) * f)), y1 = min(view.height - 1, Int((Double(y) + 0.75) * f))
-                let row = r * w
-                if view.format == .bgra {
-                    for x in 0 ..< w {
-                        let s = view.luma(xs0[x], y0) + view.luma(xs1[x], y0) + view.luma(xs0[x], y1) + view.luma(xs1[x], y1)
-                        out[row + x] = UInt8(truncatingIfNeeded: (s + 2) >> 2)
-                    }
-                } else {
-                    let a = view.plane0 + y0 * view.bytesPerRow0, b = view.plane0 + y1 * view.bytesPerRow0
-                    for x in 0 ..< w {
-                        let i = xs0[x], j = xs1[x]
-                        let s = Int(a[i]) + Int(a[j]) + Int(b[i]) + Int(b[j])
-                        out[row + x] = UInt8(truncatingIfNeeded: (s + 2) >> 2)
-                    }
+        return columns
+    }
+
+    /// Row `y` of a level, read from the frame into `out` (the level's width): each pixel the mean of 2×2 samples
+    /// inside the frame area it covers (columns from ``levelColumns(_:frameWidth:)``).
+    static func levelRow(_ view: VitalsPixelView, level: Level, columns: [Int32], row y: Int, into out: UnsafeMutablePointer<UInt8>) {
+        let f = level.factor, w = level.width
+        let y0 = min(view.height - 1, Int((Double(y) + 0.25) * f)), y1 = min(view.height - 1, Int((Double(y) + 0.75) * f))
+        columns.withUnsafeBufferPointer { c in
+            if view.format == .bgra {
+                for x in 0 ..< w {
+                    let i = Int(c[2 * x]), j = Int(c[2 * x + 1])
+                    let s = view.luma(i, y0) + view.luma(j, y0) + view.luma(i, y1) + view.luma(j, y1)
+                    out[x] = UInt8(truncatingIfNeeded: (s + 2) >> 2)
+                }
+            } else {
+                let a = view.plane0 + y0 * view.bytesPerRow0, b = view.plane0 + y1 * view.bytesPerRow0
+                for x in 0 ..< w {
+                    let i = Int(c[2 * x]), j = Int(c[2 * x + 1])
+                    let s = UInt32(a[i]) &+ UInt32(a[j]) &+ UInt32(b[i]) &+ UInt32(b[j])
+                    out[x] = UInt8(truncatingIfNeeded: (s &+ 2) >> 2)
                 }
             }
         }
-        return GrayImage(width: w, height: rows, pixels: out)
     }
 }
