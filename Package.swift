@@ -197,7 +197,7 @@ let package = Package(
             name: "GlassesBridgeCommandTests",
             dependencies: [
                 "GlassesBridgeCommand", "GlassesBridge", "CommandSupport", "SmartSpectraInput", "WearablesKit", "GlassesLink",
-                "GlassesLSL", "glasses-relay",
+                "GlassesLSL", "glasses-relay", "glasses-sim",
             ]
         ),
         .testTarget(name: "CommandSupportTests", dependencies: ["CommandSupport"]),

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import GlassesBridgeCommand
 @testable import glasses_relay
+@testable import glasses_sim
 
 /// Each command's options are declared once (``OptionTable``): the help text and the docs are held to the
 /// declarations, both ways, so an option cannot be added, renamed or dropped in one place only.
@@ -52,6 +53,14 @@ struct OptionDeclarationTests {
         let listed = Self.listed(in: glasses_relay.usage)
         #expect(listed == declared, "glasses-relay --help lists \(listed.sorted()), the table declares \(declared.sorted())")
         #expect(declared.count == 13)
+    }
+
+    @Test("glasses-sim: its --help lists exactly the options its table declares")
+    func simulatorOptionsMatchHelp() throws {
+        let declared = Set(glasses_sim.Options.table.longNames)
+        let listed = Self.listed(in: glasses_sim.usage)
+        #expect(listed == declared, "glasses-sim --help lists \(listed.sorted()), the table declares \(declared.sorted())")
+        #expect(declared.count == 29)
     }
 
     @Test("a table parses names, inline values and flags, refuses a value given to a flag, and names an unknown option")

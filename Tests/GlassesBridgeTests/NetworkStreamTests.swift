@@ -1,6 +1,7 @@
 import Foundation
 import GlassesBridge
 import GlassesMedia
+import GlassesSimulator
 import GlassesVideo
 import Synchronization
 import Testing
@@ -333,6 +334,9 @@ struct NetworkStreamTests {
         #expect(waitForListener(port: port, udp: false, timeout: 3, gone: true), "the listener was still open 3 s after the run ended")
     }
 
+    /// The seed of the corrupted stream's damage.
+    static let damageSeed: UInt64 = 20_261_206
+
     @Test("a hostile publisher: the real HEVC stream with its payload bytes corrupted (headers kept, so every damaged NAL unit reaches the bridge) is survived, and a clean publisher is taken afterwards")
     func udpSurvivesACorruptedStream() throws {
         let clips = try NetworkClips.shared()
@@ -340,8 +344,9 @@ struct NetworkStreamTests {
         let bridge = try BinaryRunner(["--device", "udp://127.0.0.1:\(port)", "--duration", "9", "--format", "ndjson"])
         try #require(waitForListener(port: port, udp: true, timeout: 15))
         // Every 188-byte TS packet keeps its 4-byte header (so the demuxer hands the PES on); a third of the packets
-        // get 1 to 8 random bytes of their payload replaced.
-        var generator = SystemRandomNumberGenerator()
+        // get 1 to 8 random bytes of their payload replaced, from a fixed seed: the same damage on every run (an
+        // unseeded one once spared every NAL unit the decoder cares about, and the test failed by chance).
+        var generator = SeededRandom(seed: Self.damageSeed)
         var stream = [UInt8](try Data(contentsOf: URL(fileURLWithPath: clips.smallTS)))
         for start in stride(from: 0, to: stream.count - 188, by: 188) where Int.random(in: 0 ..< 3, using: &generator) == 0 {
             for _ in 0 ..< Int.random(in: 1 ... 8, using: &generator) {
