@@ -47,6 +47,13 @@ struct OptionDeclarationTests {
         }
     }
 
+    @Test("glasses-bridge report: its --help lists exactly the options its table declares")
+    func reportOptionsMatchHelp() throws {
+        let declared = Set(BridgeCommand.reportOptions.longNames).subtracting(["--help"])
+        let listed = Self.listed(in: BridgeHelp.report)
+        #expect(listed == declared, "report --help lists \(listed.sorted()), the table declares \(declared.sorted())")
+    }
+
     @Test("glasses-relay: its --help lists exactly the options its table declares")
     func relayOptionsMatchHelp() throws {
         let declared = Set(glasses_relay.Options.table.longNames)

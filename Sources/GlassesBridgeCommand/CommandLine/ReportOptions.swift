@@ -21,39 +21,52 @@ package struct ReportOptions: Sendable, Hashable {
     package init() {}
 }
 
+/// The parse of `glasses-bridge report` in progress.
+struct ReportParse: Sendable {
+    var options = ReportOptions()
+    var output: String?
+    var help = false
+}
+
 extension BridgeCommand {
-    /// Every option of `glasses-bridge report`, for suggestions.
-    static let reportOptionNames = ["--truth", "--reference", "--run-start", "--traces-at", "--output", "--help"]
+    /// Every option of `glasses-bridge report`, declared once, in the order `report --help` lists them.
+    static let reportOptions = OptionTable<ReportParse>([
+        .setting("--truth", argument: .path("FILE")) { state, value in state.options.truthPath = value },
+        .setting("--reference", argument: .path("FILE")) { state, value in state.options.referencePath = value },
+        .setting("--run-start", argument: .value("TIME")) { state, value in
+            let value = value ?? ""
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            let plain = ISO8601DateFormatter()
+            guard let date = formatter.date(from: value) ?? plain.date(from: value) else {
+                throw BridgeUsageError("invalid --run-start '\(value)': give an ISO 8601 time with its zone, e.g. 2026-12-01T17:46:23Z.")
+            }
+            state.options.runStart = date
+        },
+        .setting("--traces-at", argument: .value("SECONDS")) { state, value in
+            let value = value ?? ""
+            guard let seconds = DecimalArgument.parse(value), seconds > 0, seconds <= 1e9 else {
+                throw BridgeUsageError("invalid --traces-at '\(value)': give the second of the run the trace windows end at (up to 1e9), e.g. 45.")
+            }
+            state.options.tracesAt = seconds
+        },
+        .setting("--output", "-o", argument: .path("PAGE")) { state, value in state.output = value },
+        OptionDeclaration("--help", "-h") { state, _ in
+            state.help = true
+            return .stop
+        },
+    ])
 
     /// Parses `glasses-bridge report RUN.ndjson [--truth FILE | --reference FILE] -o PAGE.html`.
     static func parseReport(_ parser: inout ArgumentCursor) throws(BridgeUsageError) -> BridgeCommand {
-        var options = ReportOptions()
-        var output: String?
-        while let (name, inline) = try parser.nextOption() {
-            switch name {
-            case "--help", "-h": return .help(topic: "report")
-            case "--truth": options.truthPath = try parser.path(for: name, inline: inline)
-            case "--reference": options.referencePath = try parser.path(for: name, inline: inline)
-            case "--run-start":
-                let value = try parser.value(for: name, inline: inline)
-                let formatter = ISO8601DateFormatter()
-                formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-                let plain = ISO8601DateFormatter()
-                guard let date = formatter.date(from: value) ?? plain.date(from: value) else {
-                    throw BridgeUsageError("invalid --run-start '\(value)': give an ISO 8601 time with its zone, e.g. 2026-12-01T17:46:23Z.")
-                }
-                options.runStart = date
-            case "--traces-at":
-                let value = try parser.value(for: name, inline: inline)
-                guard let seconds = DecimalArgument.parse(value), seconds > 0, seconds <= 1e9 else {
-                    throw BridgeUsageError("invalid --traces-at '\(value)': give the second of the run the trace windows end at (up to 1e9), e.g. 45.")
-                }
-                options.tracesAt = seconds
-            case "--output", "-o": output = try parser.path(for: name, inline: inline)
-            default:
-                throw BridgeUsageError(unknownOptionMessage(name, known: reportOptionNames, command: "report"))
-            }
+        var state = ReportParse()
+        if try reportOptions.parse(&parser, into: &state, unknown: {
+            unknownOptionMessage($0, known: reportOptions.longNames, command: "report")
+        }), state.help {
+            return .help(topic: "report")
         }
+        var options = state.options
+        let output = state.output
         guard let input = parser.strayPositional else {
             throw BridgeUsageError("report needs the run's NDJSON file: glasses-bridge report run.ndjson -o run.html.")
         }
