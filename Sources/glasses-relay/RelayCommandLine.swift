@@ -47,14 +47,15 @@ Exit codes: 0 done (duration reached, SIGINT or SIGTERM)   64 usage or a bad sce
             69 the address cannot be served, or the bridge refused the pairing
 """
 
-let version = "glasses-relay 0.1.0"
-let usageLine = "usage: glasses-relay --connect ADDR | --listen ADDR [options]   (see --help)"
+/// The tool's name, version and usage line.
+let tool = ToolIdentity(
+    name: "glasses-relay", version: "0.1.0",
+    usageLine: "usage: glasses-relay --connect ADDR | --listen ADDR [options]   (see --help)"
+)
 
-/// Ends the process before anything ran: `message` on standard error, then the exit code.
+/// Ends the process before anything ran (``ToolIdentity/fail(_:_:)``).
 func fail(_ message: String, _ code: ExitCode = .usage) -> Never {
-    let hint = code == .usage ? "\n\(usageLine)" : ""
-    ConsoleText.standardError("glasses-relay: error: \(message)\(hint)\n")
-    exit(code.rawValue)
+    tool.fail(message, code)
 }
 
 /// Everything the command line says.
@@ -101,7 +102,7 @@ struct Options: Sendable {
         .setting("--duration", argument: .value("S")) { state, value in state.options.duration = try SharedOptionRules.duration(value ?? "") },
         .setting("--quiet") { state, _ in state.options.quiet = true },
         OptionDeclaration("--version") { state, _ in
-            state.answer = version
+            state.answer = tool.version
             return .stop
         },
         OptionDeclaration("--help", "-h") { state, _ in
@@ -119,7 +120,7 @@ struct Options: Sendable {
         var cursor = ArgumentCursor(input)
         var state = Parse()
         let stopped = try table.parse(&cursor, into: &state) { name in
-            OptionSuggestion.unknownOptionMessage(name, known: table.longNames, tool: "glasses-relay", command: nil)
+            tool.unknownOption(name, known: table.longNames)
         }
         if stopped, let answer = state.answer { return .print(answer) }
         var o = state.options

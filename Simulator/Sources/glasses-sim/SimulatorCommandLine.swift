@@ -77,14 +77,15 @@ Exit codes (the same table as glasses-bridge, see docs/CLI.md):
   73 --write or --truth cannot be written
 """
 
-let version = "glasses-sim 0.1.0"
-let usageLine = "usage: glasses-sim --listen ADDR [options] | --write FILE --duration S [options]   (see --help)"
+/// The tool's name, version and usage line.
+let tool = ToolIdentity(
+    name: "glasses-sim", version: "0.1.0",
+    usageLine: "usage: glasses-sim --listen ADDR [options] | --write FILE --duration S [options]   (see --help)"
+)
 
-/// Ends the process before anything ran: `message` on standard error, then the exit code.
+/// Ends the process before anything ran (``ToolIdentity/fail(_:_:)``).
 func fail(_ message: String, _ code: ExitCode = .usage) -> Never {
-    let hint = code == .usage ? "\n\(usageLine)" : ""
-    ConsoleText.standardError("glasses-sim: error: \(message)\(hint)\n")
-    exit(code.rawValue)
+    tool.fail(message, code)
 }
 
 // MARK: Arguments
@@ -219,7 +220,7 @@ struct Options: Sendable {
         },
         .setting("--quiet") { state, _ in state.options.quiet = true },
         OptionDeclaration("--version") { state, _ in
-            state.answer = version
+            state.answer = tool.version
             return .stop
         },
         OptionDeclaration("--help", "-h") { state, _ in
@@ -233,7 +234,7 @@ struct Options: Sendable {
         var cursor = ArgumentCursor(input)
         var state = Parse()
         let stopped = try table.parse(&cursor, into: &state) { name in
-            OptionSuggestion.unknownOptionMessage(name, known: table.longNames, tool: "glasses-sim", command: nil)
+            tool.unknownOption(name, known: table.longNames)
         }
         if stopped, let answer = state.answer { return .print(answer) }
         var o = state.options
