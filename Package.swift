@@ -209,7 +209,7 @@ let package = Package(
             ],
             exclude: ["DATSurface", "AppleSurface"]
         ),
-        .testTarget(name: "GlassesReportTests", dependencies: ["GlassesReport"], exclude: ["Fixtures"]),
+        .testTarget(name: "GlassesReportTests", dependencies: ["GlassesReport", "GlassesJSON"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import GlassesJSON
 @testable import GlassesReport
 
 @Suite("Reading the bridge's NDJSON, truth and references")

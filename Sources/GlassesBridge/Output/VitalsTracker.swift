@@ -1,21 +1,9 @@
+import GlassesJSON
 import SmartSpectraInput
 
-/// The three headline vitals at an instant; nil where unknown.
-public struct VitalsSnapshot: Sendable, Hashable {
-    /// Pulse rate in beats per minute.
-    public var pulseRate: Double?
-    /// Breathing rate in breaths per minute.
-    public var breathingRate: Double?
-    /// HRV as RMSSD in milliseconds.
-    public var hrvRmssd: Double?
-
-    /// Creates a snapshot.
-    public init(pulseRate: Double? = nil, breathingRate: Double? = nil, hrvRmssd: Double? = nil) {
-        self.pulseRate = pulseRate
-        self.breathingRate = breathingRate
-        self.hrvRmssd = hrvRmssd
-    }
-}
+/// The three headline vitals at an instant; nil where unknown (pulse in bpm, breathing in breaths a minute, HRV as
+/// RMSSD in ms). The same type as the run lines' values that GlassesReport reads back.
+public typealias VitalsSnapshot = VitalValues
 
 /// A run's pulse values that fall into two groups about a factor two apart: a rate and its harmonic (or its half),
 /// of which only one can be the heart's. Their median would lie between the two, on neither.

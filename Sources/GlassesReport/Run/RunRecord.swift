@@ -21,22 +21,6 @@ public struct TraceSample: Sendable, Hashable {
     public var value: Double
 }
 
-/// The three headline vitals at an instant, nil where unknown (a `stats` line's values or its `truth`).
-public struct VitalValues: Sendable, Hashable {
-    /// Beats per minute.
-    public var pulseRate: Double?
-    /// Breaths per minute.
-    public var breathingRate: Double?
-    /// RMSSD in milliseconds.
-    public var hrvRmssd: Double?
-    /// Creates values.
-    public init(pulseRate: Double? = nil, breathingRate: Double? = nil, hrvRmssd: Double? = nil) {
-        self.pulseRate = pulseRate
-        self.breathingRate = breathingRate
-        self.hrvRmssd = hrvRmssd
-    }
-}
-
 /// Latency percentiles of a `stats` line (`latencyMs`), in milliseconds; each nil where the line does not say.
 public struct LatencyStats: Sendable, Hashable {
     /// Median frame latency.
