@@ -34,7 +34,7 @@ import Synchronization
 /// ``GlassesFrameInputError/Code/concurrentUse`` instead of racing. Decoding blocks the calling thread (a few ms per
 /// frame): keep it off the cooperative pool. A rejected result leaves the input usable.
 public final class GlassesFrameInput: @unchecked Sendable {
-    // @unchecked Sendable: `decoder` and `mapper` are touched only by the one call that holds `busy`.
+    // @unchecked Sendable: `core` is touched only by the one call that holds `busy`.
 
     /// How frames are turned into pixels.
     public struct Options: Sendable, Hashable {
@@ -61,8 +61,8 @@ public final class GlassesFrameInput: @unchecked Sendable {
     public let options: Options
 
     private let busy = Mutex(false)
-    private var decoder: VideoFrameDecoder?
-    private var mapper: TimestampMapper
+    /// Decoding, time mapping and drop classification: the same core the pipeline's worker runs.
+    private var core: FrameSubmissionCore
     private let statisticsStore = Mutex(VideoDecoderStatistics())
     private let lastTimestamp = Mutex<Int64?>(nil)
 
@@ -71,7 +71,10 @@ public final class GlassesFrameInput: @unchecked Sendable {
     public init(customInput: CustomInput, options: Options = Options()) {
         self.customInput = customInput
         self.options = options
-        self.mapper = TimestampMapper(frameRate: options.frameRate)
+        self.core = FrameSubmissionCore(
+            outputFormat: options.decodedFormat, decoderOptions: options.decoder, rawFrames: .asSent,
+            frameRate: options.frameRate
+        )
     }
 
     /// What the HEVC decoder has done so far (all zero until the first `.hvc1` frame).
@@ -92,21 +95,21 @@ public final class GlassesFrameInput: @unchecked Sendable {
     ///   stall timeout, and when called while another call is still running.
     public func send(_ frame: VideoFrame, receivedAtUs: Int64? = nil) throws(GlassesFrameInputError) -> [FrameSubmissionResult] {
         try exclusively { () throws(GlassesFrameInputError) -> [FrameSubmissionResult] in
-            switch frame.content {
-            case .raw(let image):
-                return [submit(image.pixelBufferView(), presentationTimeUs: frame.presentationTimeUs, receivedAtUs: receivedAtUs)]
-            case .hevc:
-                let decoder = try openDecoder(at: frame.presentationTimeUs)
-                let pictures: [DecodedVideoFrame]
-                do throws(VideoCodecError) {
-                    pictures = try decoder.decode(frame)
-                } catch {
-                    noteStatistics(of: decoder)
-                    throw GlassesFrameInputError(code: .decodeFailed, message: error.message, presentationTimeUs: frame.presentationTimeUs)
-                }
-                noteStatistics(of: decoder)
-                return pictures.map { submit($0.pixelBuffer, presentationTimeUs: $0.presentationTimeUs, receivedAtUs: receivedAtUs) }
+            defer { noteStatistics() }
+            let outcome: FrameSubmissionCore.FrameOutcome
+            do throws(FrameSubmissionCore.DecodeFailure) {
+                outcome = try core.frameArrived(frame)
+            } catch .decoderUnavailable(let error) {
+                throw GlassesFrameInputError(
+                    code: .decoderUnavailable, message: "The HEVC decoder could not open: \(error.message)",
+                    presentationTimeUs: frame.presentationTimeUs
+                )
+            } catch {
+                throw GlassesFrameInputError(code: .decodeFailed, message: error.codecError.message, presentationTimeUs: frame.presentationTimeUs)
             }
+            // A frame awaiting a keyframe, damaged or held back yields no result; its kind shows in the statistics.
+            guard case .pictures(let pictures) = outcome else { return [] }
+            return pictures.map { submit($0, receivedAtUs: receivedAtUs) }
         }
     }
 
@@ -115,10 +118,9 @@ public final class GlassesFrameInput: @unchecked Sendable {
     /// - Throws: ``GlassesFrameInputError`` (`concurrentUse`) when called while another call is still running.
     public func flush() throws(GlassesFrameInputError) -> [FrameSubmissionResult] {
         try exclusively { () throws(GlassesFrameInputError) -> [FrameSubmissionResult] in
-            guard let decoder else { return [] }
-            let pictures = (try? decoder.flush()) ?? []
-            noteStatistics(of: decoder)
-            return pictures.map { submit($0.pixelBuffer, presentationTimeUs: $0.presentationTimeUs, receivedAtUs: nil) }
+            defer { noteStatistics() }
+            // Every picture that comes out is submitted, including any the worker's accounting would leave out.
+            return core.flush().pictures.map { submit($0, receivedAtUs: nil) }
         }
     }
 
@@ -126,7 +128,7 @@ public final class GlassesFrameInput: @unchecked Sendable {
     /// continues this input's timeline instead of being compared with the old device clock.
     /// - Throws: ``GlassesFrameInputError`` (`concurrentUse`) when called while another call is still running.
     public func markDiscontinuity() throws(GlassesFrameInputError) {
-        try exclusively { () throws(GlassesFrameInputError) in mapper.markDiscontinuity() }
+        try exclusively { () throws(GlassesFrameInputError) in core.markDiscontinuity() }
     }
 
     /// The last timestamp submitted (or rejected by the SDK), in µs on this input's timeline; nil before the first.
@@ -134,37 +136,23 @@ public final class GlassesFrameInput: @unchecked Sendable {
 
     // MARK: Internals (run only while `busy` is held)
 
-    private func submit(_ pixels: PixelBuffer, presentationTimeUs: Int64, receivedAtUs: Int64?) -> FrameSubmissionResult {
-        switch mapper.map(deviceUs: presentationTimeUs, hostUs: receivedAtUs) {
+    private func submit(_ picture: FrameSubmissionCore.Picture, receivedAtUs: Int64?) -> FrameSubmissionResult {
+        switch core.timestamp(for: picture, receivedAtUs: receivedAtUs) {
         case .drop(let reason):
             let what = reason == .duplicateTimestamp ? "repeats the previous frame's" : "is earlier than an already submitted"
             return .rejected(SmartSpectraError(
                 code: .nonMonotonicTimestamp,
-                message: "The frame at \(presentationTimeUs) µs (device clock) \(what) presentation time; it was not submitted."
+                message: "The frame at \(picture.presentationTimeUs) µs (device clock) \(what) presentation time; it was not submitted."
             ))
         case .submit(let timestampUs, _):
             lastTimestamp.withLock { $0 = timestampUs }
             // A pause over 2 s keeps its length: custom input answers `timestampGap`, and the caller restarts the run.
-            return customInput.sendFrame(pixels, timestampUs: timestampUs)
+            return customInput.sendFrame(picture.pixelBuffer, timestampUs: timestampUs)
         }
     }
 
-    private func openDecoder(at presentationTimeUs: Int64) throws(GlassesFrameInputError) -> VideoFrameDecoder {
-        if let decoder { return decoder }
-        do throws(VideoCodecError) {
-            let opened = try VideoFrameDecoder(outputFormat: options.decodedFormat, options: options.decoder)
-            decoder = opened
-            return opened
-        } catch {
-            throw GlassesFrameInputError(
-                code: .decoderUnavailable, message: "The HEVC decoder could not open: \(error.message)",
-                presentationTimeUs: presentationTimeUs
-            )
-        }
-    }
-
-    private func noteStatistics(of decoder: VideoFrameDecoder) {
-        let statistics = decoder.statistics
+    private func noteStatistics() {
+        let statistics = core.decoderStatistics
         statisticsStore.withLock { $0 = statistics }
     }
 

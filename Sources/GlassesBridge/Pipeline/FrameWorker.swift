@@ -33,28 +33,28 @@ struct FrameWorkerContext: Sendable {
 /// The one serial worker that decodes, maps timestamps and submits frames to custom input, on its own thread.
 ///
 /// Decoding (libavcodec) and file writing block, so they never run on the cooperative pool. Everything the
-/// worker owns (decoder, timestamp mapper, writer) is confined to its thread.
+/// worker owns (its ``FrameSubmissionCore``, the decoder and timestamp mapper that public ``GlassesFrameInput`` runs
+/// too, and the writer) is confined to its thread. The core decides what becomes of each frame; the worker acts on
+/// it: waits for the engine, restarts and submits to custom input, counts, and writes `--video-out`.
 final class FrameWorker: @unchecked Sendable {
     // @unchecked Sendable: the mutable state below is touched only by the worker thread, after `start()`.
 
     private let handoff: FrameHandoff
     private let context: FrameWorkerContext
     private let exited = DispatchSemaphore(value: 0)
-    private var decoder: VideoFrameDecoder?
-    private var mapper: TimestampMapper
+    /// Decoding, time mapping, drop classification and the frames' timing until their picture comes out.
+    private var core: FrameSubmissionCore
     private var videoOut: Y4MWriter?
-    private var pendingInDecoder = 0
     private var failed = false
-    /// Timing of frames given to the decoder and not yet submitted, by presentation time (a decoder may hold pictures
-    /// back); bounded, oldest forgotten first.
-    private var pendingTimings: [(presentationTimeUs: Int64, timing: FrameTiming)] = []
-    private static let pendingTimingLimit = 32
 
     init(handoff: FrameHandoff, context: FrameWorkerContext) {
         self.handoff = handoff
         self.context = context
-        self.mapper = TimestampMapper(frameRate: context.frameRate, maximumGapUs: CustomInput.maximumTimestampGapUs,
-                                      originHostUs: context.runStartHostUs)
+        // Raw frames go through the decoder too: a view when the output is `420v`, converted for `--pixel-format bgra`.
+        self.core = FrameSubmissionCore(
+            outputFormat: context.outputFormat, rawFrames: .inOutputFormat, frameRate: context.frameRate,
+            originHostUs: context.runStartHostUs
+        )
     }
 
     /// Starts the worker thread. Call once, after the SDK's `start()` returned.
@@ -73,7 +73,7 @@ final class FrameWorker: @unchecked Sendable {
     private func run() {
         defer { exited.signal() }
         do {
-            decoder = try VideoFrameDecoder(outputFormat: context.outputFormat)
+            try core.openDecoder()
         } catch {
             fail(BridgeFailure(.internalError, "The video decoder could not start: \(error.message)."))
         }
@@ -91,7 +91,7 @@ final class FrameWorker: @unchecked Sendable {
                 handle(frame, hostUs: hostUs)
             case .discontinuity:
                 flushDecoder(hostUs: nil)
-                mapper.markDiscontinuity()
+                core.markDiscontinuity()
             case .finish:
                 flushDecoder(hostUs: nil)
                 do {
@@ -107,60 +107,49 @@ final class FrameWorker: @unchecked Sendable {
     }
 
     private func handle(_ frame: VideoFrame, hostUs: Int64) {
-        guard let decoder, !failed else {
+        // A decoder that could not open failed the run.
+        guard !failed else {
             context.counters.update { $0.recordDropped(.inputNotRunning) }
             return
         }
-        let before = decoder.statistics
-        if let timing = frame.timing {
-            if pendingTimings.count == Self.pendingTimingLimit { pendingTimings.removeFirst() }
-            pendingTimings.append((frame.presentationTimeUs, timing))
-        }
-        pendingInDecoder += 1
-        let pictures: [DecodedVideoFrame]
-        do {
-            pictures = try decoder.decode(frame)
+        let outcome: FrameSubmissionCore.FrameOutcome
+        do throws(FrameSubmissionCore.DecodeFailure) {
+            outcome = try core.frameArrived(frame)
         } catch {
-            pendingInDecoder -= 1
             context.counters.update { $0.recordDropped(.decodeFailed) }
-            context.notice("The decoder skipped a frame: \(error.message)")
+            context.notice("The decoder skipped a frame: \(error.codecError.message)")
             return
         }
-        if pictures.isEmpty {
-            let after = decoder.statistics
-            if after.skippedUntilKeyframe > before.skippedUntilKeyframe {
-                pendingInDecoder -= 1
-                context.counters.update { $0.recordDropped(.awaitingKeyframe) }
-            } else if after.corrupt > before.corrupt {
-                pendingInDecoder -= 1
-                context.counters.update { $0.recordDropped(.decodeFailed) }
-            }
-            // Otherwise the decoder holds the picture back (reordering delay); it comes out later.
-            return
+        switch outcome {
+        case .pictures(let pictures):
+            submit(pictures, hostUs: hostUs)
+        case .dropped(let reason):
+            context.counters.update { $0.recordDropped(reason) }
+        case .heldBack:
+            // The decoder holds the picture back (reordering delay); it comes out later.
+            break
         }
-        submit(pictures, hostUs: hostUs)
     }
 
     private func flushDecoder(hostUs: Int64?) {
-        guard let decoder, pendingInDecoder > 0 else { return }
-        let pictures = (try? decoder.flush()) ?? []
-        submit(pictures, hostUs: hostUs)
-        if pendingInDecoder > 0 {
-            let lost = pendingInDecoder
-            pendingInDecoder = 0
+        guard core.picturesInDecoder > 0 else { return }
+        let flushed = core.flush()
+        submit(flushed.pictures, hostUs: hostUs)
+        if flushed.lost > 0 {
+            let lost = flushed.lost
             context.counters.update { for _ in 0..<lost { $0.recordDropped(.decodeFailed) } }
         }
     }
 
-    private func submit(_ pictures: [DecodedVideoFrame], hostUs: Int64?) {
-        for picture in pictures where pendingInDecoder > 0 {
-            pendingInDecoder -= 1
+    /// Submits the pictures that stand for frames; a surplus picture's frame was already counted.
+    private func submit(_ pictures: [FrameSubmissionCore.Picture], hostUs: Int64?) {
+        for picture in pictures where picture.isAccounted {
             submitOne(picture, hostUs: hostUs)
         }
     }
 
-    private func submitOne(_ picture: DecodedVideoFrame, hostUs: Int64?) {
-        let timing = takeTiming(presentationTimeUs: picture.presentationTimeUs)
+    private func submitOne(_ picture: FrameSubmissionCore.Picture, hostUs: Int64?) {
+        let timing = picture.timing
         guard !failed else {
             context.counters.update { $0.recordDropped(.inputNotRunning) }
             return
@@ -172,7 +161,7 @@ final class FrameWorker: @unchecked Sendable {
         handoff.setWorkerWaitsForEngine(true)
         context.sdk.waitForQueueRoom(allowingPending: max(1, context.engineQueueLimit) - 1)
         handoff.setWorkerWaitsForEngine(false)
-        switch mapper.map(deviceUs: picture.presentationTimeUs, hostUs: hostUs, capturedUs: timing?.captureUs) {
+        switch core.timestamp(for: picture, receivedAtUs: hostUs) {
         case .drop(let reason):
             context.counters.update { $0.recordDropped(reason) }
             return
@@ -198,14 +187,6 @@ final class FrameWorker: @unchecked Sendable {
                 context.counters.update { $0.recordRejected(code: "\(error.code)") }
             }
         }
-    }
-
-    /// The timing of the frame a picture came from (the newest with its presentation time), forgotten once taken.
-    private func takeTiming(presentationTimeUs: Int64) -> FrameTiming? {
-        guard let index = pendingTimings.lastIndex(where: { $0.presentationTimeUs == presentationTimeUs }) else {
-            return nil
-        }
-        return pendingTimings.remove(at: index).timing
     }
 
     /// Begins a fresh timeline for the next frame, without leaving the worker thread; false if the SDK failed.
