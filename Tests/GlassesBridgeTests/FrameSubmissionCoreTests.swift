@@ -4,15 +4,6 @@ import GlassesVideo
 import Testing
 @testable import GlassesBridge
 
-/// A tightly packed NV12 video-range picture with a moving gradient, like a camera frame.
-private func picture(width: Int, height: Int, index: Int) -> RawVideoImage? {
-    var bytes = [UInt8](repeating: 128, count: width * height * 3 / 2)
-    for y in 0 ..< height {
-        for x in 0 ..< width { bytes[y * width + x] = UInt8(16 + (x + y + 3 * index) % 200) }
-    }
-    return RawVideoImage(width: width, height: height, lumaBytesPerRow: width, chromaBytesPerRow: width, data: Data(bytes))
-}
-
 /// Frames from the real HEVC encoder (libx265), on the glasses' clock.
 private struct HEVCFrames {
     let encoder: HEVCEncoder
@@ -25,7 +16,7 @@ private struct HEVCFrames {
         encoder = try HEVCEncoder(width: width, height: height, frameRate: 30, bitrate: 400_000, keyframeInterval: keyframeInterval)
         var samples: [EncodedHEVCSample] = []
         for index in 0 ..< count {
-            let image = try #require(picture(width: width, height: height, index: index))
+            let image = try #require(gradientPicture(width: width, height: height, index: index))
             samples += try encoder.encode(image, presentationTimeUs: startUs + Int64(index) * interval)
         }
         samples += try encoder.flush()
@@ -54,7 +45,7 @@ struct FrameSubmissionCoreTests {
     }
 
     private static func rawFrame(at us: Int64, index: Int = 0, timing: FrameTiming? = nil) throws -> VideoFrame {
-        let image = try #require(picture(width: width, height: height, index: index))
+        let image = try #require(gradientPicture(width: width, height: height, index: index))
         return VideoFrame(presentationTimeUs: us, content: .raw(image), timing: timing)
     }
 

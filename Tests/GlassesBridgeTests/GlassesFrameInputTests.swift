@@ -42,15 +42,6 @@ private final class FrameRecorder: ProcessingBackend {
     }
 }
 
-/// A tightly packed NV12 video-range picture with a moving gradient, like a camera frame.
-private func picture(width: Int, height: Int, index: Int) -> RawVideoImage? {
-    var bytes = [UInt8](repeating: 128, count: width * height * 3 / 2)
-    for y in 0 ..< height {
-        for x in 0 ..< width { bytes[y * width + x] = UInt8(16 + (x + y + 3 * index) % 200) }
-    }
-    return RawVideoImage(width: width, height: height, lumaBytesPerRow: width, chromaBytesPerRow: width, data: Data(bytes))
-}
-
 private struct FrameInputRig {
     let recorder = FrameRecorder()
     let sdk: SmartSpectraSDK
@@ -77,7 +68,7 @@ struct GlassesFrameInputTests {
 
         // Raw NV12, as `.raw` streams deliver it.
         for index in 0 ..< 8 {
-            let image = try #require(picture(width: Self.width, height: Self.height, index: index))
+            let image = try #require(gradientPicture(width: Self.width, height: Self.height, index: index))
             sent.append(image)
             let frame = VideoFrame(presentationTimeUs: Self.deviceStartUs + Int64(index) * interval, content: .raw(image))
             let results = try rig.input.send(frame)
@@ -87,7 +78,7 @@ struct GlassesFrameInputTests {
         let encoder = try HEVCEncoder(width: Self.width, height: Self.height, frameRate: 30, bitrate: 800_000, keyframeInterval: 4)
         var hevcAccepted = 0
         for index in 8 ..< 20 {
-            let image = try #require(picture(width: Self.width, height: Self.height, index: index))
+            let image = try #require(gradientPicture(width: Self.width, height: Self.height, index: index))
             let samples = try encoder.encode(image, presentationTimeUs: Self.deviceStartUs + Int64(index) * interval)
             for sample in samples {
                 let frame = VideoFrame(presentationTimeUs: sample.presentationTimeUs, content: .hevc(HEVCSample(
@@ -124,7 +115,7 @@ struct GlassesFrameInputTests {
     func duplicatesAndBackwardTimes() async throws {
         let rig = try FrameInputRig()
         try await rig.sdk.start()
-        let image = try #require(picture(width: Self.width, height: Self.height, index: 0))
+        let image = try #require(gradientPicture(width: Self.width, height: Self.height, index: 0))
         func send(_ us: Int64) throws -> [FrameSubmissionResult] {
             try rig.input.send(VideoFrame(presentationTimeUs: Self.deviceStartUs + us, content: .raw(image)))
         }
@@ -144,7 +135,7 @@ struct GlassesFrameInputTests {
     func deviceClockRestartAndPause() async throws {
         let rig = try FrameInputRig()
         try await rig.sdk.start()
-        let image = try #require(picture(width: Self.width, height: Self.height, index: 0))
+        let image = try #require(gradientPicture(width: Self.width, height: Self.height, index: 0))
         func send(_ us: Int64, receivedAt host: Int64? = nil) throws -> [FrameSubmissionResult] {
             try rig.input.send(VideoFrame(presentationTimeUs: us, content: .raw(image)), receivedAtUs: host)
         }
@@ -169,7 +160,7 @@ struct GlassesFrameInputTests {
     @Test("before start() every frame is rejected with invalidState; hvc1 waits for a keyframe")
     func beforeStartAndBeforeKeyframe() async throws {
         let rig = try FrameInputRig()
-        let image = try #require(picture(width: Self.width, height: Self.height, index: 0))
+        let image = try #require(gradientPicture(width: Self.width, height: Self.height, index: 0))
         let early = try rig.input.send(VideoFrame(presentationTimeUs: Self.deviceStartUs, content: .raw(image)))
         #expect(early.first?.error?.code == .invalidState)
 
@@ -177,7 +168,7 @@ struct GlassesFrameInputTests {
         let encoder = try HEVCEncoder(width: Self.width, height: Self.height, frameRate: 30, bitrate: 800_000, keyframeInterval: 30)
         var samples: [EncodedHEVCSample] = []
         for index in 0 ..< 3 {
-            let source = try #require(picture(width: Self.width, height: Self.height, index: index))
+            let source = try #require(gradientPicture(width: Self.width, height: Self.height, index: index))
             samples += try encoder.encode(source, presentationTimeUs: Self.deviceStartUs + 100_000 + Int64(index) * 33_333)
         }
         func frame(_ sample: EncodedHEVCSample) -> VideoFrame {
