@@ -87,7 +87,9 @@ public final class GlassesFrameInput: @unchecked Sendable {
     ///   - receivedAtUs: when the frame arrived, in µs on any monotonic host clock; optional. With it, the timeline
     ///     advances by the real time that passed when the device clock restarts, so a long pause is reported.
     /// - Returns: one result per picture submitted: usually one; none while an `.hvc1` stream waits for its first
-    ///   keyframe or skips a damaged sample (see ``decoderStatistics``). `.rejected` carries SmartSpectra's error:
+    ///   keyframe or skips a damaged sample (see ``decoderStatistics``), or while a multi-threaded decoder holds a
+    ///   picture back for reordering (it comes with a later frame, or from ``flush()``); occasionally two, when a
+    ///   held picture comes out with the current one. `.rejected` carries SmartSpectra's error:
     ///   `nonMonotonicTimestamp` for a duplicate or earlier device time (not submitted), or whatever
     ///   ``CustomInput/sendFrame(_:timestampUs:)`` answered (`invalidState` before `start()`, `timestampGap` after
     ///   a pause over 2 s, `frameConversionFailed`).
