@@ -212,4 +212,22 @@ struct PipelineJudgementTests {
         let fastResult = await fast.run()
         #expect(fastResult.summary.vitals.pulseRate == 70, "\(String(describing: fastResult.summary.pulseAbsence))")
     }
+
+    @Test("a run ends in one order: the engine's last payload (from its drain, after the source finished), then the finished state, then the summary")
+    func theFinishedStateFollowsTheEnginesDrain() async throws {
+        var backend = RecordingBackend()
+        backend.drainPulse = 71
+        let run = try SimulatedRun(frameRate: 24, seconds: 5, backend: backend)
+        _ = await run.run()
+        let events = run.events.all.map(\.event)
+        let finished = events.lastIndex { if case .state(.finished, _) = $0 { true } else { false } }
+        let drained = events.lastIndex { event in
+            if case .metrics(let metrics, _) = event { metrics.cardio.pulseRate.contains { $0.value == 71 } } else { false }
+        }
+        let finishedIndex = try #require(finished, "no finished state")
+        let drainedIndex = try #require(drained, "the engine's drain payload never arrived")
+        #expect(drainedIndex < finishedIndex, "the drain's payload came after finished")
+        #expect(finishedIndex == events.count - 2, "finished is not just before the summary: \(events.suffix(3))")
+        #expect(events.filter { if case .state(.finished, _) = $0 { true } else { false } }.count == 1)
+    }
 }

@@ -99,6 +99,10 @@ public final class BridgePipeline: Sendable {
         var lastStats: (time: Duration, received: UInt64, submitted: UInt64)?
         var agreement: ReferenceAgreement?
         weak var sdk: SmartSpectraSDK?
+        /// The source's `finished` state, held back until the engine has drained (``emit(_:)``); `drained` once
+        /// it has, after which events go straight out.
+        var heldFinish: BridgeEvent?
+        var drained = false
     }
 
     /// The running SDK, if any (weak: the run's resources own it).
@@ -184,6 +188,15 @@ public final class BridgePipeline: Sendable {
         // what is buffered and end (bounded by a guard in case something still holds the SDK).
         resources = nil
         await drain(consumers)
+        // The run's `finished` state comes after the last payload and verdict of the engine's drain, just before
+        // the summary: a consumer that stops at `finished` (an LSL marker, a log watcher) has missed nothing.
+        if let held = run.withLock({ state -> BridgeEvent? in
+            state.drained = true
+            defer { state.heldFinish = nil }
+            return state.heldFinish
+        }) {
+            emit(held)
+        }
         return finishSummary()
     }
 
@@ -622,9 +635,19 @@ public final class BridgePipeline: Sendable {
     // MARK: Helpers
 
     /// Judges and sends an event (``JudgedEventLine``); returns it as judged, nil when left out.
+    /// A source's `finished` state is held until the engine has drained its queue (see ``run()``), so that the
+    /// fixed order of a run's end is: the last metrics and verdicts, `finished`, the summary.
     @discardableResult
     private func emit(_ event: BridgeEvent) -> BridgeEvent? {
-        line.send(event, at: (clock.scheduler.now - startedAt).inSeconds)
+        if case .state(.finished, _) = event {
+            let held = run.withLock { state -> Bool in
+                guard !state.drained else { return false }
+                state.heldFinish = event
+                return true
+            }
+            if held { return event }
+        }
+        return line.send(event, at: (clock.scheduler.now - startedAt).inSeconds)
     }
 }
 

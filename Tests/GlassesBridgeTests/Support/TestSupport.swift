@@ -39,12 +39,14 @@ struct RecordingBackend: ProcessingBackend {
     var stable = true
     /// An RMSSD to report (stable) with each pulse, in ms; nil reports none.
     var rmssd: Double?
+    /// A pulse to report from the engine's drain at the end of the run (`finish()`), after the source finished.
+    var drainPulse: Float?
     var name: String { "recording" }
     var producedMetrics: Set<MetricType> { [.pulseRate, .breathingRate, .hrv] }
 
     func makeProcessor(configuration: ProcessingConfiguration) throws -> any FrameProcessor {
         log.runs.withLock { $0.append([]) }
-        return Processor(log: log, gate: gate, stable: stable, rmssd: rmssd)
+        return Processor(log: log, gate: gate, stable: stable, rmssd: rmssd, drainPulse: drainPulse)
     }
 
     final class Processor: FrameProcessor {
@@ -52,17 +54,21 @@ struct RecordingBackend: ProcessingBackend {
         let gate: Gate?
         let stable: Bool
         let rmssd: Double?
+        let drainPulse: Float?
         var lastReport: Int64 = -1_000_000
+        var lastTimestamp: Int64 = 0
 
-        init(log: Log, gate: Gate?, stable: Bool = true, rmssd: Double? = nil) {
+        init(log: Log, gate: Gate?, stable: Bool = true, rmssd: Double? = nil, drainPulse: Float? = nil) {
             self.log = log
             self.gate = gate
             self.stable = stable
             self.rmssd = rmssd
+            self.drainPulse = drainPulse
         }
 
         func process(_ frame: PixelBuffer, timestampUs: Int64) -> ProcessingUpdate {
             log.runs.withLock { runs in runs[runs.count - 1].append(timestampUs) }
+            lastTimestamp = timestampUs
             gate?.pass()
             guard timestampUs - lastReport >= 1_000_000 else { return ProcessingUpdate() }
             lastReport = timestampUs
@@ -75,7 +81,12 @@ struct RecordingBackend: ProcessingBackend {
             return ProcessingUpdate(metrics: metrics, validation: ValidationStatus(code: .ok))
         }
 
-        func finish() -> ProcessingUpdate { ProcessingUpdate() }
+        func finish() -> ProcessingUpdate {
+            guard let drainPulse else { return ProcessingUpdate() }
+            var metrics = Metrics()
+            metrics.cardio.pulseRate = [MeasurementWithConfidence(value: drainPulse, stable: stable, confidence: 90, timestamp: lastTimestamp)]
+            return ProcessingUpdate(metrics: metrics, validation: ValidationStatus(code: .ok))
+        }
     }
 }
 
