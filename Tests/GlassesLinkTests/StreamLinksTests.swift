@@ -99,7 +99,11 @@ final class MemoryStream: LinkByteStream {
 
 @Suite("Stream links: the core's link ends over a callback byte stream (what a Network.framework transport uses)")
 struct StreamLinksTests {
-    static let options = LinkConnectionOptions(liveness: .standard)
+    /// Heartbeats as usual, but a liveness timeout no loaded machine reaches: these tests are about the exchange, the
+    /// handshake and closing, and the in-memory stream completes on Dispatch's global queue, which a busy parallel
+    /// test run can starve for seconds (a 5 s timeout then closed the links as heartbeatTimeout before the exchange).
+    static let liveness = LinkLiveness(heartbeatInterval: .seconds(1), timeout: .seconds(300))
+    static let options = LinkConnectionOptions(liveness: liveness)
 
     /// Polls `condition` for up to 10 s.
     static func eventually(_ condition: () -> Bool) -> Bool {
@@ -115,7 +119,7 @@ struct StreamLinksTests {
     func acceptedExchange() throws {
         let (hostSide, deviceSide) = MemoryStream.pair()
         let device = ScriptedDevice()
-        let acceptor = StreamAcceptor(options: LinkListenerOptions(), onConnection: device.accept)
+        let acceptor = StreamAcceptor(options: LinkListenerOptions(liveness: Self.liveness), onConnection: device.accept)
         acceptor.accept(deviceSide)
         let host = StreamLinks.dialedDevice(hostSide, options: Self.options)
         let hostEvents = EventRecorder<DeviceLinkEvent>()
@@ -154,7 +158,7 @@ struct StreamLinksTests {
     func acceptorChecksToken() throws {
         let (hostSide, deviceSide) = MemoryStream.pair()
         let device = ScriptedDevice()
-        let acceptor = StreamAcceptor(options: LinkListenerOptions(pairingToken: "right"), onConnection: device.accept)
+        let acceptor = StreamAcceptor(options: LinkListenerOptions(liveness: Self.liveness, pairingToken: "right"), onConnection: device.accept)
         acceptor.accept(deviceSide)
         var options = Self.options
         options.pairingToken = "wrong"
