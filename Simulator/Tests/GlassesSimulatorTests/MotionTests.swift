@@ -264,3 +264,44 @@ struct MotionTests {
         _ = token
     }
 }
+
+@Suite("Motion over a socket link")
+struct MotionSocketTests {
+    @Test("WearablesKit gets the simulated IMU's samples from a SimulatorServer", arguments: ["unix", "tcp"])
+    func sockets(kind: String) async throws {
+        let deviceScheduler = ManualScheduler()
+        let hostScheduler = ManualScheduler()
+        let glasses = try SimulatedGlasses(profile: SubjectProfile(headMotion: true, seed: 14), scheduler: deviceScheduler)
+        let address: LinkAddress = kind == "unix"
+            ? .unix(path: FileManager.default.temporaryDirectory.appendingPathComponent("sim-motion-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock").path)
+            : .tcp(host: "127.0.0.1", port: 0)
+        let server = try SimulatorServer(glasses: glasses, address: address,
+                                         options: LinkListenerOptions(scheduler: deviceScheduler, liveness: .disabled))
+        defer { server.stop() }
+        let host = try WearablesHost(scheduler: hostScheduler)
+        let link = try LinkConnector.connect(to: server.address,
+                                             options: LinkConnectionOptions(scheduler: hostScheduler, liveness: .disabled))
+        host.wearables.attach(link: link)
+        #expect(waitFor("hello") { host.wearables.devices == [glasses.info.identifier] })
+        let session = try host.wearables.createSession(deviceSelector: SpecificDeviceSelector(device: glasses.info.identifier))
+        try session.start()
+        #expect(waitFor("session") { session.state == .started })
+        let motion = try #require(try session.addMotion(configuration: MotionConfiguration(samplingRate: .hz30)))
+        motion.start()
+        #expect(waitFor("motion started") { motion.state == .started })
+        deviceScheduler.advance(by: .seconds(1))
+        // 31 samples were sent (0 … 1 s at 30 Hz); wait until the socket has carried them all.
+        var iterator = motion.samples.makeAsyncIterator()
+        var samples: [MotionSample] = []
+        while samples.count < 31, let sample = await iterator.next() { samples.append(sample) }
+        #expect(samples.count == 31)
+        let expected = (0...30).map { glasses.imuSample(at: samples[0].timestampNs.nanosecondsDuration + glasses.epoch + .seconds(1) / 30 * $0) }
+        #expect(samples == expected)
+        motion.stop()
+        #expect(waitFor("motion stopped") { motion.state == .stopped })
+    }
+}
+
+private extension Int64 {
+    var nanosecondsDuration: Duration { .nanoseconds(self) }
+}
