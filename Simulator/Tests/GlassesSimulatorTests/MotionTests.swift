@@ -164,6 +164,24 @@ struct MotionTests {
         }
     }
 
+    @Test("samples keeps the newest 256 when nobody reads")
+    func buffersNewest256() async throws {
+        let rig = try streamingRig()
+        let motion = try #require(try rig.session.addMotion(configuration: MotionConfiguration(samplingRate: .hz60)))
+        motion.start()
+        rig.scheduler.advance(by: .seconds(10))  // 601 samples, nobody reading
+        try rig.session.removeMotion()
+        var iterator = motion.samples.makeAsyncIterator()
+        var samples: [MotionSample] = []
+        while let sample = await iterator.next() { samples.append(sample) }
+        #expect(samples.count == Motion.sampleBufferSize)
+        // The newest: the last one taken within one interval of now, and none missing in between.
+        let nowNs = Int64((rig.glasses.deviceTime * 1e9).rounded())
+        #expect(nowNs - (samples.last?.timestampNs ?? 0) < 1_000_000_000 / 60)
+        let steps = zip(samples.dropFirst(), samples).map { $0.timestampNs - $1.timestampNs }
+        #expect(steps.allSatisfy { abs($0 - 16_666_667) <= 1 })
+    }
+
     @Test("start is ignored unless stopped; stop then start restarts the same capability")
     func startIgnoredUnlessStopped() throws {
         let rig = try streamingRig()
