@@ -190,6 +190,8 @@ final class TestDevice: DeviceLink {
             deliver(streamEvent(.streaming(state.withLock { $0.streaming } ?? StreamConfiguration())))
         case .frameCredit, .heartbeat:
             break
+        case .startMotion, .stopMotion:
+            break  // these glasses announce no IMU (DeviceInfo.hasIMU is false), so no host asks
         }
     }
 

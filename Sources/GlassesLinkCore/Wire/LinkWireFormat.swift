@@ -55,6 +55,10 @@ public enum LinkMessageType: UInt8, Sendable, CaseIterable {
     case frameCredit = 0x09
     /// ``HostMessage/heartbeat(sequence:)``.
     case hostHeartbeat = 0x0A
+    /// ``HostMessage/startMotion(_:)`` (sent only to a device whose hello announced an IMU).
+    case startMotion = 0x0B
+    /// ``HostMessage/stopMotion``.
+    case stopMotion = 0x0C
     // Device to host: 0x21–0x3F.
     /// ``DeviceMessage/hello(_:)``.
     case deviceHello = 0x21
@@ -76,6 +80,10 @@ public enum LinkMessageType: UInt8, Sendable, CaseIterable {
     case fault = 0x29
     /// ``DeviceMessage/heartbeat(sequence:droppedFrames:)``.
     case deviceHeartbeat = 0x2A
+    /// ``DeviceMessage/motion(_:)``.
+    case motion = 0x2B
+    /// ``DeviceMessage/motionSamples(_:)``.
+    case motionSamples = 0x2C
     // Either direction: 0x70–0x7F.
     /// ``LinkFrame/pair(protocolVersion:pairingToken:)``: a dialing device's first frame.
     case pair = 0x7E

@@ -31,6 +31,9 @@ enum WireCodes {
             .internalError, .videoStreamingError, .permissionDenied, .hingesClosed, .thermalHot, .batteryLow,
             .peakPowerLimit, .photoCaptureFailed,
         ])
+    static let motionRate = WireEnum<MotionSamplingRate>(
+        name: "motion sampling rate", cases: [.hz5, .hz10, .hz15, .hz24, .hz30, .hz60])
+    static let motionSource = WireEnum<MotionSource>(name: "motion source", cases: [.unknown, .glasses, .neuralBand])
     static let errorCode = WireEnum<LinkError.Code>(
         name: "close reason",
         cases: [.connectionLost, .heartbeatTimeout, .protocolViolation, .unavailable, .incompatible, .closedLocally])
@@ -95,6 +98,11 @@ enum MessageBodies {
                 w.i64(hostClockUs)
             }
             return .hostHeartbeat
+        case .startMotion(let rate):
+            WireCodes.motionRate.write(rate, to: &w)
+            return .startMotion
+        case .stopMotion:
+            return .stopMotion
         }
     }
 
@@ -111,6 +119,8 @@ enum MessageBodies {
             w.array(info.supportedFrameRates) { $0.u32(UInt32(clamping: $1)) }
             w.array(info.supportedPhotoFormats) { WireCodes.photoFormat.write($1, to: &$0) }
             w.u16(info.protocolVersion)
+            // Trailing (protocol 1 evolution): `bool` has an IMU; absent (read as no IMU) from older devices.
+            w.bool(info.hasIMU)
             return .deviceHello
         case .deviceState(let state):
             WireCodes.linkState.write(state.linkState, to: &w)
@@ -198,7 +208,62 @@ enum MessageBodies {
                 w.i64(clock.sentUs)
             }
             return .deviceHeartbeat
+        case .motion(let event):
+            switch event {
+            case .started(let rate):
+                w.u8(0)
+                WireCodes.motionRate.write(rate, to: &w)
+            case .stopped: w.u8(1)
+            case .unavailable: w.u8(2)
+            }
+            return .motion
+        case .motionSamples(let samples):
+            w.array(samples) { write($1, into: &$0) }
+            return .motionSamples
         }
+    }
+
+    /// A motion sample: `i64` timestamp, `u8` source, `u8` presence bits (accelerometer 1, gyroscope 2,
+    /// magnetometer 4, orientation 8), then the present fields as big-endian IEEE 754 `f32`s (x y z, and w last).
+    private static func write(_ sample: MotionSample, into w: inout ByteWriter) {
+        w.i64(sample.timestampNs)
+        WireCodes.motionSource.write(sample.source, to: &w)
+        var bits: UInt8 = 0
+        if sample.accelerometer != nil { bits |= 1 }
+        if sample.gyroscope != nil { bits |= 2 }
+        if sample.magnetometer != nil { bits |= 4 }
+        if sample.orientation != nil { bits |= 8 }
+        w.u8(bits)
+        for v in [sample.accelerometer, sample.gyroscope, sample.magnetometer].compactMap({ $0 }) {
+            for f in [v.x, v.y, v.z] { w.u32(f.bitPattern) }
+        }
+        if let q = sample.orientation {
+            for f in [q.x, q.y, q.z, q.w] { w.u32(f.bitPattern) }
+        }
+    }
+
+    private static func readMotionSample(_ r: inout ByteReader) throws(BodyDecodingError) -> MotionSample {
+        let timestamp = try r.i64("motion timestamp")
+        let source = try WireCodes.motionSource.read(from: &r)
+        let bits = try r.u8("motion fields")
+        guard bits & ~0x0F == 0 else { throw BodyDecodingError(reason: "unknown motion fields \(bits)") }
+        func vector(_ r: inout ByteReader, _ what: String) throws(BodyDecodingError) -> Vector3 {
+            Vector3(
+                x: Float(bitPattern: try r.u32(what)), y: Float(bitPattern: try r.u32(what)),
+                z: Float(bitPattern: try r.u32(what)))
+        }
+        let accelerometer = bits & 1 != 0 ? try vector(&r, "accelerometer") : nil
+        let gyroscope = bits & 2 != 0 ? try vector(&r, "gyroscope") : nil
+        let magnetometer = bits & 4 != 0 ? try vector(&r, "magnetometer") : nil
+        var orientation: Quaternion?
+        if bits & 8 != 0 {
+            orientation = Quaternion(
+                x: Float(bitPattern: try r.u32("orientation")), y: Float(bitPattern: try r.u32("orientation")),
+                z: Float(bitPattern: try r.u32("orientation")), w: Float(bitPattern: try r.u32("orientation")))
+        }
+        return MotionSample(
+            timestampNs: timestamp, accelerometer: accelerometer, gyroscope: gyroscope, magnetometer: magnetometer,
+            orientation: orientation, source: source)
     }
 
     /// A stream generation, appended (protocol 1 evolution) as `opt<u32>`; nothing at all when there is none, as an
@@ -267,13 +332,16 @@ enum MessageBodies {
                 try WireCodes.photoFormat.read(from: &r)
             }
             let version = try r.u16("protocol version")
+            let hasIMU = try readTrailingOptional(&r, "IMU flag") { (_: inout ByteReader) throws(BodyDecodingError) in
+                true
+            } ?? false
             return .device(
                 .hello(
                     DeviceInfo(
                         identifier: identifier, name: name, uuid: uuid, deviceType: deviceType,
                         firmwareVersion: firmware,
                         supportedCodecs: codecs, supportedResolutions: resolutions, supportedFrameRates: rates,
-                        supportedPhotoFormats: photoFormats, protocolVersion: version)))
+                        supportedPhotoFormats: photoFormats, protocolVersion: version, hasIMU: hasIMU)))
         case .deviceState:
             let link = try WireCodes.linkState.read(from: &r)
             let compatibility = try WireCodes.compatibility.read(from: &r)
@@ -372,6 +440,17 @@ enum MessageBodies {
                     sentUs: try r.i64("echo sent time"))
             }
             return .device(.heartbeat(sequence: sequence, droppedFrames: dropped, clock: clock))
+        case .startMotion: return .host(.startMotion(try WireCodes.motionRate.read(from: &r)))
+        case .stopMotion: return .host(.stopMotion)
+        case .motion:
+            switch try r.u8("motion event") {
+            case 0: return .device(.motion(.started(try WireCodes.motionRate.read(from: &r))))
+            case 1: return .device(.motion(.stopped))
+            case 2: return .device(.motion(.unavailable))
+            case let other: throw BodyDecodingError(reason: "unknown motion event \(other)")
+            }
+        case .motionSamples:
+            return .device(.motionSamples(try r.array("motion samples", readMotionSample)))
         case .goodbye:
             let code = try WireCodes.errorCode.read(from: &r)
             return .goodbye(LinkError(code, try r.string("reason")))

@@ -134,6 +134,8 @@ public final class RelayLinkServer: Sendable {
             client.handle(.capturePhoto(format: format.rawValue, requestID: requestID))
         case .frameCredit, .heartbeat:
             break  // the link end keeps credit and liveness
+        case .startMotion, .stopMotion:
+            break  // the relay does not forward DAT's Motion yet: its hello announces no IMU, so no host asks
         }
     }
 

@@ -188,7 +188,7 @@ public final class Stream: Sendable {
                 case .failure(let rejection):
                     reject(rejection, &core)
                 }
-            case .hello, .deviceState, .permission, .session, .heartbeat:
+            case .hello, .deviceState, .permission, .session, .heartbeat, .motion, .motionSamples:
                 break
             }
         }

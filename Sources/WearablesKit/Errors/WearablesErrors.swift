@@ -111,7 +111,7 @@ public enum DeviceSessionError: DatError, Hashable, CustomStringConvertible {
     case sessionAlreadyExists
     /// The session has not been started (kept for DAT parity; `addCamera` returns nil instead of throwing this).
     case sessionIdle
-    /// The capability (the camera) is already attached to this session.
+    /// The capability (the camera, or motion) is already attached to this session.
     case capabilityAlreadyActive
     /// The capability is not attached to this session (kept for DAT parity; not raised on Linux).
     case capabilityNotFound
@@ -142,7 +142,7 @@ public enum DeviceSessionError: DatError, Hashable, CustomStringConvertible {
         case .sessionAlreadyStopped: "This session has stopped; create a new session to start again."
         case .sessionAlreadyExists: "Another session is still active on these glasses; stop it and wait for .stopped first."
         case .sessionIdle: "The session has not been started; call start() first."
-        case .capabilityAlreadyActive: "A camera is already attached to this session; stop it before adding another."
+        case .capabilityAlreadyActive: "This capability is already attached to this session (a camera, or motion); stop or remove it before adding another."
         case .capabilityNotFound: "The capability is not attached to this session."
         case .unexpectedError(let description):
             "Unexpected session error: \(description)" + (description.hasSuffix(".") ? "" : ".")

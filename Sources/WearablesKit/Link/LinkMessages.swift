@@ -25,6 +25,10 @@ public struct DeviceInfo: Sendable, Hashable {
     public var supportedPhotoFormats: [PhotoCaptureFormat]
     /// The link protocol version the device speaks.
     public var protocolVersion: UInt16
+    /// Whether the device has an IMU it can stream (``HostMessage/startMotion(_:)``). False by default, and for every
+    /// device that does not say (an older peer, or a link whose wire does not carry it): WearablesKit then never
+    /// asks it for motion, and ``DeviceSession/addMotion(configuration:)`` returns nil.
+    public var hasIMU: Bool
 
     /// Creates device info.
     public init(
@@ -37,7 +41,8 @@ public struct DeviceInfo: Sendable, Hashable {
         supportedResolutions: [StreamingResolution] = StreamingResolution.allCases,
         supportedFrameRates: [UInt] = StreamConfiguration.supportedFrameRates,
         supportedPhotoFormats: [PhotoCaptureFormat] = [.jpeg],
-        protocolVersion: UInt16 = linkProtocolVersion
+        protocolVersion: UInt16 = linkProtocolVersion,
+        hasIMU: Bool = false
     ) {
         self.identifier = identifier
         self.name = name
@@ -49,7 +54,19 @@ public struct DeviceInfo: Sendable, Hashable {
         self.supportedFrameRates = supportedFrameRates
         self.supportedPhotoFormats = supportedPhotoFormats
         self.protocolVersion = protocolVersion
+        self.hasIMU = hasIMU
     }
+}
+
+/// A motion (IMU) state the device reports, answering ``HostMessage/startMotion(_:)`` and
+/// ``HostMessage/stopMotion`` or on its own (the session ended, a photo took the sensor).
+public enum DeviceMotionEvent: Sendable, Hashable {
+    /// Samples are flowing at this rate.
+    case started(MotionSamplingRate)
+    /// The IMU stopped (answer to `stopMotion`, or the device stopped it).
+    case stopped
+    /// The IMU cannot be used now (no session, no sensor); it is stopped.
+    case unavailable
 }
 
 /// A session-level event the device reports.
@@ -193,6 +210,10 @@ public enum HostMessage: Sendable, Hashable {
     case frameCredit(UInt32)
     /// Liveness; `hostClockUs` is the host's link clock when sent, for the device to echo (``ClockEcho``).
     case heartbeat(sequence: UInt32, hostClockUs: Int64? = nil)
+    /// Start sampling the IMU at a rate (sent only to a device whose hello said ``DeviceInfo/hasIMU``).
+    case startMotion(MotionSamplingRate)
+    /// Stop sampling the IMU.
+    case stopMotion
 }
 
 /// A message from the device to the host.
@@ -219,4 +240,8 @@ public enum DeviceMessage: Sendable, Hashable {
     /// Liveness; also carries how many video samples the device dropped so far for lack of credit and, in `clock`,
     /// the echo of the most recent host heartbeat that carried a clock.
     case heartbeat(sequence: UInt32, droppedFrames: UInt64, clock: ClockEcho? = nil)
+    /// The IMU's state changed.
+    case motion(DeviceMotionEvent)
+    /// IMU samples, oldest first (one or more per message).
+    case motionSamples([MotionSample])
 }

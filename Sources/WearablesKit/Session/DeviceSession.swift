@@ -14,6 +14,8 @@ public final class DeviceSession: Sendable {
     private struct Core {
         var machine = DeviceSessionStateMachine()
         var camera: Camera?
+        /// The attached motion capability, if any (``DeviceSession/addMotion(configuration:)``).
+        var motion: Motion?
         /// Detached cameras' streams still waiting for the glasses to acknowledge their stop; they get the stream
         /// messages first, and a new camera's stream waits for them (the link protocol has no stream identifiers).
         var retiring: [Stream] = []
@@ -139,6 +141,11 @@ public final class DeviceSession: Sendable {
         }
     }
 
+    /// Routes a motion message to the attached motion capability (dropped when none is attached).
+    func routeToMotion(_ message: DeviceMessage) {
+        core.withLock { core in core.motion?.handle(message) }
+    }
+
     /// Routes a stream-level message: to the oldest retiring stream first, else to the camera's stream.
     func routeToStream(_ message: DeviceMessage) {
         core.withLock { core in
@@ -204,12 +211,16 @@ public final class DeviceSession: Sendable {
             case .cancel(let timer):
                 core.timers.cancel(timer)
             case .stopCamera:
+                core.motion?.sessionClosed()
+                core.motion = nil
                 if let camera = core.camera {
                     core.camera = nil
                     camera.stopForSession()
                     if !camera.stream.isStopped { core.retiring.append(camera.stream) }
                 }
             case .endCamera:
+                core.motion?.sessionClosed()
+                core.motion = nil
                 core.camera?.endForSession()
                 core.camera = nil
                 for stream in core.retiring { stream.end() }
@@ -218,6 +229,7 @@ public final class DeviceSession: Sendable {
                 for stream in core.retiring { stream.linkLost() }
                 core.retiring.removeAll { $0.isStopped }
                 core.camera?.stream.linkLost()
+                core.motion?.linkLost()
             case .finish:
                 boundDevice?.release(self)
                 stateBroadcaster.finish()
@@ -225,6 +237,7 @@ public final class DeviceSession: Sendable {
             }
         }
         core.camera?.stream.deviceReadinessChanged(isReady(core))
+        core.motion?.deviceReadinessChanged(core.machine.isReady)
     }
 
     private func duration(of timer: DeviceSessionStateMachine.Timer) -> Duration {
@@ -242,4 +255,46 @@ public final class DeviceSession: Sendable {
         }
         context.effects.drain()
     }
+}
+
+// MARK: - Motion (DAT 1.0's MWDATMotion)
+
+extension DeviceSession {
+    /// Attaches the motion (IMU) capability: DAT 1.0's `addMotion(configuration:)`.
+    ///
+    /// The capability is returned `.stopped`: subscribe, then call ``Motion/start()``. Attach it once the camera
+    /// stream is `.streaming` (real glasses fail an earlier attach with `deviceDisconnected`).
+    ///
+    /// - Returns: the capability; nil unless the session is `.started`, and nil (rather than throwing, as DAT does)
+    ///   when the glasses have no IMU. Glasses say so in their hello (``DeviceInfo/hasIMU``): the in-process
+    ///   simulator does; glasses over a socket link (GlassesLink's wire) do when both ends carry the motion
+    ///   messages (`docs/PROTOCOL.md`), and read as having none otherwise.
+    /// - Throws: ``DeviceSessionError/capabilityAlreadyActive`` when a motion capability is already attached.
+    public func addMotion(configuration: MotionConfiguration = MotionConfiguration()) throws(DeviceSessionError) -> Motion? {
+        let result = core.withLock { core -> Result<Motion?, DeviceSessionError> in
+            guard core.machine.state == .started else { return .success(nil) }
+            guard let boundDevice, boundDevice.info.hasIMU else { return .success(nil) }
+            guard core.motion == nil else { return .failure(.capabilityAlreadyActive) }
+            let motion = Motion(configuration: configuration, device: boundDevice, context: context)
+            core.motion = motion
+            motion.deviceReadinessChanged(core.machine.isReady)
+            return .success(motion)
+        }
+        context.effects.drain()
+        return try result.get()
+    }
+
+    /// Removes the motion capability: DAT 1.0's `removeMotion()`. Terminal: the glasses are asked to stop, the
+    /// capability goes `.stopped` and its publishers and ``Motion/samples`` finish; it never starts again (attach a
+    /// new one with ``addMotion(configuration:)``). Does nothing when none is attached.
+    public func removeMotion() throws(DeviceSessionError) {
+        core.withLock { core in
+            core.motion?.remove()
+            core.motion = nil
+        }
+        context.effects.drain()
+    }
+
+    /// The attached motion capability, if any (a Linux addition, like ``camera``).
+    public var motion: Motion? { core.withLock { $0.motion } }
 }

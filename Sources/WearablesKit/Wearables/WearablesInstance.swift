@@ -141,6 +141,8 @@ public final class WearablesInstance: WearablesInterface {
             device.session?.routeToStream(message)
         case .permission(let permission, let status, let requestID):
             permissionAnswered(permission, status, requestID: requestID, from: device.identifier)
+        case .motion, .motionSamples:
+            device.session?.routeToMotion(message)
         case .hello, .heartbeat:
             break  // heartbeats are the transport's business
         }

@@ -16,6 +16,10 @@ struct GlassesCore: Sendable {
         case capturePhoto(PhotoCaptureFormat, requestID: UInt32)
         /// Close the link (power off).
         case closeLink
+        /// Begin (or re-begin at another rate) emitting IMU samples.
+        case startMotion(MotionSamplingRate)
+        /// Stop emitting IMU samples.
+        case stopMotion
     }
 
     /// The stream as the glasses see it.
@@ -56,6 +60,8 @@ struct GlassesCore: Sendable {
     var hevcBitrate: Int = 2_000_000
     /// Whether the next photo capture fails.
     var failNextCapture = false
+    /// The IMU's sampling rate while it runs (nil: stopped).
+    private(set) var motionRate: MotionSamplingRate?
 
     init(info: DeviceInfo, state: DeviceState) {
         self.info = info
@@ -92,7 +98,7 @@ struct GlassesCore: Sendable {
         pauses = []
         let wasActive = stream != .idle
         stream = .idle
-        return wasActive ? [.stopFrames] : []
+        return (wasActive ? [.stopFrames] : []) + endMotion(report: false)
     }
 
     // MARK: Host messages
@@ -124,7 +130,7 @@ struct GlassesCore: Sendable {
             if state.donState == .doffed { actions.append(.send(.session(.paused))) }
             return actions
         case .stopSession:
-            let actions = endStream(report: true)
+            let actions = endStream(report: true) + endMotion(report: true)
             let wasActive = sessionActive
             sessionActive = false
             return actions + (wasActive ? [.send(.session(.ended(reason: "stopped by host")))] : [])
@@ -150,7 +156,25 @@ struct GlassesCore: Sendable {
             return [.stopFrames, streamEvent(.paused), .capturePhoto(format, requestID: id)]
         case .frameCredit, .heartbeat:
             return []
+        case .startMotion(let rate):
+            guard sessionActive, info.hasIMU else {
+                motionRate = nil
+                return [.stopMotion, .send(.motion(.unavailable))]
+            }
+            motionRate = rate
+            return [.startMotion(rate), .send(.motion(.started(rate)))]
+        case .stopMotion:
+            return endMotion(report: true, always: true)
         }
+    }
+
+    /// Stops the IMU: the sampling clock stops and, with `report`, the host hears `stopped` (when it ran, or `always`).
+    private mutating func endMotion(report: Bool, always: Bool = false) -> [Action] {
+        let wasRunning = motionRate != nil
+        motionRate = nil
+        var actions: [Action] = wasRunning ? [.stopMotion] : []
+        if report && (wasRunning || always) { actions.append(.send(.motion(.stopped))) }
+        return actions
     }
 
     /// The photo was delivered: resume video.
@@ -246,6 +270,7 @@ struct GlassesCore: Sendable {
         guard powered else { return [] }
         var actions: [Action] = []
         if stream != .idle { actions.append(.stopFrames) }
+        actions += endMotion(report: false)
         stream = .idle
         sessionActive = false
         pauses = []
@@ -273,7 +298,7 @@ struct GlassesCore: Sendable {
     /// Folding closes the hinges: the stream stops and the session ends, as when real glasses drop the radio link.
     mutating func fold() -> [Action] {
         var actions = setState { $0.hingeState = .closed }
-        actions += endStream(report: true)
+        actions += endStream(report: true) + endMotion(report: true)
         if sessionActive {
             sessionActive = false
             actions.append(.send(.session(.ended(reason: "hinges closed"))))
@@ -310,7 +335,7 @@ struct GlassesCore: Sendable {
         var actions = setState { $0.thermalLevel = level }
         if level >= .critical, sessionActive {
             actions.append(.send(.fault(.thermalHot, message: "the glasses are too hot (\(level.rawValue)); the camera stopped")))
-            actions += endStream(report: true)
+            actions += endStream(report: true) + endMotion(report: true)
             sessionActive = false
             pauses = []
             actions.append(.send(.session(.ended(reason: "thermal \(level.rawValue)"))))

@@ -34,6 +34,8 @@ public final class SimulatedGlasses: Sendable {
         /// Whether the HEVC encoder spends CPU on psycho-visual tuning (default true, libx265's `ultrafast`). Off
         /// saves about a third of the encoder's CPU at the same bit rate: for real time on a small machine.
         public var encoderPsychovisual: Bool
+        /// Whether the glasses announce an IMU in their hello (default true) and answer `startMotion` with samples.
+        public var hasIMU: Bool
         /// The link protocol version the glasses announce in their hello; another value than
         /// `linkProtocolVersion` stands in for glasses on an older or newer protocol (the host refuses the link).
         public var protocolVersion: UInt16
@@ -43,7 +45,8 @@ public final class SimulatedGlasses: Sendable {
                     photoSize: VideoFrameSize = VideoFrameSize(width: 720, height: 1280), photoQuality: Int = 85,
                     deviceType: DeviceType = .simulated, firmwareVersion: String = "sim-1.0",
                     initialState: DeviceState = DeviceState(), protocolVersion: UInt16 = linkProtocolVersion,
-                    encoderThreads: Int = 1, encoderPsychovisual: Bool = true) {
+                    encoderThreads: Int = 1, encoderPsychovisual: Bool = true, hasIMU: Bool = true) {
+            self.hasIMU = hasIMU
             self.hevcBitrate = hevcBitrate
             self.photoCaptureDelay = photoCaptureDelay
             self.photoSize = photoSize
@@ -63,6 +66,8 @@ public final class SimulatedGlasses: Sendable {
         var link: (any HostLink)?
         var linkGeneration: UInt64 = 0
         var frameGeneration: UInt64 = 0
+        /// Bumped whenever the IMU's sampling clock stops or restarts: ticks of an older clock stop.
+        var motionGeneration: UInt64 = 0
         var faults = FaultState()
         var stats = GlassesStatistics()
         var lastPts: Int64?
@@ -104,7 +109,8 @@ public final class SimulatedGlasses: Sendable {
                                deviceType: options.deviceType, firmwareVersion: options.firmwareVersion,
                                supportedCodecs: VideoCodec.allCases, supportedResolutions: StreamingResolution.allCases,
                                supportedFrameRates: StreamConfiguration.supportedFrameRates,
-                               supportedPhotoFormats: [.jpeg], protocolVersion: options.protocolVersion)
+                               supportedPhotoFormats: [.jpeg], protocolVersion: options.protocolVersion,
+                               hasIMU: options.hasIMU)
         self.scheduler = scheduler
         self.options = options
         self.encoder = FrameEncoder(threads: options.encoderThreads, psychovisual: options.encoderPsychovisual)
@@ -125,6 +131,7 @@ public final class SimulatedGlasses: Sendable {
             s.linkGeneration += 1
             // A stream of the previous link ends with it: its frame clock stops (the new host starts its own).
             if s.core.currentConfiguration != nil { s.frameGeneration += 1 }
+            s.motionGeneration += 1
             _ = s.core.linkClosed()
             _ = s.core.linkOpened()
             return (old, s.linkGeneration)
@@ -338,6 +345,10 @@ public final class SimulatedGlasses: Sendable {
                 state.withLock { $0.frameGeneration += 1 }
             case .capturePhoto(_, let requestID):
                 schedulePhoto(requestID: requestID)
+            case .startMotion(let rate):
+                startMotion(rate)
+            case .stopMotion:
+                state.withLock { $0.motionGeneration += 1 }
             case .closeLink:
                 let link = state.withLock { s -> (any HostLink)? in
                     let l = s.link
@@ -378,6 +389,8 @@ public final class SimulatedGlasses: Sendable {
         case .capturePhoto(let f, _): "capture photo \(f.rawValue)"
         case .frameCredit(let n): "credit \(n)"
         case .heartbeat(let s, _): "heartbeat \(s)"
+        case .startMotion(let rate): "start motion \(rate.hertz) Hz"
+        case .stopMotion: "stop motion"
         }
     }
 }

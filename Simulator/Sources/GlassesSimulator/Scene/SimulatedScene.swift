@@ -100,6 +100,34 @@ final class SceneCanvas: Sendable {
     }
 }
 
+/// The wearer's head rotation from its neutral pose (the pose that renders no shift), in radians, and its rate of
+/// change in radians per second (see ``SimulatedScene/headRotation(at:)`` for the axes and the camera model).
+public struct HeadRotation: Sendable, Hashable {
+    /// About +X (up): positive turns the head left.
+    public var yaw: Double = 0
+    /// About +Y (lateral, right): positive tilts the head up.
+    public var pitch: Double = 0
+    /// About +Z (forward): positive tips the head to the right.
+    public var roll: Double = 0
+    /// d(yaw)/dt.
+    public var yawRate: Double = 0
+    /// d(pitch)/dt.
+    public var pitchRate: Double = 0
+    /// d(roll)/dt.
+    public var rollRate: Double = 0
+
+    /// Creates a rotation.
+    public init(yaw: Double = 0, pitch: Double = 0, roll: Double = 0, yawRate: Double = 0, pitchRate: Double = 0,
+                rollRate: Double = 0) {
+        self.yaw = yaw
+        self.pitch = pitch
+        self.roll = roll
+        self.yawRate = yawRate
+        self.pitchRate = pitchRate
+        self.rollRate = rollRate
+    }
+}
+
 /// A rendered person in a room, with known pulse and breathing: the picture the simulated glasses' camera sees.
 ///
 /// Rendering is a pure function of the profile (seed included) and the scene time: the same time gives the same
@@ -212,11 +240,55 @@ public final class SimulatedScene: Sendable {
     private func cameraMotion(at time: Double, width: Int) -> (Double, Double, Double) {
         guard profile.headMotion else { return (0, 0, 0) }
         let a = profile.headMotionAmplitude * Double(width)
-        let p = motionPhases, t = 2 * Double.pi * time
-        let dx = a * (0.6 * sin(0.13 * t + p[0]) + 0.3 * sin(0.31 * t + p[1]) + 0.1 * sin(1.1 * t + p[2]))
-        let dy = a * (0.5 * sin(0.11 * t + p[3]) + 0.3 * sin(0.23 * t + p[4]) + 0.2 * sin(0.9 * t + p[5]))
-        let roll = 0.012 * (profile.headMotionAmplitude / 0.015) * (0.7 * sin(0.07 * t + p[6]) + 0.3 * sin(0.37 * t + p[7]))
+        let shape = motionShape(at: time)
+        let dx = a * shape.x.value
+        let dy = a * shape.y.value
+        let roll = 0.012 * (profile.headMotionAmplitude / 0.015) * shape.roll.value
         return (dx, dy, roll)
+    }
+
+    /// The dimensionless shapes of the head motion (sums of slow sines) and their time derivatives (per second).
+    private func motionShape(at time: Double)
+        -> (x: (value: Double, rate: Double), y: (value: Double, rate: Double), roll: (value: Double, rate: Double))
+    {
+        let p = motionPhases, t = 2 * Double.pi * time
+        // d/dt sin(2π f t + p) = 2π f cos(2π f t + p).
+        func term(_ weight: Double, _ f: Double, _ phase: Double) -> (Double, Double) {
+            (weight * sin(f * t + phase), weight * 2 * Double.pi * f * cos(f * t + phase))
+        }
+        func sum(_ terms: [(Double, Double)]) -> (value: Double, rate: Double) {
+            (terms.reduce(0) { $0 + $1.0 }, terms.reduce(0) { $0 + $1.1 })
+        }
+        let x = sum([term(0.6, 0.13, p[0]), term(0.3, 0.31, p[1]), term(0.1, 1.1, p[2])])
+        let y = sum([term(0.5, 0.11, p[3]), term(0.3, 0.23, p[4]), term(0.2, 0.9, p[5])])
+        let roll = sum([term(0.7, 0.07, p[6]), term(0.3, 0.37, p[7])])
+        return (x, y, roll)
+    }
+
+    /// The camera's focal length as a fraction of the frame width: `f_px = 0.6 × width` (a horizontal field of view
+    /// of 2·atan(1/1.2) ≈ 79.6°, in the range of the glasses' wide camera). Chosen, not measured.
+    public static let focalLengthPerWidth = 0.6
+
+    /// The wearer's head rotation at `time`, the physical motion behind the rendered ``SceneFrameInfo/cameraShift``.
+    ///
+    /// Camera model: a pinhole camera at the centre of the head's rotation, so a small rotation shifts the image
+    /// and the head does not translate. A rotation by `θ` radians shifts the picture by `f_px · θ` pixels, where
+    /// `f_px = ``focalLengthPerWidth`` × frame width`; so the angles do not depend on the frame size:
+    /// - yaw (about +X, the sky axis; positive turns the head left) = `cameraShift.x / f_px` (the picture moves right);
+    /// - pitch (about +Y, lateral, pointing right; positive tilts the head up) = `cameraShift.y / f_px` (the picture
+    ///   moves down);
+    /// - roll (about +Z, forward; positive tips the head right) = `cameraShift.roll` (the picture turns the other way).
+    ///
+    /// The axes are those a worn pair measured (`+X` up, `Y` lateral, `+Z` forward; right-handed, so `+Y` points to
+    /// the wearer's right). Rates are the exact time derivatives of the angles. All zero when head motion is off.
+    public func headRotation(at time: Double) -> HeadRotation {
+        guard profile.headMotion else { return HeadRotation() }
+        let shape = motionShape(at: time)
+        let angle = profile.headMotionAmplitude / Self.focalLengthPerWidth
+        let roll = 0.012 * (profile.headMotionAmplitude / 0.015)
+        return HeadRotation(
+            yaw: angle * shape.x.value, pitch: angle * shape.y.value, roll: roll * shape.roll.value,
+            yawRate: angle * shape.x.rate, pitchRate: angle * shape.y.rate, rollRate: roll * shape.roll.rate)
     }
 
     /// Where the face and skin are, and what drove the frame at `time`, for a frame of the given size.
