@@ -22,6 +22,32 @@ func waitFor(_ what: String, timeout: Double = 10, _ condition: () -> Bool) -> B
     return true
 }
 
+/// `glasses` served by a ``SimulatorServer`` on a Unix socket (`kind` "unix", a fresh path named after `label`) or on
+/// loopback TCP (any other kind, port 0), and a ``WearablesHost`` dialled to it; both ends on manual schedulers with
+/// liveness off. Waits (bounded) until the host has the glasses' hello. The caller stops the server.
+func servedOverSocket(
+    _ glasses: SimulatedGlasses, kind: String, label: String, deviceScheduler: ManualScheduler, hostScheduler: ManualScheduler,
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws -> (server: SimulatorServer, host: WearablesHost, link: any DeviceLink) {
+    let address: LinkAddress = kind == "unix"
+        ? .unix(path: FileManager.default.temporaryDirectory.appendingPathComponent("\(label)-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock").path)
+        : .tcp(host: "127.0.0.1", port: 0)
+    let server = try SimulatorServer(glasses: glasses, address: address,
+                                     options: LinkListenerOptions(scheduler: deviceScheduler, liveness: .disabled))
+    let host = try WearablesHost(scheduler: hostScheduler)
+    let link: any DeviceLink
+    do {
+        link = try LinkConnector.connect(to: server.address,
+                                         options: LinkConnectionOptions(scheduler: hostScheduler, liveness: .disabled))
+    } catch {
+        server.stop()
+        throw error
+    }
+    host.wearables.attach(link: link)
+    #expect(waitFor("hello") { host.wearables.devices == [glasses.info.identifier] }, sourceLocation: sourceLocation)
+    return (server, host, link)
+}
+
 /// WearablesKit on one side, simulated glasses on the other, with listeners recorded.
 final class WearablesHost: Sendable {
     let wearables: WearablesInstance
@@ -135,17 +161,9 @@ struct EndToEndTests {
         let deviceScheduler = ManualScheduler()
         let hostScheduler = ManualScheduler()
         let glasses = try SimulatedGlasses(profile: SubjectProfile(seed: 13), scheduler: deviceScheduler)
-        let address: LinkAddress = kind == "unix"
-            ? .unix(path: FileManager.default.temporaryDirectory.appendingPathComponent("sim-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock").path)
-            : .tcp(host: "127.0.0.1", port: 0)
-        let server = try SimulatorServer(glasses: glasses, address: address,
-                                         options: LinkListenerOptions(scheduler: deviceScheduler, liveness: .disabled))
+        let (server, host, _) = try servedOverSocket(
+            glasses, kind: kind, label: "sim", deviceScheduler: deviceScheduler, hostScheduler: hostScheduler)
         defer { server.stop() }
-        let host = try WearablesHost(scheduler: hostScheduler)
-        let link = try LinkConnector.connect(to: server.address,
-                                             options: LinkConnectionOptions(scheduler: hostScheduler, liveness: .disabled))
-        host.wearables.attach(link: link)
-        #expect(waitFor("hello") { host.wearables.devices == [glasses.info.identifier] })
         let (session, _) = try host.openStream(device: glasses.info.identifier, config(.raw, .low, 15)) { session in
             _ = waitFor("session") { session.state == .started }
         }

@@ -12,17 +12,9 @@ struct GarbageSocketTests {
         let deviceScheduler = ManualScheduler()
         let hostScheduler = ManualScheduler()
         let glasses = try SimulatedGlasses(profile: SubjectProfile(seed: 21), scheduler: deviceScheduler)
-        let address: LinkAddress = kind == "unix"
-            ? .unix(path: FileManager.default.temporaryDirectory.appendingPathComponent("sim-g-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock").path)
-            : .tcp(host: "127.0.0.1", port: 0)
-        let server = try SimulatorServer(glasses: glasses, address: address,
-                                         options: LinkListenerOptions(scheduler: deviceScheduler, liveness: .disabled))
+        let (server, host, link) = try servedOverSocket(
+            glasses, kind: kind, label: "sim-g", deviceScheduler: deviceScheduler, hostScheduler: hostScheduler)
         defer { server.stop() }
-        let host = try WearablesHost(scheduler: hostScheduler)
-        let link = try LinkConnector.connect(to: server.address,
-                                             options: LinkConnectionOptions(scheduler: hostScheduler, liveness: .disabled))
-        host.wearables.attach(link: link)
-        #expect(waitFor("hello") { host.wearables.devices == [glasses.info.identifier] })
         _ = try host.openStream(device: glasses.info.identifier, config(.raw, .low, 15)) { session in
             _ = waitFor("session") { session.state == .started }
         }

@@ -290,17 +290,9 @@ struct MotionSocketTests {
         let deviceScheduler = ManualScheduler()
         let hostScheduler = ManualScheduler()
         let glasses = try SimulatedGlasses(profile: SubjectProfile(headMotion: true, seed: 14), scheduler: deviceScheduler)
-        let address: LinkAddress = kind == "unix"
-            ? .unix(path: FileManager.default.temporaryDirectory.appendingPathComponent("sim-motion-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock").path)
-            : .tcp(host: "127.0.0.1", port: 0)
-        let server = try SimulatorServer(glasses: glasses, address: address,
-                                         options: LinkListenerOptions(scheduler: deviceScheduler, liveness: .disabled))
+        let (server, host, _) = try servedOverSocket(
+            glasses, kind: kind, label: "sim-motion", deviceScheduler: deviceScheduler, hostScheduler: hostScheduler)
         defer { server.stop() }
-        let host = try WearablesHost(scheduler: hostScheduler)
-        let link = try LinkConnector.connect(to: server.address,
-                                             options: LinkConnectionOptions(scheduler: hostScheduler, liveness: .disabled))
-        host.wearables.attach(link: link)
-        #expect(waitFor("hello") { host.wearables.devices == [glasses.info.identifier] })
         let session = try host.wearables.createSession(deviceSelector: SpecificDeviceSelector(device: glasses.info.identifier))
         try session.start()
         #expect(waitFor("session") { session.state == .started })
