@@ -177,7 +177,7 @@ let package = Package(
         .testTarget(name: "SmartSpectraInputTests", dependencies: ["SmartSpectraInput", "GlassesMedia"]),
         .testTarget(
             name: "VitalsEngineTests",
-            dependencies: ["VitalsEngine", "SmartSpectraInput", "GlassesSimulator", "GlassesVideo", "WearablesKit"],
+            dependencies: ["VitalsEngine", "SmartSpectraInput", "GlassesSimulator", "GlassesVideo", "WearablesKit", "GlassesMedia"],
             exclude: ["Fixtures"]
         ),
         .testTarget(

@@ -173,7 +173,8 @@ public final class VitalsEngine {
                               faceY: anchorOffset.y + Double(box.y), motion: motion, upper: upper, lower: lower,
                               background: background, backgroundRGB: colours.background, headY: headY))
         result.measurement = VitalsFrameMeasurement(skinRed: colours.skin.r, skinGreen: colours.skin.g, skinBlue: colours.skin.b,
-                                                    upperChest: upper, lowerChest: lower, background: background)
+                                                    upperChest: upper, lowerChest: lower, background: background,
+                                                    backgroundHorizontal: camera.x)
         if startTime == nil { startTime = t }
         let keep = max(configuration.hrvWindow, configuration.breathingWindow) + 2
         if let first = samples.first, t - first.t > keep + 5 {

@@ -71,6 +71,10 @@ public struct VitalsFrameMeasurement: Sendable, Hashable {
     /// Vertical displacement of the background beside the head (the median of its regions), px; nil when it has
     /// no texture to follow.
     public var background: Double?
+    /// Horizontal displacement of the background beside the head, px (content moving right is positive); nil as for
+    /// ``background``. With ``background``, the camera's own motion: what ``MotionClockAlignment`` sets against an
+    /// IMU's rotation.
+    public var backgroundHorizontal: Double? = nil
 }
 
 /// One HRV window.

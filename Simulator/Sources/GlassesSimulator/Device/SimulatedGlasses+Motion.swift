@@ -31,10 +31,12 @@ extension SimulatedGlasses {
         }
     }
 
-    /// The IMU reading at `time` on the scheduler's clock: the rendered head motion, measured (see ``SimulatedIMU``).
+    /// The IMU reading at `time` on the scheduler's clock: the rendered head motion, measured (see ``SimulatedIMU``),
+    /// stamped on the IMU's clock (the video's, plus ``Options/motionClockOffset``).
     func imuSample(at time: Duration) -> MotionSample {
         let elapsed = time - epoch
-        let nanoseconds = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
+        let stamped = elapsed + options.motionClockOffset
+        let nanoseconds = stamped.components.seconds * 1_000_000_000 + stamped.components.attoseconds / 1_000_000_000
         return SimulatedIMU.sample(rotation: scene.headRotation(at: Self.seconds(elapsed)), timestampNs: nanoseconds)
     }
 }

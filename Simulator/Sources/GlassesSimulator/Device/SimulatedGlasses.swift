@@ -39,14 +39,20 @@ public final class SimulatedGlasses: Sendable {
         /// The link protocol version the glasses announce in their hello; another value than
         /// `linkProtocolVersion` stands in for glasses on an older or newer protocol (the host refuses the link).
         public var protocolVersion: UInt16
+        /// How far the IMU's clock runs ahead of the video's (default zero: one clock, as DAT's sample assumes). A
+        /// sample the IMU takes at video time `t` carries `t + motionClockOffset`; negative runs it behind. DAT
+        /// documents only the IMU's clock, so a host must not assume the two agree: this lets tests shift it.
+        public var motionClockOffset: Duration
 
         /// Creates options; defaults are 2 Mbit/s HEVC, a 200 ms photo capture of 720×1280 at quality 85.
         public init(hevcBitrate: Int = 2_000_000, photoCaptureDelay: Duration = .milliseconds(200),
                     photoSize: VideoFrameSize = VideoFrameSize(width: 720, height: 1280), photoQuality: Int = 85,
                     deviceType: DeviceType = .simulated, firmwareVersion: String = "sim-1.0",
                     initialState: DeviceState = DeviceState(), protocolVersion: UInt16 = linkProtocolVersion,
-                    encoderThreads: Int = 1, encoderPsychovisual: Bool = true, hasIMU: Bool = true) {
+                    encoderThreads: Int = 1, encoderPsychovisual: Bool = true, hasIMU: Bool = true,
+                    motionClockOffset: Duration = .zero) {
             self.hasIMU = hasIMU
+            self.motionClockOffset = motionClockOffset
             self.hevcBitrate = hevcBitrate
             self.photoCaptureDelay = photoCaptureDelay
             self.photoSize = photoSize
