@@ -92,6 +92,7 @@ struct AppleSurfaceTests {
         try emit("MWDATCore", [datSurface.appendingPathComponent("MWDATCore.swift").path], in: directory)
         try emit("MWDATCamera", [datSurface.appendingPathComponent("MWDATCamera.swift").path,
                                  apple("MWDATCamera+CoreMedia")], in: directory)
+        try emit("MWDATMotion", [datSurface.appendingPathComponent("MWDATMotion.swift").path], in: directory)
         let repository = ["-package-name", packageName, "-enable-upcoming-feature", "ExistentialAny"]
         try emit("GlassesRelay", swiftFiles(under: "Sources/GlassesRelay"), in: directory, extra: repository)
         try emit("GlassesLinkNetwork", swiftFiles(under: "Sources/GlassesLinkNetwork"), in: directory, extra: repository)

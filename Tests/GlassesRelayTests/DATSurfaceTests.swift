@@ -2,8 +2,9 @@ import Foundation
 import Testing
 
 /// The relay's DAT client uses only the DAT 1.0 public surface, so the iOS build is not a guess: its files
-/// typecheck against stand-in MWDATCore and MWDATCamera modules that declare exactly the surface quoted in
-/// `../shared/reference/dat-sdk.md` §1 (DATSurface/), and a file that reaches for a WearablesKit-only member does not.
+/// typecheck against stand-in MWDATCore, MWDATCamera and MWDATMotion modules that declare exactly the surface quoted
+/// in `../shared/reference/dat-sdk.md` §1 and `dat-1.0-extras.md` §1.1 (DATSurface/), and a file that reaches for a
+/// WearablesKit-only member does not.
 @Suite("DAT surface: the relay's DAT client compiles against DAT 1.0 alone", .serialized)
 struct DATSurfaceTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -38,7 +39,7 @@ struct DATSurfaceTests {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("dat-surface-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        for module in ["MWDATCore", "MWDATCamera"] {
+        for module in ["MWDATCore", "MWDATCamera", "MWDATMotion"] {
             let result = try swiftc([
                 "-emit-module", "-parse-as-library", "-swift-version", "6", "-module-name", module,
                 "-I", directory.path, "-module-cache-path", directory.appendingPathComponent("cache").path,
@@ -59,7 +60,7 @@ struct DATSurfaceTests {
         ] + relayFiles + extra)
     }
 
-    @Test("the DAT client and the relay model typecheck against MWDATCore and MWDATCamera as DAT 1.0 declares them")
+    @Test("the DAT client and the relay model typecheck against MWDATCore, MWDATCamera and MWDATMotion as DAT 1.0 declares them")
     func compilesAgainstTheSurface() throws {
         #expect(Self.relayFiles.count >= 2, "\(Self.relayFiles)")
         let modules = try Self.buildSurface()

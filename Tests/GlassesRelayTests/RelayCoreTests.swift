@@ -18,11 +18,12 @@ final class RelayCore: Sendable {
     let server: RelayLinkServer
     let link: InProcessLink
 
-    init(pulse: Double = 72) throws {
+    init(pulse: Double = 72, headMotion: Bool = false, options: SimulatedGlasses.Options = .init()) throws {
         relayWearables = Wearables.makeInstance(configuration: try WearablesConfiguration(scheduler: scheduler))
         hostWearables = Wearables.makeInstance(configuration: try WearablesConfiguration(scheduler: scheduler))
         glasses = try SimulatorKit(scheduler: scheduler, liveness: .disabled)
-            .pairGlasses(with: relayWearables, profile: SubjectProfile(pulseRate: pulse, seed: 9))
+            .pairGlasses(with: relayWearables, profile: SubjectProfile(pulseRate: pulse, headMotion: headMotion, seed: 9),
+                         options: options)
         client = RelayDATClient(wearables: relayWearables, clock: SchedulerRelayClock(scheduler),
                                 frameAdapter: RelayFrameAdapter.read)
         link = InProcessLink(scheduler: scheduler, initialCredit: 64, liveness: .disabled)

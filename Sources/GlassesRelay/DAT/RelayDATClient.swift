@@ -5,6 +5,7 @@
 #if canImport(MWDATCore)
     import MWDATCamera
     import MWDATCore
+    import MWDATMotion
 #else
     import WearablesKit
 #endif
@@ -36,6 +37,8 @@ public final class RelayDATClient: Sendable {
         public var sessionStartsDelayed: UInt64 = 0
         /// Cameras added.
         public var camerasAdded: UInt64 = 0
+        /// IMU samples DAT delivered and the relay passed on.
+        public var motionSamplesForwarded: UInt64 = 0
     }
 
     private struct State {
@@ -60,6 +63,9 @@ public final class RelayDATClient: Sendable {
         var counters = Counters()
         var started = false
         var lastError: RelayDATError?
+        var motion: Motion?
+        var motionGeneration: UInt64 = 0
+        var motionTask: Task<Void, Never>?
     }
 
     private let wearables: any WearablesInterface
@@ -70,6 +76,7 @@ public final class RelayDATClient: Sendable {
     private let deviceStateTokens = ListenerTokenBag()
     private let sessionTokens = ListenerTokenBag()
     private let streamTokens = ListenerTokenBag()
+    private let motionTokens = ListenerTokenBag()
 
     /// Creates a client over a configured `Wearables` instance (on a phone, `Wearables.shared` after
     /// `Wearables.configure()`).
@@ -147,11 +154,16 @@ public final class RelayDATClient: Sendable {
             stopStream(report: true, hostGeneration: .some(generation))
         case .capturePhoto(let format, let requestID):
             capturePhoto(format: format, requestID: requestID)
+        case .startMotion(let rate):
+            startMotion(rateName: rate)
+        case .stopMotion:
+            stopMotion()
         }
     }
 
-    /// The host went away: stop the camera and the session, so the glasses are free for the next host.
+    /// The host went away: stop Motion, the camera and the session, so the glasses are free for the next host.
     public func hostLeft() {
+        removeMotion()
         stopStream(report: false)
         stopSession(reason: "the host left")
     }
@@ -364,8 +376,9 @@ public final class RelayDATClient: Sendable {
         }
     }
 
-    /// The session is gone: its camera with it; the next may start 2 s from now.
+    /// The session is gone: its camera and Motion with it; the next may start 2 s from now.
     private func sessionStopped(reason: String) {
+        removeMotion()
         let now = clock.nowUs
         state.withLock { state in
             state.lastSessionStopUs = now
@@ -381,7 +394,9 @@ public final class RelayDATClient: Sendable {
             state.sessionEndReason = reason
             return (state.session, state.camera != nil)
         }
-        // As the walkthrough does: the camera first, then the session; the session's `.stopped` reports the end.
+        // As the walkthrough does: Motion and the camera first, then the session; the session's `.stopped` reports
+        // the end.
+        removeMotion()
         if hadCamera { stopStream(report: true) }
         session?.stop()
     }
@@ -551,6 +566,121 @@ public final class RelayDATClient: Sendable {
             emit(.fault(name: "photoCaptureFailed",
                         message: "the glasses did not start the capture (one in flight, or no active session)"))
         }
+    }
+
+    // MARK: Motion
+
+    /// DAT's sampling rates by case name.
+    private static let motionRates: [(MotionSamplingRate, String)] = [
+        (.hz5, "hz5"), (.hz10, "hz10"), (.hz15, "hz15"), (.hz24, "hz24"), (.hz30, "hz30"), (.hz60, "hz60"),
+    ]
+
+    /// Adds Motion to the started session at the rate and starts it, as DAT's motion walkthrough does (observers
+    /// first, then `start()`); Motion already there at another rate is removed first, at the same rate started
+    /// again. `unavailable` when there is no started session, DAT refuses, or the glasses have no IMU.
+    private func startMotion(rateName: String) {
+        guard let rate = Self.motionRates.first(where: { $0.1 == rateName })?.0 else { return emit(.motion(.unavailable)) }
+        let (session, existing) = state.withLock { ($0.session, $0.motion) }
+        guard let session, session.state == .started else { return emit(.motion(.unavailable)) }
+        if let existing {
+            if existing.configuration.samplingRate == rate {
+                // `start()` is ignored unless stopped: a running one is reported as running.
+                if existing.state == .stopped { existing.start() } else if existing.state == .started {
+                    emit(.motion(.started(rate: rateName)))
+                }
+                return
+            }
+            removeMotion()
+        }
+        let added: Motion?
+        do {
+            added = try session.addMotion(configuration: MotionConfiguration(samplingRate: rate))
+        } catch {
+            return emit(.motion(.unavailable))
+        }
+        // DAT answers nil "rather than throwing when this pair has no IMU".
+        guard let motion = added else { return emit(.motion(.unavailable)) }
+        let generation = state.withLock { state -> UInt64 in
+            state.motionGeneration += 1
+            state.motion = motion
+            return state.motionGeneration
+        }
+        motion.statePublisher.listen { [weak self] motionState in
+            self?.motionStateChanged(motionState, rate: rateName, generation: generation)
+        }.store(in: motionTokens)
+        motion.errorPublisher.listen { [weak self] error in
+            self?.motionFailed(error, generation: generation)
+        }.store(in: motionTokens)
+        // One reader drains the samples (DAT's stream has room for one) and passes them on in order.
+        let task = Task { [weak self] in
+            for await sample in motion.samples {
+                self?.motionSampleArrived(sample, generation: generation)
+            }
+        }
+        state.withLock { state in
+            if state.motionGeneration == generation { state.motionTask = task } else { task.cancel() }
+        }
+        motion.start()
+    }
+
+    private func stopMotion() {
+        guard let motion = state.withLock({ $0.motion }) else { return emit(.motion(.stopped)) }
+        motion.stop()
+    }
+
+    /// Removes Motion, if any: the sample task is cancelled first ("removal is terminal").
+    private func removeMotion() {
+        let (motion, task, session) = state.withLock { state -> (Motion?, Task<Void, Never>?, DeviceSession?) in
+            defer {
+                state.motion = nil
+                state.motionTask = nil
+                state.motionGeneration += 1
+            }
+            return (state.motion, state.motionTask, state.session)
+        }
+        guard motion != nil else { return }
+        motionTokens.clear()
+        task?.cancel()
+        try? session?.removeMotion()
+    }
+
+    private func motionStateChanged(_ motionState: MotionState, rate: String, generation: UInt64) {
+        guard state.withLock({ $0.motionGeneration == generation }) else { return }
+        if motionState == .started {
+            emit(.motion(.started(rate: rate)))
+        } else if motionState == .stopped {
+            emit(.motion(.stopped))
+        }
+        // `starting` and `stopping` are DAT's own business: the host hears `started` or `stopped`.
+    }
+
+    private func motionFailed(_ error: MotionError, generation: UInt64) {
+        guard state.withLock({ $0.motionGeneration == generation }) else { return }
+        // The others (a dropped device, the capability closed) leave Motion stopped, which its state reports.
+        if error == .sensorUnavailable { emit(.motion(.unavailable)) }
+    }
+
+    private func motionSampleArrived(_ sample: MotionSample, generation: UInt64) {
+        let current = state.withLock { state -> Bool in
+            guard state.motionGeneration == generation else { return false }
+            state.counters.motionSamplesForwarded += 1
+            return true
+        }
+        guard current else { return }
+        emit(.motionSamples([Self.relayed(sample)]))
+    }
+
+    /// A DAT sample field for field.
+    static func relayed(_ sample: MotionSample) -> RelayMotionSample {
+        func vector(_ v: Vector3?) -> SIMD3<Float>? { v.map { SIMD3($0.x, $0.y, $0.z) } }
+        let source: String
+        if sample.source == .glasses { source = "glasses" } else if sample.source == .neuralBand { source = "neuralBand" } else {
+            source = "unknown"
+        }
+        return RelayMotionSample(
+            timestampNs: sample.timestampNs, accelerometer: vector(sample.accelerometer), gyroscope: vector(sample.gyroscope),
+            magnetometer: vector(sample.magnetometer), orientation: sample.orientation.map { SIMD4($0.x, $0.y, $0.z, $0.w) },
+            source: source)
     }
 
     // MARK: Helpers

@@ -22,6 +22,11 @@ public enum RelayCommand: Sendable, Hashable {
     case stopStream(generation: UInt32? = nil)
     /// Capture a photo mid-stream (`Stream.capturePhoto(format:)`); `format` is a DAT case name (`jpeg`, `heic`).
     case capturePhoto(format: String, requestID: UInt32)
+    /// Start DAT's Motion (the IMU) at `rate`, a `MotionSamplingRate` case name (`hz5` … `hz60`): added to the
+    /// started session first (`DeviceSession.addMotion(configuration:)`), or started again at the same rate.
+    case startMotion(rate: String)
+    /// Stop Motion (`Motion.stop()`: it can start again).
+    case stopMotion
 }
 
 /// A stream configuration by DAT case names: codec (`raw`, `hvc1`), resolution (`high`, `medium`, `low`), rate.
@@ -186,6 +191,49 @@ public enum RelayEvent: Sendable, Hashable {
     case video(RelayVideoFrame)
     /// A captured photo for the request that asked for it; `format` is a DAT case name.
     case photo(Data, format: String, requestID: UInt32)
+    /// A change of DAT's Motion.
+    case motion(RelayMotionEvent)
+    /// IMU samples, oldest first.
+    case motionSamples([RelayMotionSample])
+}
+
+/// A change of DAT's Motion, as the host hears it.
+public enum RelayMotionEvent: Sendable, Hashable {
+    /// Samples flow at this rate (a `MotionSamplingRate` case name).
+    case started(rate: String)
+    /// Motion stopped (asked, or DAT stopped it: a photo transfer does).
+    case stopped
+    /// Motion cannot be used: no started session, no IMU on these glasses (DAT's `addMotion` answered nil), or DAT
+    /// refused (`sensorUnavailable`).
+    case unavailable
+}
+
+/// One of DAT's `MotionSample`s, field for field: accelerometer m/s², gyroscope rad/s, magnetometer µT, the
+/// orientation as a quaternion (x, y, z, w); every sensor field optional, as in DAT.
+public struct RelayMotionSample: Sendable, Hashable {
+    /// Nanoseconds on the glasses' monotonic clock.
+    public var timestampNs: Int64
+    /// Acceleration (x, y, z).
+    public var accelerometer: SIMD3<Float>?
+    /// Rotation rate (x, y, z).
+    public var gyroscope: SIMD3<Float>?
+    /// Magnetic field (x, y, z).
+    public var magnetometer: SIMD3<Float>?
+    /// Orientation (x, y, z, w).
+    public var orientation: SIMD4<Float>?
+    /// DAT's `MotionSource` case name (`glasses`, `neuralBand`, `unknown`).
+    public var source: String
+
+    /// Creates a sample.
+    public init(timestampNs: Int64, accelerometer: SIMD3<Float>?, gyroscope: SIMD3<Float>?, magnetometer: SIMD3<Float>?,
+                orientation: SIMD4<Float>?, source: String) {
+        self.timestampNs = timestampNs
+        self.accelerometer = accelerometer
+        self.gyroscope = gyroscope
+        self.magnetometer = magnetometer
+        self.orientation = orientation
+        self.source = source
+    }
 }
 
 /// An error DAT reported to the relay: DAT's `StreamError` case name (`hingesClosed`, …, or `internalError` where

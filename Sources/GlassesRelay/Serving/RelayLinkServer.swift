@@ -22,6 +22,8 @@ public final class RelayLinkServer: Sendable {
         public var faultsSent: UInt64 = 0
         /// Events DAT reported in a form the link cannot carry (an unknown configuration), skipped.
         public var eventsSkipped: UInt64 = 0
+        /// IMU samples passed on.
+        public var motionSamplesSent: UInt64 = 0
     }
 
     private struct State {
@@ -134,8 +136,10 @@ public final class RelayLinkServer: Sendable {
             client.handle(.capturePhoto(format: format.rawValue, requestID: requestID))
         case .frameCredit, .heartbeat:
             break  // the link end keeps credit and liveness
-        case .startMotion, .stopMotion:
-            break  // the relay does not forward DAT's Motion yet: its hello announces no IMU, so no host asks
+        case .startMotion(let rate):
+            client.handle(.startMotion(rate: Self.rateName(rate)))
+        case .stopMotion:
+            client.handle(.stopMotion)
         }
     }
 
@@ -203,6 +207,16 @@ public final class RelayLinkServer: Sendable {
             guard let format = PhotoCaptureFormat(rawValue: name) else { return skip() }
             state.withLock { $0.counters.photosSent += 1 }
             send(.photo(PhotoData(data: data, format: format), requestID: requestID))
+        case .motion(.started(let name)):
+            guard let rate = Self.motionRates.first(where: { $0.1 == name })?.0 else { return skip() }
+            send(.motion(.started(rate)))
+        case .motion(.stopped):
+            send(.motion(.stopped))
+        case .motion(.unavailable):
+            send(.motion(.unavailable))
+        case .motionSamples(let samples):
+            state.withLock { $0.counters.motionSamplesSent += UInt64(samples.count) }
+            send(.motionSamples(samples.map(Self.motionSample)))
         }
     }
 
@@ -255,8 +269,10 @@ public final class RelayLinkServer: Sendable {
             deviceType: DeviceType(rawValue: device.deviceType) ?? .unknown,
             firmwareVersion: "unknown (through a DAT relay)",
             // DAT 1.0 does not say what a device supports; everything its API accepts is offered, and the glasses
-            // refuse what they cannot do (a photo format, say) through DAT's own errors.
-            supportedPhotoFormats: [.heic, .jpeg])))
+            // refuse what they cannot do (a photo format, say) through DAT's own errors. Likewise the IMU: DAT's
+            // `addMotion` says whether there is one only when asked, so a `startMotion` may be answered
+            // `unavailable`.
+            supportedPhotoFormats: [.heic, .jpeg], hasIMU: true)))
         send(.deviceState(deviceState.map(Self.deviceState) ?? DeviceState()))
     }
 
@@ -285,6 +301,24 @@ public final class RelayLinkServer: Sendable {
         guard let codec = VideoCodec(rawValue: settings.codec),
               let resolution = StreamingResolution(rawValue: settings.resolution) else { return nil }
         return try? StreamConfiguration.validated(videoCodec: codec, resolution: resolution, frameRate: settings.frameRate)
+    }
+
+    /// The sampling rates by DAT case name.
+    static let motionRates: [(MotionSamplingRate, String)] = [
+        (.hz5, "hz5"), (.hz10, "hz10"), (.hz15, "hz15"), (.hz24, "hz24"), (.hz30, "hz30"), (.hz60, "hz60"),
+    ]
+
+    static func rateName(_ rate: MotionSamplingRate) -> String {
+        motionRates.first { $0.0 == rate }?.1 ?? "hz10"
+    }
+
+    /// A relayed sample as the link's; an unknown source name is `unknown`, as DAT's default.
+    static func motionSample(_ s: RelayMotionSample) -> MotionSample {
+        let sources: [String: MotionSource] = ["glasses": .glasses, "neuralBand": .neuralBand]
+        return MotionSample(
+            timestampNs: s.timestampNs, accelerometer: s.accelerometer.map { Vector3($0) }, gyroscope: s.gyroscope.map { Vector3($0) },
+            magnetometer: s.magnetometer.map { Vector3($0) },
+            orientation: s.orientation.map { Quaternion(x: $0.x, y: $0.y, z: $0.z, w: $0.w) }, source: sources[s.source] ?? .unknown)
     }
 
     /// DAT's `StreamError` case name as the link's fault; the cases the link has no code for travel as
