@@ -96,6 +96,7 @@ let package = Package(
             name: "GlassesBridge",
             dependencies: [
                 "WearablesKit", "GlassesLink", "GlassesVideo", "SmartSpectraInput", "GlassesMedia", "CommandSupport", "GlassesJSON",
+                "VitalsEngine", "EmbeddedVitals",
             ],
             swiftSettings: strictSettings
         ),

@@ -10,13 +10,36 @@ import VitalsEngine
 /// (`docs/SMARTSPECTRA-ON-LINUX.md`, "Metrics cadence"). Needs the frontal-face cascade from Debian's
 /// `opencv-data` package (or `VITALS_FACE_CASCADE`).
 public struct EmbeddedVitalsBackend: ProcessingBackend {
+    /// Sees the camera's own motion as the engine measures it on each processed frame that shows a face: the
+    /// frame's timestamp (µs, the input timeline) and the background's displacement across and down (px, content
+    /// moving right and down positive; nil on an axis it could not match). Called on the SDK's processing thread.
+    public typealias CameraMotionObserver = @Sendable (_ timestampUs: Int64, _ across: Double?, _ down: Double?) -> Void
+
     private let configuration: VitalsEngineConfiguration
+    private let cameraMotion: CameraMotionObserver?
 
     /// Creates the backend with the engine's default configuration.
-    public init() { self.configuration = VitalsEngineConfiguration() }
+    public init() {
+        self.configuration = VitalsEngineConfiguration()
+        self.cameraMotion = nil
+    }
 
     /// Creates the backend with a specific engine configuration.
-    public init(configuration: VitalsEngineConfiguration) { self.configuration = configuration }
+    public init(configuration: VitalsEngineConfiguration) {
+        self.configuration = configuration
+        self.cameraMotion = nil
+    }
+
+    private init(configuration: VitalsEngineConfiguration, cameraMotion: CameraMotionObserver?) {
+        self.configuration = configuration
+        self.cameraMotion = cameraMotion
+    }
+
+    /// The same backend, whose runs also report the camera's motion to `observer` (what an IMU's clock is aligned
+    /// with: `MotionClockAlignment`).
+    public func observingCameraMotion(_ observer: @escaping CameraMotionObserver) -> EmbeddedVitalsBackend {
+        EmbeddedVitalsBackend(configuration: configuration, cameraMotion: observer)
+    }
 
     /// The backend's name.
     public var name: String { "embedded" }
@@ -33,7 +56,7 @@ public struct EmbeddedVitalsBackend: ProcessingBackend {
     public func makeProcessor(configuration processing: ProcessingConfiguration) throws -> any FrameProcessor {
         do {
             let engine = try VitalsEngine(configuration: configuration)
-            return EmbeddedVitalsProcessor(engine: engine, requested: processing.requestedMetrics)
+            return EmbeddedVitalsProcessor(engine: engine, requested: processing.requestedMetrics, cameraMotion: cameraMotion)
         } catch {
             throw SmartSpectraError(code: .processingFailed, message: "The embedded vitals engine cannot start: \(error)")
         }
@@ -60,9 +83,12 @@ final class EmbeddedVitalsProcessor: FrameProcessor {
         !requested.isDisjoint(with: [.arterialPressureTrace, .chestBreathing, .abdomenBreathing])
     }
 
-    init(engine: VitalsEngine, requested: Set<MetricType>) {
+    private let cameraMotion: EmbeddedVitalsBackend.CameraMotionObserver?
+
+    init(engine: VitalsEngine, requested: Set<MetricType>, cameraMotion: EmbeddedVitalsBackend.CameraMotionObserver? = nil) {
         self.engine = engine
         self.requested = requested
+        self.cameraMotion = cameraMotion
     }
 
     func process(_ frame: PixelBuffer, timestampUs: Int64) -> ProcessingUpdate {
@@ -84,6 +110,9 @@ final class EmbeddedVitalsProcessor: FrameProcessor {
             return engine.process(view, timestampUs: timestampUs)
         }
         guard let result = output else { return ProcessingUpdate() }
+        if let cameraMotion, let measured = result.measurement, measured.backgroundHorizontal != nil || measured.background != nil {
+            cameraMotion(timestampUs, measured.backgroundHorizontal, measured.background)
+        }
         let trace = wantsTraces ? traces.update(result.measurement, timestampUs: timestampUs) : nil
         if let latest = result.pulseRate.last { pulseConfidence = latest.confidence }
         if let latest = result.breathingRate.last { breathingConfidence = latest.confidence }

@@ -67,7 +67,7 @@ do {
     let encoderThreads = options.encoderThreads ?? (virtualTime ? 1 : min(max(ProcessInfo.processInfo.activeProcessorCount, 1), 4))
     glasses = try SimulatedGlasses(profile: profile, scheduler: scheduler,
                                    options: .init(hevcBitrate: options.bitrate, encoderThreads: encoderThreads,
-                                                  encoderPsychovisual: virtualTime))
+                                                  encoderPsychovisual: virtualTime, motionClockOffset: scenario.glassesOptions.motionClockOffset))
 } catch { fail(error.message) }
 if options.feedPath != nil && options.facePath != nil { fail("--feed and --face cannot be combined: the file replaces the person") }
 if options.feedPath != nil && options.truthPath != nil {

@@ -59,6 +59,8 @@ public struct BridgeSummary: Sendable, Hashable {
     /// What a network stream brought (its protocol, container, codec and size, as last received); nil for glasses
     /// and files, and when no publisher was served.
     public var receivedStream: ReceivedStream?
+    /// What the glasses' IMU came to, when it was asked for (``BridgeSettings/motion``); nil otherwise.
+    public var motion: MotionSummary?
 
     /// Creates an empty summary.
     public init() {}
@@ -76,6 +78,31 @@ public struct BridgeSummary: Sendable, Hashable {
         summary.reason = failure.kind.rawValue
         return summary
     }
+}
+
+/// What a run's IMU (DAT 1.0 Motion, `--motion`) came to: how many samples arrived and, when the head moved enough
+/// to tell, how far the IMU's clock is from the video's (`docs/VITALS-ENGINE.md`, *The IMU's clock against the
+/// video's*). The engine does not use the IMU for the vitals yet.
+public struct MotionSummary: Sendable, Hashable {
+    /// IMU samples received.
+    public var samples = 0
+    /// Frames on which the engine measured the camera's motion (the picture's side of the alignment).
+    public var framesMeasured = 0
+    /// The IMU's clock minus the video's, seconds: an instant the video stamps `t` the IMU stamps `t + offset`; nil
+    /// when it could not be told (``absence`` says why).
+    public var clockOffsetSeconds: Double?
+    /// The share of the picture's motion the IMU's rotation explains at that offset, 0–1.
+    public var fit: Double?
+    /// Pixels the picture moves across per radian about the gyroscope's X axis (the camera's focal length in pixels,
+    /// signed by the axes' conventions).
+    public var pixelsPerRadianAcross: Double?
+    /// Pixels the picture moves down per radian about the gyroscope's Y axis.
+    public var pixelsPerRadianDown: Double?
+    /// Why there is no offset, in words (nil when there is one).
+    public var absence: String?
+
+    /// Creates an empty summary.
+    public init() {}
 }
 
 /// Something the bridge reports while it runs; formatters turn these into text, NDJSON or CSV.

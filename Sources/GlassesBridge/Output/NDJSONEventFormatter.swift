@@ -119,6 +119,7 @@ package struct NDJSONEventFormatter: BridgeEventFormatter {
                     ("width", .int(Int64(received.width))), ("height", .int(Int64(received.height))), ("audio", .bool(received.hasAudio)),
                 ])))
             }
+            if let motion = summary.motion { members.append(("motion", Self.motionMember(motion))) }
             if let failure = summary.failure {
                 members.append((RunLineKeys.error, .object([
                     (RunLineKeys.code, .string(failure.kind.rawValue)), (RunLineKeys.message, .string(failure.message)),
@@ -165,6 +166,25 @@ package struct NDJSONEventFormatter: BridgeEventFormatter {
             (RunLineKeys.breathingRate, .number(vitals.breathingRate.map(round1))),
             (RunLineKeys.hrvRmssd, .number(vitals.hrvRmssd.map(round1))),
         ]
+    }
+
+    /// `"motion": {"samples":N,"framesMeasured":N,"clockOffsetMs":X|null,"fit":X|null,"pixelsPerRadian":{"across":X,"down":X}|null,"unavailable":S|null}`.
+    static func motionMember(_ motion: MotionSummary) -> JSONValue {
+        func rounded(_ value: Double?, _ scale: Double) -> JSONValue {
+            guard let value else { return .null }
+            return .double((value * scale).rounded() / scale)
+        }
+        var perRadian = JSONValue.null
+        if let across = motion.pixelsPerRadianAcross, let down = motion.pixelsPerRadianDown {
+            perRadian = .object([("across", rounded(across, 10)), ("down", rounded(down, 10))])
+        }
+        let offsetMs = motion.clockOffsetSeconds.map { $0 * 1000 }
+        let members: [(String, JSONValue)] = [
+            ("samples", .int(Int64(motion.samples))), ("framesMeasured", .int(Int64(motion.framesMeasured))),
+            ("clockOffsetMs", rounded(offsetMs, 10)), ("fit", rounded(motion.fit, 1000)), ("pixelsPerRadian", perRadian),
+            ("unavailable", motion.absence.map { JSONValue.string($0) } ?? .null),
+        ]
+        return .object(members)
     }
 
     /// `RunLineKeys.latencyMs: {RunLineKeys.p50:…,RunLineKeys.p99:…,RunLineKeys.max:…,RunLineKeys.linkP50:…,RunLineKeys.linkP99:…,RunLineKeys.linkMax:…,"samples":N}`, or null when

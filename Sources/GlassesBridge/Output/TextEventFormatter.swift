@@ -189,6 +189,15 @@ package struct TextEventFormatter: BridgeEventFormatter {
             lines.append("  stream: \(received.codec) \(received.width)x\(received.height) over \(received.transport.uppercased()) "
                 + "(\(received.container))\(received.hasAudio ? ", its audio ignored" : "")")
         }
+        if let motion = summary.motion {
+            if let offset = motion.clockOffsetSeconds {
+                let ms = String(format: "%.1f", abs(offset) * 1000), fit = String(format: "%.2f", motion.fit ?? 0)
+                lines.append("  motion: \(motion.samples) IMU samples; the IMU's clock is \(ms) ms \(offset < 0 ? "behind" : "ahead of") "
+                    + "the video's (fit \(fit), over \(motion.framesMeasured) frames)")
+            } else {
+                lines.append("  motion: \(motion.samples) IMU samples; no clock offset: \(motion.absence ?? "not measured")")
+            }
+        }
         lines.append("  frames: received \(accounting.received) = submitted \(accounting.submitted) + rejected "
             + "\(accounting.rejected) + dropped \(accounting.dropped)")
         let reasons = FrameDropReason.allCases.compactMap { reason in

@@ -58,6 +58,10 @@ public struct BridgeSettings: Sendable {
     /// A live reference heart rate (a chest strap on LSL) to put beside each `stats` event's pulse, paired into the
     /// summary's ``BridgeSummary/reference``; read on the wall clock, so only for real-time runs.
     package var reference: LiveReference?
+    /// Whether to ask the glasses for their IMU (DAT 1.0 Motion, 30 Hz) once the stream streams, and report in the
+    /// summary (``BridgeSummary/motion``) how far its clock is from the video's. Glasses only; the vitals do not use
+    /// the IMU yet.
+    public var motion = false
 
     /// Creates settings for a stream configuration; everything else has its command-line default.
     public init(streamConfiguration: StreamConfiguration) {
@@ -83,6 +87,8 @@ public final class BridgePipeline: Sendable {
     public let clock: BridgeClock
 
     private let backend: any ProcessingBackend
+    /// The run's IMU against its video, when ``BridgeSettings/motion`` asks for it and the source is glasses.
+    private let motion: MotionClockMonitor?
     private let line: JudgedEventLine
     private let run = Mutex(RunState())
     private let counters = BridgeCounters()
@@ -122,7 +128,17 @@ public final class BridgePipeline: Sendable {
         self.settings = settings
         self.source = source
         self.clock = clock
-        self.backend = backend
+        var monitor: MotionClockMonitor?
+        if settings.motion, case .glasses = source.kind { monitor = MotionClockMonitor() }
+        if let monitor, let embedded = backend as? EmbeddedVitalsBackend {
+            self.backend = embedded.observingCameraMotion { timestampUs, across, down in
+                monitor.cameraMotion(timestampUs: timestampUs, across: across, down: down)
+            }
+        } else {
+            monitor?.unavailable("the vitals engine (\(backend.name)) does not measure the camera's motion")
+            self.backend = backend
+        }
+        self.motion = monitor
         line = JudgedEventLine(gate: Self.frameRateGate(source, settings), receiver: emit)
         self.startedAt = clock.scheduler.now
     }
@@ -256,7 +272,8 @@ public final class BridgePipeline: Sendable {
             hostClockUs: { scheduler.now.wholeMicroseconds },
             runStartHostUs: startedAt.wholeMicroseconds,
             notice: { [weak self] message in self?.emit(.notice(message)) },
-            fatal: { [weak self] failure in self?.fail(failure) }
+            fatal: { [weak self] failure in self?.fail(failure) },
+            motion: motion
         ))
         worker.start()
         let recorder = settings.recordPath.map { path in
@@ -283,7 +300,7 @@ public final class BridgePipeline: Sendable {
                 handoff: handoff, counters: counters, connect: connect, connectWaitsForDevice: deviceDials,
                 connectOnOwnThread: connectBlocks,
                 record: record, observe: settings.frameObserver,
-                emit: emitClosure, finish: { [weak self] failure in self?.markFinished(failure) }
+                emit: emitClosure, finish: { [weak self] failure in self?.markFinished(failure) }, motion: motion
             )
             frameSource = GlassesController(
                 policy: LifecyclePolicy(configuration: policy), dependencies: dependencies
@@ -625,6 +642,7 @@ public final class BridgePipeline: Sendable {
         summary.durationSeconds = (clock.scheduler.now - startedAt).inSeconds
         summary.failure = failure
         summary.receivedStream = run.withLock { $0.frameSource?.receivedStream }
+        summary.motion = motion?.summary()
         summary.reason = failure?.kind.rawValue ?? reason ?? "endOfInput"
         if case .summary(let judged)? = emit(.summary(summary)) { summary = judged }
         // The summary is the last event: every event is delivered before run() returns.

@@ -28,6 +28,8 @@ struct FrameWorkerContext: Sendable {
     let notice: @Sendable (String) -> Void
     /// Reports a failure that must end the run.
     let fatal: @Sendable (BridgeFailure) -> Void
+    /// Told each frame submitted with its device time, when the run relates an IMU to its video.
+    var motion: MotionClockMonitor? = nil
 }
 
 /// The one serial worker that decodes, maps timestamps and submits frames to custom input, on its own thread.
@@ -173,6 +175,7 @@ final class FrameWorker: @unchecked Sendable {
             switch context.input.sendFrame(picture.pixelBuffer, timestampUs: timestampUs) {
             case .accepted:
                 context.counters.update { $0.recordSubmitted() }
+                context.motion?.frameSubmitted(timestampUs: timestampUs, deviceUs: picture.presentationTimeUs)
                 if let timing {
                     // Latency ends here: capture (host clock) → sendFrame accepted.
                     context.counters.recordLatency(timing, acceptedUs: context.hostClockUs())

@@ -36,6 +36,9 @@ final class GlassesController: Sendable {
         let finish: @Sendable (BridgeFailure?) -> Void
         /// How long to wait for the glasses to introduce themselves on a new link.
         var helloTimeout: Duration = .seconds(10)
+        /// Where the glasses' IMU goes, when the run asks for it (``BridgeSettings/motion``): Motion is added to each
+        /// session once its stream streams (where DAT's sample attaches it).
+        var motion: MotionClockMonitor? = nil
     }
 
     private struct State: LifecycleDriven {
@@ -50,6 +53,9 @@ final class GlassesController: Sendable {
         var camera: Camera?
         var cameraID: UInt64 = 0
         var cameraTokens: [any AnyListenerToken] = []
+        /// The session Motion was added to (its ``sessionID``), and the listeners on it.
+        var motionSessionID: UInt64?
+        var motionTokens: [any AnyListenerToken] = []
         var connectAttempt: UInt64 = 0
         /// A ``Dependencies/connectWaitsForDevice`` wait is under way on its own thread.
         var awaitingDevice = false
@@ -465,11 +471,48 @@ final class GlassesController: Sendable {
     private func streamStateChanged(_ streamState: StreamState, id: UInt64) {
         guard state.withLock({ $0.cameraID == id }) else { return }
         switch streamState {
-        case .streaming: event { $0.streamStreaming(now: $1) }
+        case .streaming:
+            event { $0.streamStreaming(now: $1) }
+            attachMotion()
         case .paused: event { $0.streamPaused(now: $1) }
         case .stopped: event { $0.streamStopped(now: $1) }
         case .stopping, .waitingForDevice, .starting: break
         }
+    }
+
+    /// Adds Motion to the current session and starts it at 30 Hz, once per session, when the run asks for it.
+    private func attachMotion() {
+        guard let monitor = deps.motion else { return }
+        let target = state.withLock { state -> (DeviceSession, UInt64)? in
+            guard let session = state.session, state.motionSessionID != state.sessionID else { return nil }
+            state.motionSessionID = state.sessionID
+            return (session, state.sessionID)
+        }
+        guard let (session, id) = target else { return }
+        let motion: Motion
+        do {
+            guard let added = try session.addMotion(configuration: MotionConfiguration(samplingRate: .hz30)) else {
+                monitor.unavailable("the glasses have no IMU (their hello says so)")
+                return
+            }
+            motion = added
+        } catch {
+            monitor.unavailable("the glasses' motion could not be added: \(error.description)")
+            return
+        }
+        let tokens: [any AnyListenerToken] = [
+            motion.sampleBatchPublisher.listen { [weak self] batch in
+                guard self?.state.withLock({ $0.sessionID == id }) == true else { return }
+                monitor.samples(batch)
+            },
+            motion.errorPublisher.listen { [weak self] error in
+                guard self?.state.withLock({ $0.sessionID == id }) == true else { return }
+                if error == .sensorUnavailable { monitor.unavailable("the glasses refused their motion sensor (sensorUnavailable)") }
+            },
+        ]
+        state.withLock { $0.motionTokens = tokens }
+        monitor.attached()
+        motion.start()
     }
 
     /// The glasses' own words with their latest stream fault, if they gave any.

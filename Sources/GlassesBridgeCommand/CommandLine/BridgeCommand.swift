@@ -101,6 +101,10 @@ package enum BridgeCommand: Sendable, Hashable {
                 throw BridgeUsageError("--device \(stream) \(error.message).")
             }
         }
+        if options.motion, let other = options.devices.first(where: { $0.streamAddress != nil || { if case .file = $0 { true } else { false } }($0) }) {
+            throw BridgeUsageError(
+                "--motion asks glasses for their IMU; --device \(other) carries video only. Give glasses (sim, tcp:, unix:, bt:, --listen) or leave --motion out.")
+        }
         if options.lslName != nil, !options.realtime {
             throw BridgeUsageError("--lsl streams on the live clock: drop --no-realtime.")
         }

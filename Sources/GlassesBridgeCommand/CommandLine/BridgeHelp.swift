@@ -112,6 +112,10 @@ package enum BridgeHelp {
                             (default: none; the glasses already send upright portrait frames)
       --duration SECONDS    stop after this many seconds from the start, up to 1e9 (virtual seconds
                             with --no-realtime; default: run until Ctrl-C or the end of the file)
+      --motion              also ask the glasses for their IMU (DAT 1.0 Motion, 30 Hz) and say in the
+                            summary how far its clock is from the video's, found by setting the gyroscope
+                            against the background's motion; glasses only (not files or streams); the
+                            vitals do not use the IMU yet (docs/VITALS-ENGINE.md)
 
     SIMULATOR (only with --device sim; with several, every simulator)
       --sim-pulse BPM       the simulated person's pulse, \(range(SubjectProfile.pulseRateRange)) (default: 72)

@@ -155,6 +155,7 @@ extension BridgeCommand {
         },
         .setting("--realtime") { state, _ in state.options.realtime = true },
         .setting("--no-realtime") { state, _ in state.options.realtime = false },
+        .setting("--motion") { state, _ in state.options.motion = true },
         .setting("--sim-pulse", argument: .value("BPM")) { state, value in
             let value = value ?? ""
             let range = SubjectProfile.pulseRateRange

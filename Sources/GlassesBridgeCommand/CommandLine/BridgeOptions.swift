@@ -48,6 +48,8 @@ package struct BridgeOptions: Sendable, Hashable {
     package var metrics: MetricSelection = .default
     /// How long to run, in seconds of stream time (`--duration`); nil runs until interrupted or the file ends.
     package var duration: Double?
+    /// Whether to ask the glasses for their IMU and report its clock against the video's (`--motion`).
+    package var motion = false
     /// Whether the simulator and file playback pace frames in real time (`--realtime`/`--no-realtime`).
     package var realtime: Bool = true
     /// Simulator settings (`--sim-*`).

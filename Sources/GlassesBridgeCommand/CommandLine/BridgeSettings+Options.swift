@@ -18,5 +18,6 @@ extension BridgeSettings {
         duration = options.duration.map { .milliseconds(Int64(($0 * 1000).rounded())) }
         recordPath = options.recordPath
         videoOutPath = options.videoOutPath
+        motion = options.motion
     }
 }

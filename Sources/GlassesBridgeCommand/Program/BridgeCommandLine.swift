@@ -187,7 +187,7 @@ package enum BridgeCommandLine {
                 }
                 let glasses: SimulatedGlasses
                 do {
-                    glasses = try SimulatedGlasses(profile: scenario.subject, scheduler: clock.scheduler)
+                    glasses = try SimulatedGlasses(profile: scenario.subject, scheduler: clock.scheduler, options: scenario.glassesOptions)
                 } catch {
                     throw BridgeFailure(.invalidInput, "--sim-scenario \(path): \(Self.words(error))")
                 }

@@ -22,6 +22,7 @@ public final class Motion: Sendable {
     private let context: InstanceContext
     private let stateBroadcaster: Broadcaster<MotionState>
     private let errorBroadcaster: Broadcaster<MotionError>
+    private let sampleBroadcaster: Broadcaster<[MotionSample]>
 
     init(configuration: MotionConfiguration, device: Device, context: InstanceContext) {
         self.configuration = configuration
@@ -32,6 +33,7 @@ public final class Motion: Sendable {
         self.context = context
         self.stateBroadcaster = Broadcaster(effects: context.effects)
         self.errorBroadcaster = Broadcaster(effects: context.effects)
+        self.sampleBroadcaster = Broadcaster(effects: context.effects)
     }
 
     /// State changes (not the current state: read ``state`` for that).
@@ -40,6 +42,10 @@ public final class Motion: Sendable {
     public var errorPublisher: any Announcer<MotionError> { errorBroadcaster }
     /// The current state.
     public var state: MotionState { core.withLock { $0.state } }
+
+    /// Every batch of samples as it arrives, in order with the state changes, beside ``samples`` (not DAT: for
+    /// this repository's pipeline, which must see every sample in virtual time without a reader task).
+    package var sampleBatchPublisher: any Announcer<[MotionSample]> { sampleBroadcaster }
 
     /// Asks the glasses to start sampling: `.stopped → .starting`, then `.started` when they answer. Silently
     /// ignored unless `.stopped` (and after removal). With no glasses to ask it publishes
@@ -97,10 +103,12 @@ public final class Motion: Sendable {
             case .samples(let batch):
                 let continuation = continuation
                 context.effects.enqueue { for sample in batch { continuation.yield(sample) } }
+                sampleBroadcaster.publish(batch)
             case .finish:
                 let continuation = continuation
                 stateBroadcaster.finish()
                 errorBroadcaster.finish()
+                sampleBroadcaster.finish()
                 context.effects.enqueue { continuation.finish() }
             }
         }

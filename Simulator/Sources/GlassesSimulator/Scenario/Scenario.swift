@@ -41,6 +41,16 @@ public struct Scenario: Sendable, Hashable {
     public var duration: Double?
     /// The events, sorted by time (stable for equal times).
     public var events: [ScenarioEvent]
+    /// How far the glasses' IMU clock runs ahead of their video clock, in seconds (negative: behind; default 0): the
+    /// glasses are made with it (``SimulatedGlasses/Options/motionClockOffset``, ``glassesOptions``).
+    public var imuClockOffset: Double = 0
+    /// The largest ``imuClockOffset`` a scenario file may set, in milliseconds.
+    public static let maxIMUClockOffsetMs = 10_000.0
+
+    /// Options for glasses that play this scenario: the defaults with its IMU clock offset.
+    public var glassesOptions: SimulatedGlasses.Options {
+        SimulatedGlasses.Options(motionClockOffset: .nanoseconds(Int64((imuClockOffset * 1e9).rounded())))
+    }
 
     /// Creates a scenario.
     public init(name: String = "scenario", subject: SubjectProfile = SubjectProfile(), duration: Double? = nil,

@@ -88,7 +88,7 @@ private struct ScenarioParser {
         guard case .object(let members) = root.value else {
             throw self.error("the top level must be a JSON object, found \(root.typeName)", at: root.offset)
         }
-        let known = ["duration", "events", "name", "seed", "subject"]
+        let known = ["duration", "events", "imuClockOffsetMs", "name", "seed", "subject"]
         if let unknown = members.first(where: { !known.contains($0.key) }) {
             throw self.error("unknown top-level key '\(unknown.key)' (expected \(known.joined(separator: ", ")))",
                              at: unknown.keyOffset, field: unknown.key)
@@ -138,6 +138,15 @@ private struct ScenarioParser {
             }
             duration = seconds
         }
+        var imuClockOffset = 0.0
+        if let node = root["imuClockOffsetMs"] {
+            guard let ms = node.numberValue, ms.isFinite, abs(ms) <= Scenario.maxIMUClockOffsetMs else {
+                throw self.error("'imuClockOffsetMs' must be milliseconds in [-\(Int(Scenario.maxIMUClockOffsetMs)), \(Int(Scenario.maxIMUClockOffsetMs))], found \(Self.literal(node, in: bytes))",
+                                 at: node.offset, field: "imuClockOffsetMs", value: Self.literal(node, in: bytes),
+                                 allowed: "[-\(Int(Scenario.maxIMUClockOffsetMs)), \(Int(Scenario.maxIMUClockOffsetMs))]")
+            }
+            imuClockOffset = ms / 1000
+        }
         var events: [ScenarioEvent] = []
         if let node = root["events"] {
             guard case .array(let list) = node.value else {
@@ -153,7 +162,9 @@ private struct ScenarioParser {
                 events.append(try reader.event())
             }
         }
-        return Scenario(name: name, subject: subject, duration: duration, events: events)
+        var scenario = Scenario(name: name, subject: subject, duration: duration, events: events)
+        scenario.imuClockOffset = imuClockOffset
+        return scenario
     }
 
     /// The literal text of a value (numbers as written), shortened for messages.
