@@ -42,6 +42,8 @@ struct ScenarioTests {
         ("{\"events\": [{\"do\": \"tap\"}]}", "'at'"), ("{\"events\": [{\"at\": 1, \"do\": \"thermal\", \"level\": \"warm\"}]}", "level"),
         ("{\"subject\": {\"pulseRate\": 999}}", "pulseRate"), ("{\"bogus\": 1}", "unknown top-level"), ("{", "JSON"),
         ("{\"subject\": {\"pulserate\": 200}}", "unknown field 'pulserate' in 'subject'; known: pulseRate"),
+        ("{\"imuClockOffsetMs\": 10001}", "'imuClockOffsetMs' must be milliseconds in [-10000, 10000], found 10001"),
+        ("{\"imuClockOffsetMs\": \"fast\"}", "'imuClockOffsetMs' must be milliseconds"),
     ])
     func badScenario(json: String, mentions: String) {
         do {
@@ -51,6 +53,14 @@ struct ScenarioTests {
             #expect(error.code == .invalidScenario || error.code == .invalidProfile)
             #expect(error.message.contains(mentions), "\(error.message)")
         }
+    }
+
+    @Test("imuClockOffsetMs shifts the IMU's clock of glasses made with the scenario's options; absent, it is 0")
+    func imuClockOffset() throws {
+        let shifted = try Scenario(json: Data(#"{"imuClockOffsetMs": -125.5}"#.utf8))
+        #expect(shifted.imuClockOffset == -0.1255)
+        #expect(shifted.glassesOptions.motionClockOffset == .microseconds(-125_500))
+        #expect(try Scenario(json: Data("{}".utf8)).glassesOptions.motionClockOffset == .zero)
     }
 
     @Test("a scenario runs in virtual time and produces the documented messages in order")

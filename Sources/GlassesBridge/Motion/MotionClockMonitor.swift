@@ -21,7 +21,9 @@ package final class MotionClockMonitor: Sendable {
         var samples = 0
         var gyroscopeSamples = 0
         var framesMeasured = 0
-        var unavailable: String?
+        /// Why the glasses' side is missing (no IMU, refused), and the picture's (an engine that does not measure).
+        var glassesUnavailable: String?
+        var engineUnavailable: String?
         var attached = false
     }
 
@@ -53,9 +55,14 @@ package final class MotionClockMonitor: Sendable {
         state.withLock { $0.attached = true }
     }
 
-    /// Motion could not be used: `reason` says why, for the summary.
-    package func unavailable(_ reason: String) {
-        state.withLock { if $0.unavailable == nil { $0.unavailable = reason } }
+    /// The glasses' motion could not be used: `reason` says why, for the summary.
+    package func glassesUnavailable(_ reason: String) {
+        state.withLock { if $0.glassesUnavailable == nil { $0.glassesUnavailable = reason } }
+    }
+
+    /// The engine does not measure the camera's motion: `reason` says so, for the summary.
+    package func engineUnavailable(_ reason: String) {
+        state.withLock { $0.engineUnavailable = reason }
     }
 
     /// Samples from the glasses, oldest first: the gyroscope's X and Y (the rotations that move the picture across
@@ -83,12 +90,14 @@ package final class MotionClockMonitor: Sendable {
             summary.fit = estimate.fit
             summary.pixelsPerRadianAcross = estimate.pixelsPerRadianAcross
             summary.pixelsPerRadianDown = estimate.pixelsPerRadianDown
-        } else if let reason = snapshot.unavailable, snapshot.samples == 0 {
+        } else if let reason = snapshot.glassesUnavailable, snapshot.samples == 0 {
             summary.absence = reason
         } else if !snapshot.attached {
             summary.absence = "the glasses' motion was never started (no stream reached streaming)"
         } else if snapshot.gyroscopeSamples == 0 {
             summary.absence = "no IMU sample carried a gyroscope reading"
+        } else if let reason = snapshot.engineUnavailable {
+            summary.absence = reason
         } else if snapshot.framesMeasured == 0 {
             summary.absence = "the engine measured no camera motion (it does on frames that show a face and a textured background)"
         } else {

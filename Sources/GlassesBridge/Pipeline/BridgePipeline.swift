@@ -135,7 +135,7 @@ public final class BridgePipeline: Sendable {
                 monitor.cameraMotion(timestampUs: timestampUs, across: across, down: down)
             }
         } else {
-            monitor?.unavailable("the vitals engine (\(backend.name)) does not measure the camera's motion")
+            monitor?.engineUnavailable("the vitals engine (\(backend.name)) does not measure the camera's motion")
             self.backend = backend
         }
         self.motion = monitor

@@ -492,12 +492,12 @@ final class GlassesController: Sendable {
         let motion: Motion
         do {
             guard let added = try session.addMotion(configuration: MotionConfiguration(samplingRate: .hz30)) else {
-                monitor.unavailable("the glasses have no IMU (their hello says so)")
+                monitor.glassesUnavailable("the glasses have no IMU (their hello says so)")
                 return
             }
             motion = added
         } catch {
-            monitor.unavailable("the glasses' motion could not be added: \(error.description)")
+            monitor.glassesUnavailable("the glasses' motion could not be added: \(error.description)")
             return
         }
         let tokens: [any AnyListenerToken] = [
@@ -507,7 +507,7 @@ final class GlassesController: Sendable {
             },
             motion.errorPublisher.listen { [weak self] error in
                 guard self?.state.withLock({ $0.sessionID == id }) == true else { return }
-                if error == .sensorUnavailable { monitor.unavailable("the glasses refused their motion sensor (sensorUnavailable)") }
+                if error == .sensorUnavailable { monitor.glassesUnavailable("the glasses refused their motion sensor (sensorUnavailable)") }
             },
         ]
         state.withLock { $0.motionTokens = tokens }

@@ -137,10 +137,10 @@ struct SimulatedRun {
 
     init(
         codec: VideoCodec = .raw, frameRate: UInt = 24, resolution: StreamingResolution = .low,
-        seconds: Double, backend: RecordingBackend = RecordingBackend(),
+        seconds: Double, backend: RecordingBackend = RecordingBackend(), glassesOptions: SimulatedGlasses.Options = .init(),
         configure: (inout BridgeSettings) -> Void = { _ in }
     ) throws {
-        glasses = try SimulatedGlasses(profile: SubjectProfile(seed: 7), scheduler: scheduler)
+        glasses = try SimulatedGlasses(profile: SubjectProfile(seed: 7), scheduler: scheduler, options: glassesOptions)
         self.backend = backend
         var settings = BridgeSettings(streamConfiguration: try StreamConfiguration.validated(
             videoCodec: codec, resolution: resolution, frameRate: frameRate
