@@ -255,8 +255,16 @@ import Testing
         }
         #expect(firing?.count == 1, "alerts: \(server.alerts())")
         #expect(firing?.first?["instance"] == "127.0.0.1:\(stalledPort)" && firing?.first?["device"] == "listen:tcp:127.0.0.1:0")
-        // The streaming bridge is not stalled: its frames rise, and no alert names it.
-        #expect((server.query("rate(glasses_bridge_frames_received_total{device=\"sim\"}[1m])").first?.value ?? 0) > 0)
+        // The streaming bridge is not stalled: its frames rise, and no alert names it. A rate needs two scrapes in
+        // its window: on a loaded machine the alert can fire before the streaming bridge's second scrape, so the
+        // rise is waited for (a CI run once queried it too early and read no rate at all).
+        let rising = poll(timeout: 40) { () -> Double? in
+            guard let rate = server.query("rate(glasses_bridge_frames_received_total{device=\"sim\"}[1m])").first?.value, rate > 0 else {
+                return nil
+            }
+            return rate
+        }
+        #expect(rising != nil, "targets: \(server.get("/api/v1/targets"))")
         #expect(!server.alerts().contains { $0.labels["instance"] == "127.0.0.1:\(streamingPort)" })
     }
 
