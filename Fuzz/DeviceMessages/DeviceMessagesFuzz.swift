@@ -119,7 +119,7 @@ enum DeviceMessagesFuzz {
     /// Device message types, indexed by the low nibble of a message op.
     static let deviceTypes: [LinkMessageType] = [
         .deviceHello, .deviceState, .permission, .session, .stream, .codecConfiguration, .videoSample, .photo, .fault,
-        .deviceHeartbeat, .goodbye,
+        .deviceHeartbeat, .goodbye, .motion, .motionSamples,
     ]
 
     static let configurations: [StreamConfiguration] = [
@@ -132,7 +132,7 @@ enum DeviceMessagesFuzz {
     static func canned(_ index: Int, configuration: StreamConfiguration, pts: Int64, info: DeviceInfo) -> DeviceMessage {
         let size = configuration.resolution.videoFrameSize
         let (width, height) = (Int(size.width), Int(size.height))
-        switch index % 16 {
+        switch index % 19 {
         case 0: return .hello(info)
         case 1: return .deviceState(DeviceState())
         case 2: return .session(.started)
@@ -169,6 +169,13 @@ enum DeviceMessagesFuzz {
                 sequence: UInt32(truncatingIfNeeded: max(0, pts / 1000)), droppedFrames: 0,
                 clock: ClockEcho(echoHostClockUs: pts, receivedUs: pts &+ 1, sentUs: pts &+ 2))
         case 14: return .fault(.thermalHot, message: "hot")
+        case 16: return .motion(.started(.hz30))
+        case 17:
+            return .motionSamples([
+                MotionSample(timestampNs: pts &* 1000, accelerometer: Vector3(x: 9.8, y: 0, z: 0), gyroscope: Vector3(x: 0.1, y: -0.05, z: 0),
+                             source: .glasses)
+            ])
+        case 18: return .motion(index & 0x20 == 0 ? .stopped : .unavailable)
         default: return .deviceState(DeviceState(batteryLevel: 3))
         }
     }
@@ -178,13 +185,14 @@ enum DeviceMessagesFuzz {
         let wearables: WearablesInstance
         var session: DeviceSession?
         var camera: Camera?
+        var motion: Motion?
         var tokens: [any AnyListenerToken] = []
         let frames = Tally()
 
         init(wearables: WearablesInstance) { self.wearables = wearables }
 
         func perform(_ action: Int, device: DeviceIdentifier, configuration: StreamConfiguration) {
-            switch action % 10 {
+            switch action % 13 {
             case 0:
                 let selector: any DeviceSelector =
                     action & 0x10 == 0 ? SpecificDeviceSelector(device: device) : AutoDeviceSelector(wearables: wearables)
@@ -212,6 +220,22 @@ enum DeviceMessagesFuzz {
             case 6: camera?.stop()
             case 7: session?.stop()
             case 8: _ = wearables.devices.map { wearables.deviceForIdentifier($0)?.name }
+            case 10:
+                // DAT's Motion: nil unless the session is started and the glasses said they have an IMU.
+                if let added = try? session?.addMotion(configuration: MotionConfiguration(samplingRate: action & 0x10 == 0 ? .hz30 : .hz5)) {
+                    motion = added
+                    tokens.append(added.statePublisher.listen { state in _ = state.description })
+                    tokens.append(added.errorPublisher.listen { error in _ = error.localizedDescription })
+                }
+            case 11: motion?.start()
+            case 12:
+                if action & 0x10 == 0 {
+                    motion?.stop()
+                } else if let session {
+                    try? session.removeMotion()
+                    DeviceMessagesFuzz.check(session.motion == nil, "Motion still attached after removeMotion")
+                    motion = nil
+                }
             default: tokens.removeAll()
             }
         }
@@ -230,7 +254,8 @@ enum DeviceMessagesFuzz {
             fatalError("configuration rejected: \(error)")
         }
         let identifier: DeviceIdentifier = "fuzz-glasses"
-        let info = DeviceInfo(identifier: identifier, name: "Fuzzed glasses")
+        // Flag bit 1: the glasses say they have an IMU (Motion can be added).
+        let info = DeviceInfo(identifier: identifier, name: "Fuzzed glasses", hasIMU: flags & 2 == 2)
         var configuration = configurations[Int(flags >> 4) % configurations.count]
         var device = FuzzDevice(scheduler: scheduler, info: info, answersHello: flags & 1 == 1)
         var links = [device]
@@ -287,7 +312,7 @@ enum DeviceMessagesFuzz {
                 wearables.attach(link: device)
             default:
                 let pts = Int64(scheduler.now / .microseconds(1))
-                let message = canned(Int(op & 0x0F), configuration: configuration, pts: pts, info: info)
+                let message = canned(Int(op & 0x3F), configuration: configuration, pts: pts, info: info)
                 if case .videoSample = message { samplesSent += 1 }
                 if case .codecConfiguration = message { configurationsSent += 1 }
                 device.deliver(.message(message))
@@ -306,6 +331,7 @@ enum DeviceMessagesFuzz {
         if getenv("FUZZ_DEBUG") != nil {
             let stream = app.camera?.stream
             print("session \(app.session.map { "\($0.state)" } ?? "none"), stream \(stream.map { "\($0.state)" } ?? "none"), "
+                + "motion \(app.motion.map { "\($0.state)" } ?? "none"), "
                 + "counters \(stream.map { "\($0.sampleCounters)" } ?? "-"), frames \(app.frames.add() - 1), "
                 + "host sent \(links.map(\.sent.count))")
         }
@@ -355,7 +381,14 @@ enum DeviceMessagesFuzz {
                     payload: Data([0, 0, 0, 3, 0x26, 0x01, 0xAF, 0, 0, 0, 2, 0x02, 0x01]),
                     // The latency field on the wire (decoded without a host receive time).
                     timing: SampleTiming(captureUs: 30_000, sentUs: 33_000))))
+        let imu = try op(.hello(DeviceInfo(identifier: "fuzz-glasses", name: "Fuzzed glasses", hasIMU: true)))
+            + op(.deviceState(DeviceState()))
+        let motion = [0x8A, 0x8B] + (try op(.motion(.started(.hz30))))
+            + (try op(.motionSamples([MotionSample(timestampNs: 40_000_000, gyroscope: Vector3(x: 0.2, y: 0, z: 0), source: .glasses)])))
+            + [0x45, 0xD1, 0xD1, 0x8C] + (try op(.motion(.stopped))) + [0x8B, 0xD0, 0xD1, 0x99]
         let seeds: [(String, [UInt8])] = [
+            ("decoded-motion", [0x13] + imu + session + streaming + motion + sample + [0x87, 0x50]),
+            ("canned-motion", [0x03, 0x80, 0xC2, 0x82, 0x83, 0xC3, 0xC4, 0x8A, 0x8B, 0xD0, 0xD1, 0x42, 0xD1, 0xE5, 0x8B, 0xD2, 0x87]),
             ("decoded-walkthrough", [0x10] + hello + session + streaming + sample + [0x45] + sample + [0x84, 0x86, 0x87]),
             ("decoded-photo", [0x10] + hello + session + streaming + [0x85] + (try op(.photo(PhotoData(data: Data([0xFF, 0xD8]), format: .jpeg), requestID: 1))) + [0x50]),
             ("decoded-faults", [0x10] + hello + session + streaming + (try op(.fault(.batteryLow, message: "low"))) + (try op(.heartbeat(sequence: 1, droppedFrames: 9))) + [0x7F, 0x7F]),
