@@ -101,7 +101,7 @@ package enum BridgeCommand: Sendable, Hashable {
                 throw BridgeUsageError("--device \(stream) \(error.message).")
             }
         }
-        if options.motion, let other = options.devices.first(where: { $0.streamAddress != nil || { if case .file = $0 { true } else { false } }($0) }) {
+        if options.motion, let other = options.devices.first(where: { $0.streamAddress != nil || $0.isFile }) {
             throw BridgeUsageError(
                 "--motion asks glasses for their IMU; --device \(other) carries video only. Give glasses (sim, tcp:, unix:, bt:, --listen) or leave --motion out.")
         }
@@ -109,7 +109,7 @@ package enum BridgeCommand: Sendable, Hashable {
             throw BridgeUsageError("--lsl streams on the live clock: drop --no-realtime.")
         }
         if options.referenceLSL != nil {
-            if !options.realtime || options.devices.contains(where: { if case .file = $0 { true } else { false } }) {
+            if !options.realtime || options.devices.contains(where: \.isFile) {
                 throw BridgeUsageError("--reference lsl: is read live, on the wall clock: it needs a live source (not a file, not --no-realtime).")
             }
             if options.isMultiDevice {
@@ -197,7 +197,7 @@ package enum BridgeCommand: Sendable, Hashable {
         if options.simulator.scenarioPath != nil, let other = simulatorOptionsGiven.first(where: { $0 != "--sim-scenario" }) {
             throw BridgeUsageError("\(other) conflicts with --sim-scenario: the scenario file sets the simulated person.")
         }
-        let allFiles = options.devices.allSatisfy { if case .file = $0 { true } else { false } }
+        let allFiles = options.devices.allSatisfy(\.isFile)
         if allFiles, let first = streamOptionsGiven.first {
             throw BridgeUsageError("\(first) does not apply to --device file:PATH: the file's own codec, size and frame rate are used.")
         }

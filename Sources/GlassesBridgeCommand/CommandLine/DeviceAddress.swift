@@ -71,6 +71,11 @@ package enum DeviceAddress: Sendable, Hashable, CustomStringConvertible {
     /// Whether this is the in-process simulator.
     package var isSimulator: Bool { self == .simulator }
 
+    /// Whether this is a recording (`file:PATH`).
+    package var isFile: Bool {
+        if case .file = self { true } else { false }
+    }
+
     /// The link address, for glasses (or a relay) reached over a socket or Bluetooth, dialled or listened on.
     package var linkAddress: LinkAddress? {
         switch self {
