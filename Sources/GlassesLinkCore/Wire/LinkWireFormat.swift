@@ -25,7 +25,7 @@ public enum LinkWireFormat {
     public static func maxBodySize(of type: LinkMessageType?, maxPayloadSize: Int = maxPayloadSize) -> Int {
         let overall = max(0, maxPayloadSize)
         switch type {
-        case .videoSample, .photo, nil: return overall
+        case .videoSample, .photo, .photoChunk, nil: return overall
         case .codecConfiguration: return min(overall, maxCodecConfigurationBodySize)
         default: return min(overall, maxControlBodySize)
         }
@@ -59,6 +59,12 @@ public enum LinkMessageType: UInt8, Sendable, CaseIterable {
     case startMotion = 0x0B
     /// ``HostMessage/stopMotion``.
     case stopMotion = 0x0C
+    /// ``HostMessage/startPhoto`` (sent only to a device whose hello announced standalone photos).
+    case startPhoto = 0x0D
+    /// ``HostMessage/stopPhoto``.
+    case stopPhoto = 0x0E
+    /// ``HostMessage/standalonePhoto(_:_:requestID:)``.
+    case standalonePhoto = 0x0F
     // Device to host: 0x21–0x3F.
     /// ``DeviceMessage/hello(_:)``.
     case deviceHello = 0x21
@@ -84,6 +90,10 @@ public enum LinkMessageType: UInt8, Sendable, CaseIterable {
     case motion = 0x2B
     /// ``DeviceMessage/motionSamples(_:)``.
     case motionSamples = 0x2C
+    /// ``DeviceMessage/photoCapability(_:)``.
+    case photoCapability = 0x2D
+    /// ``DeviceMessage/photoChunk(_:)``.
+    case photoChunk = 0x2E
     // Either direction: 0x70–0x7F.
     /// ``LinkFrame/pair(protocolVersion:pairingToken:)``: a dialing device's first frame.
     case pair = 0x7E

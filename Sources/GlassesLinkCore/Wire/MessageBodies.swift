@@ -34,6 +34,11 @@ enum WireCodes {
     static let motionRate = WireEnum<MotionSamplingRate>(
         name: "motion sampling rate", cases: [.hz5, .hz10, .hz15, .hz24, .hz30, .hz60])
     static let motionSource = WireEnum<MotionSource>(name: "motion source", cases: [.unknown, .glasses, .neuralBand])
+    static let photoResolution = WireEnum<PhotoResolution>(name: "photo resolution", cases: [.small, .medium, .large, .full])
+    static let photoQuality = WireEnum<PhotoQuality>(name: "photo quality", cases: [.low, .medium, .high])
+    static let photoFailure = WireEnum<DevicePhotoFailure>(
+        name: "photo failure",
+        cases: [.captureFailure, .sessionSetupFailed, .busy, .serviceUnavailable, .permissionDenied, .deviceHealthCritical])
     static let errorCode = WireEnum<LinkError.Code>(
         name: "close reason",
         cases: [.connectionLost, .heartbeatTimeout, .protocolViolation, .unavailable, .incompatible, .closedLocally])
@@ -103,6 +108,15 @@ enum MessageBodies {
             return .startMotion
         case .stopMotion:
             return .stopMotion
+        case .startPhoto:
+            return .startPhoto
+        case .stopPhoto:
+            return .stopPhoto
+        case .standalonePhoto(let resolution, let quality, let requestID):
+            WireCodes.photoResolution.write(resolution, to: &w)
+            WireCodes.photoQuality.write(quality, to: &w)
+            w.u32(requestID)
+            return .standalonePhoto
         }
     }
 
@@ -121,6 +135,8 @@ enum MessageBodies {
             w.u16(info.protocolVersion)
             // Trailing (protocol 1 evolution): `bool` has an IMU; absent (read as no IMU) from older devices.
             w.bool(info.hasIMU)
+            // Trailing (after the IMU flag): `bool` offers standalone photos; absent (read as no) from older devices.
+            w.bool(info.hasStandalonePhoto)
             return .deviceHello
         case .deviceState(let state):
             WireCodes.linkState.write(state.linkState, to: &w)
@@ -220,6 +236,29 @@ enum MessageBodies {
         case .motionSamples(let samples):
             w.array(samples) { write($1, into: &$0) }
             return .motionSamples
+        case .photoCapability(let event):
+            switch event {
+            case .started: w.u8(0)
+            case .stopped: w.u8(1)
+            case .unavailable(let failure, let message):
+                w.u8(2)
+                WireCodes.photoFailure.write(failure, to: &w)
+                w.string(message)
+            case .captureFailed(let requestID, let failure, let message):
+                w.u8(3)
+                w.u32(requestID)
+                WireCodes.photoFailure.write(failure, to: &w)
+                w.string(message)
+            }
+            return .photoCapability
+        case .photoChunk(let chunk):
+            w.u32(chunk.requestID)
+            w.u64(chunk.totalBytes)
+            w.u64(chunk.offset)
+            w.bool(chunk.metadata != nil)
+            if let metadata = chunk.metadata { w.blob(metadata) }
+            w.blob(chunk.bytes)
+            return .photoChunk
         }
     }
 
@@ -335,13 +374,17 @@ enum MessageBodies {
             let hasIMU = try readTrailingOptional(&r, "IMU flag") { (_: inout ByteReader) throws(BodyDecodingError) in
                 true
             } ?? false
+            let hasPhoto = try readTrailingOptional(&r, "standalone photo flag") {
+                (_: inout ByteReader) throws(BodyDecodingError) in true
+            } ?? false
             return .device(
                 .hello(
                     DeviceInfo(
                         identifier: identifier, name: name, uuid: uuid, deviceType: deviceType,
                         firmwareVersion: firmware,
                         supportedCodecs: codecs, supportedResolutions: resolutions, supportedFrameRates: rates,
-                        supportedPhotoFormats: photoFormats, protocolVersion: version, hasIMU: hasIMU)))
+                        supportedPhotoFormats: photoFormats, protocolVersion: version, hasIMU: hasIMU,
+                        hasStandalonePhoto: hasPhoto)))
         case .deviceState:
             let link = try WireCodes.linkState.read(from: &r)
             let compatibility = try WireCodes.compatibility.read(from: &r)
@@ -451,6 +494,39 @@ enum MessageBodies {
             }
         case .motionSamples:
             return .device(.motionSamples(try r.array("motion samples", readMotionSample)))
+        case .startPhoto: return .host(.startPhoto)
+        case .stopPhoto: return .host(.stopPhoto)
+        case .standalonePhoto:
+            let resolution = try WireCodes.photoResolution.read(from: &r)
+            let quality = try WireCodes.photoQuality.read(from: &r)
+            return .host(.standalonePhoto(resolution, quality, requestID: try r.u32("request ID")))
+        case .photoCapability:
+            switch try r.u8("photo event") {
+            case 0: return .device(.photoCapability(.started))
+            case 1: return .device(.photoCapability(.stopped))
+            case 2:
+                let failure = try WireCodes.photoFailure.read(from: &r)
+                return .device(.photoCapability(.unavailable(failure, message: try r.string("photo failure message"))))
+            case 3:
+                let requestID = try r.u32("request ID")
+                let failure = try WireCodes.photoFailure.read(from: &r)
+                return .device(.photoCapability(.captureFailed(
+                    requestID: requestID, failure, message: try r.string("photo failure message"))))
+            case let other: throw BodyDecodingError(reason: "unknown photo event \(other)")
+            }
+        case .photoChunk:
+            let requestID = try r.u32("request ID")
+            let total = try r.u64("photo size")
+            let offset = try r.u64("photo offset")
+            let metadata: Data? = try r.bool("metadata flag") ? try r.blob("photo metadata") : nil
+            let bytes = try r.blob("photo bytes")
+            // The numbers are the glasses'; the transfer's rules (size, order, bounds) are WearablesKit's to check,
+            // but no sum here may overflow.
+            guard offset <= total, UInt64(bytes.count) <= total - offset else {
+                throw BodyDecodingError(reason: "photo chunk of \(bytes.count) bytes at \(offset) passes its \(total)-byte size")
+            }
+            return .device(.photoChunk(PhotoChunk(requestID: requestID, totalBytes: total, offset: offset, bytes: bytes,
+                                                  metadata: metadata)))
         case .goodbye:
             let code = try WireCodes.errorCode.read(from: &r)
             return .goodbye(LinkError(code, try r.string("reason")))

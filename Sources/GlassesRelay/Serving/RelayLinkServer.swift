@@ -140,6 +140,15 @@ public final class RelayLinkServer: Sendable {
             client.handle(.startMotion(rate: Self.rateName(rate)))
         case .stopMotion:
             client.handle(.stopMotion)
+        case .startPhoto:
+            // The relay does not forward DAT's standalone photo (its hello does not offer it): a host that asks
+            // anyway is told so.
+            send(.photoCapability(.unavailable(.serviceUnavailable, message: "the relay does not forward standalone photos")))
+        case .stopPhoto:
+            send(.photoCapability(.stopped))
+        case .standalonePhoto(_, _, let requestID):
+            send(.photoCapability(.captureFailed(
+                requestID: requestID, .serviceUnavailable, message: "the relay does not forward standalone photos")))
         }
     }
 

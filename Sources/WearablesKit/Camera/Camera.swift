@@ -7,6 +7,9 @@ import Synchronization
 public final class Camera: Sendable {
     /// The camera's video stream.
     public let stream: Stream
+    /// The standalone photo capability (DAT 1.0's `Camera.photo`, experimental). It competes with ``stream`` for the
+    /// camera: stop one before using the other. Closed for good when the camera stops.
+    public let photo: Photo
 
     private let core = Mutex<CameraState>(.started)
     private let session: WeakReference<DeviceSession>
@@ -15,6 +18,7 @@ public final class Camera: Sendable {
 
     init(configuration: StreamConfiguration, session: DeviceSession, device: Device, context: InstanceContext) {
         self.stream = Stream(configuration: configuration, device: device, context: context)
+        self.photo = Photo(device: device, context: context)
         self.session = WeakReference(session)
         self.context = context
         self.stateBroadcaster = Broadcaster(effects: context.effects)
@@ -36,10 +40,11 @@ public final class Camera: Sendable {
         return stream
     }
 
-    /// Stops the stream and detaches the camera from its session (which keeps running).
+    /// Stops the stream and the photo capability, and detaches the camera from its session (which keeps running).
     public func stop() {
         let proceed = beginStopping()
         guard proceed else { return }
+        photo.close(tellGlasses: true)
         stream.detach()
         session.object?.cameraDidStop(self)
         finishIfStreamStopped()
@@ -51,6 +56,7 @@ public final class Camera: Sendable {
     /// The session is stopping: stop the stream; the session does its own bookkeeping.
     func stopForSession() {
         guard beginStopping() else { return }
+        photo.close(tellGlasses: true)
         stream.detach()
         finishIfStreamStopped()
     }
@@ -58,6 +64,7 @@ public final class Camera: Sendable {
     /// The session ended: the stream is stopped at once, without asking the glasses.
     func endForSession() {
         _ = beginStopping()
+        photo.close(tellGlasses: false)
         stream.end()
         finishIfStreamStopped()
     }

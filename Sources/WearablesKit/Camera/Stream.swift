@@ -188,7 +188,8 @@ public final class Stream: Sendable {
                 case .failure(let rejection):
                     reject(rejection, &core)
                 }
-            case .hello, .deviceState, .permission, .session, .heartbeat, .motion, .motionSamples:
+            case .hello, .deviceState, .permission, .session, .heartbeat, .motion, .motionSamples, .photoCapability,
+                 .photoChunk:
                 break
             }
         }

@@ -29,6 +29,10 @@ public struct DeviceInfo: Sendable, Hashable {
     /// device that does not say (an older peer, or a link whose wire does not carry it): WearablesKit then never
     /// asks it for motion, and ``DeviceSession/addMotion(configuration:)`` returns nil.
     public var hasIMU: Bool
+    /// Whether the device offers DAT 1.0's standalone photo (``HostMessage/startPhoto``). False by default, and for
+    /// every device that does not say: ``Photo/start()`` then reports ``PhotoError/serviceUnavailable`` without
+    /// asking it.
+    public var hasStandalonePhoto: Bool
 
     /// Creates device info.
     public init(
@@ -42,7 +46,8 @@ public struct DeviceInfo: Sendable, Hashable {
         supportedFrameRates: [UInt] = StreamConfiguration.supportedFrameRates,
         supportedPhotoFormats: [PhotoCaptureFormat] = [.jpeg],
         protocolVersion: UInt16 = linkProtocolVersion,
-        hasIMU: Bool = false
+        hasIMU: Bool = false,
+        hasStandalonePhoto: Bool = false
     ) {
         self.identifier = identifier
         self.name = name
@@ -55,6 +60,51 @@ public struct DeviceInfo: Sendable, Hashable {
         self.supportedPhotoFormats = supportedPhotoFormats
         self.protocolVersion = protocolVersion
         self.hasIMU = hasIMU
+        self.hasStandalonePhoto = hasStandalonePhoto
+    }
+}
+
+/// Why the device refused or failed a standalone photo (``DevicePhotoEvent``); WearablesKit maps these to
+/// ``PhotoError``.
+public enum DevicePhotoFailure: String, Sendable, Hashable, CaseIterable {
+    case captureFailure, sessionSetupFailed, busy, serviceUnavailable, permissionDenied, deviceHealthCritical
+}
+
+/// A standalone photo capability's state or a capture's failure, as the device reports it (answering
+/// ``HostMessage/startPhoto``, ``HostMessage/stopPhoto`` and ``HostMessage/standalonePhoto(_:_:requestID:)``, or on
+/// its own).
+public enum DevicePhotoEvent: Sendable, Hashable {
+    /// The capability is started: captures may be asked for.
+    case started
+    /// The capability stopped (answer to `stopPhoto`, or the device stopped it).
+    case stopped
+    /// The capability could not start; it is stopped.
+    case unavailable(DevicePhotoFailure, message: String)
+    /// The capture `requestID` failed.
+    case captureFailed(requestID: UInt32, DevicePhotoFailure, message: String)
+}
+
+/// A piece of a standalone photo on its way to the host. A photo travels as chunks in order, each at the offset
+/// where the one before ended; the first (offset 0) announces the total and carries the metadata.
+public struct PhotoChunk: Sendable, Hashable {
+    /// The capture this belongs to.
+    public var requestID: UInt32
+    /// The whole photo's size in bytes.
+    public var totalBytes: UInt64
+    /// Where these bytes start in the photo.
+    public var offset: UInt64
+    /// The bytes.
+    public var bytes: Data
+    /// The capture's metadata (first chunk only; nil elsewhere or when there is none).
+    public var metadata: Data?
+
+    /// Creates a chunk.
+    public init(requestID: UInt32, totalBytes: UInt64, offset: UInt64, bytes: Data, metadata: Data? = nil) {
+        self.requestID = requestID
+        self.totalBytes = totalBytes
+        self.offset = offset
+        self.bytes = bytes
+        self.metadata = metadata
     }
 }
 
@@ -214,6 +264,13 @@ public enum HostMessage: Sendable, Hashable {
     case startMotion(MotionSamplingRate)
     /// Stop sampling the IMU.
     case stopMotion
+    /// Start the standalone photo capability (sent only to a device whose hello said
+    /// ``DeviceInfo/hasStandalonePhoto``).
+    case startPhoto
+    /// Stop the standalone photo capability.
+    case stopPhoto
+    /// Take a standalone photo (the capability must be started).
+    case standalonePhoto(PhotoResolution, PhotoQuality, requestID: UInt32)
 }
 
 /// A message from the device to the host.
@@ -244,4 +301,8 @@ public enum DeviceMessage: Sendable, Hashable {
     case motion(DeviceMotionEvent)
     /// IMU samples, oldest first (one or more per message).
     case motionSamples([MotionSample])
+    /// The standalone photo capability's state changed, or a capture failed.
+    case photoCapability(DevicePhotoEvent)
+    /// A piece of a standalone photo.
+    case photoChunk(PhotoChunk)
 }

@@ -118,6 +118,7 @@ public final class DeviceSession: Sendable {
             let camera = Camera(configuration: config, session: self, device: boundDevice, context: context)
             core.camera = camera
             camera.stream.deviceReadinessChanged(isReady(core))
+            camera.photo.deviceReadinessChanged(core.machine.isReady)
             return .success(camera)
         }
         context.effects.drain()
@@ -144,6 +145,11 @@ public final class DeviceSession: Sendable {
     /// Routes a motion message to the attached motion capability (dropped when none is attached).
     func routeToMotion(_ message: DeviceMessage) {
         core.withLock { core in core.motion?.handle(message) }
+    }
+
+    /// Routes a standalone photo message to the camera's photo capability (dropped when no camera is attached).
+    func routeToPhoto(_ message: DeviceMessage) {
+        core.withLock { core in core.camera?.photo.handle(message) }
     }
 
     /// Routes a stream-level message: to the oldest retiring stream first, else to the camera's stream.
@@ -229,6 +235,7 @@ public final class DeviceSession: Sendable {
                 for stream in core.retiring { stream.linkLost() }
                 core.retiring.removeAll { $0.isStopped }
                 core.camera?.stream.linkLost()
+                core.camera?.photo.linkLost()
                 core.motion?.linkLost()
             case .finish:
                 boundDevice?.release(self)
@@ -237,6 +244,7 @@ public final class DeviceSession: Sendable {
             }
         }
         core.camera?.stream.deviceReadinessChanged(isReady(core))
+        core.camera?.photo.deviceReadinessChanged(core.machine.isReady)
         core.motion?.deviceReadinessChanged(core.machine.isReady)
     }
 

@@ -143,6 +143,8 @@ public final class WearablesInstance: WearablesInterface {
             permissionAnswered(permission, status, requestID: requestID, from: device.identifier)
         case .motion, .motionSamples:
             device.session?.routeToMotion(message)
+        case .photoCapability, .photoChunk:
+            device.session?.routeToPhoto(message)
         case .hello, .heartbeat:
             break  // heartbeats are the transport's business
         }

@@ -20,6 +20,14 @@ struct GlassesCore: Sendable {
         case startMotion(MotionSamplingRate)
         /// Stop emitting IMU samples.
         case stopMotion
+        /// Warm the camera up for standalone photos; ``photoStartResolved()`` follows after the start delay.
+        case startPhotoCapability
+        /// Take a standalone photo and send it in chunks (``standalonePhotoSent(requestID:)`` at the end).
+        case takeStandalonePhoto(PhotoResolution, PhotoQuality, requestID: UInt32)
+        /// Refuse the capture after the camera's short attempt (about 100 ms on real glasses).
+        case refuseStandalonePhoto(requestID: UInt32, message: String)
+        /// Drop any standalone photo under way (its chunks stop).
+        case abandonStandalonePhoto
     }
 
     /// The stream as the glasses see it.
@@ -62,6 +70,10 @@ struct GlassesCore: Sendable {
     var failNextCapture = false
     /// The IMU's sampling rate while it runs (nil: stopped).
     private(set) var motionRate: MotionSamplingRate?
+    /// The standalone photo capability: starting (warming up), started, and the capture under way.
+    private(set) var photoStarting = false
+    private(set) var photoStarted = false
+    private(set) var photoCapture: UInt32?
 
     init(info: DeviceInfo, state: DeviceState) {
         self.info = info
@@ -98,7 +110,7 @@ struct GlassesCore: Sendable {
         pauses = []
         let wasActive = stream != .idle
         stream = .idle
-        return (wasActive ? [.stopFrames] : []) + endMotion(report: false)
+        return (wasActive ? [.stopFrames] : []) + endMotion(report: false) + endPhoto(report: false)
     }
 
     // MARK: Host messages
@@ -130,7 +142,7 @@ struct GlassesCore: Sendable {
             if state.donState == .doffed { actions.append(.send(.session(.paused))) }
             return actions
         case .stopSession:
-            let actions = endStream(report: true) + endMotion(report: true)
+            let actions = endStream(report: true) + endMotion(report: true) + endPhoto(report: true)
             let wasActive = sessionActive
             sessionActive = false
             return actions + (wasActive ? [.send(.session(.ended(reason: "stopped by host")))] : [])
@@ -165,7 +177,65 @@ struct GlassesCore: Sendable {
             return [.startMotion(rate), .send(.motion(.started(rate)))]
         case .stopMotion:
             return endMotion(report: true, always: true)
+        case .startPhoto:
+            guard sessionActive, info.hasStandalonePhoto else {
+                return [.send(.photoCapability(.unavailable(.serviceUnavailable, message: "no session, or no standalone photo on these glasses")))]
+            }
+            guard permissions[.camera] == .granted else {
+                return [.send(.photoCapability(.unavailable(.permissionDenied, message: "camera permission denied")))]
+            }
+            guard !photoStarted else { return [.send(.photoCapability(.started))] }
+            guard !photoStarting else { return [] }
+            photoStarting = true
+            return [.startPhotoCapability]
+        case .stopPhoto:
+            return endPhoto(report: true, always: true)
+        case .standalonePhoto(let resolution, let quality, let id):
+            guard photoStarted else {
+                return [.send(.photoCapability(.captureFailed(requestID: id, .captureFailure, message: "the photo capability is not started")))]
+            }
+            guard photoCapture == nil else {
+                return [.send(.photoCapability(.captureFailed(requestID: id, .busy, message: "a capture is in progress")))]
+            }
+            if isStreaming {
+                // Stream and photo compete for the camera: a running stream blocks standalone photos.
+                return [.refuseStandalonePhoto(requestID: id, message: "the camera is streaming video: stop the stream before a standalone photo")]
+            }
+            if failNextCapture {
+                failNextCapture = false
+                return [.refuseStandalonePhoto(requestID: id, message: "simulated capture failure")]
+            }
+            photoCapture = id
+            // A transfer stops the IMU, and nothing brings it back (what Meta's sample app records of real glasses).
+            return endMotion(report: true) + [.takeStandalonePhoto(resolution, quality, requestID: id)]
         }
+    }
+
+    /// The camera warmed up for standalone photos (after the start delay).
+    mutating func photoStartResolved() -> [Action] {
+        guard photoStarting else { return [] }
+        photoStarting = false
+        photoStarted = true
+        return [.send(.photoCapability(.started))]
+    }
+
+    /// The last chunk of the standalone photo `requestID` went out.
+    mutating func standalonePhotoSent(requestID: UInt32) -> [Action] {
+        if photoCapture == requestID { photoCapture = nil }
+        return []
+    }
+
+    /// Stops the standalone photo capability (a capture under way is dropped); with `report` the host hears
+    /// `stopped` (when it was active, or `always`).
+    private mutating func endPhoto(report: Bool, always: Bool = false) -> [Action] {
+        let wasActive = photoStarted || photoStarting
+        let capturing = photoCapture != nil
+        photoStarted = false
+        photoStarting = false
+        photoCapture = nil
+        var actions: [Action] = capturing ? [.abandonStandalonePhoto] : []
+        if report && (wasActive || always) { actions.append(.send(.photoCapability(.stopped))) }
+        return actions
     }
 
     /// Stops the IMU: the sampling clock stops and, with `report`, the host hears `stopped` (when it ran, or `always`).
@@ -270,7 +340,7 @@ struct GlassesCore: Sendable {
         guard powered else { return [] }
         var actions: [Action] = []
         if stream != .idle { actions.append(.stopFrames) }
-        actions += endMotion(report: false)
+        actions += endMotion(report: false) + endPhoto(report: false)
         stream = .idle
         sessionActive = false
         pauses = []
@@ -298,7 +368,7 @@ struct GlassesCore: Sendable {
     /// Folding closes the hinges: the stream stops and the session ends, as when real glasses drop the radio link.
     mutating func fold() -> [Action] {
         var actions = setState { $0.hingeState = .closed }
-        actions += endStream(report: true) + endMotion(report: true)
+        actions += endStream(report: true) + endMotion(report: true) + endPhoto(report: true)
         if sessionActive {
             sessionActive = false
             actions.append(.send(.session(.ended(reason: "hinges closed"))))
@@ -335,7 +405,7 @@ struct GlassesCore: Sendable {
         var actions = setState { $0.thermalLevel = level }
         if level >= .critical, sessionActive {
             actions.append(.send(.fault(.thermalHot, message: "the glasses are too hot (\(level.rawValue)); the camera stopped")))
-            actions += endStream(report: true) + endMotion(report: true)
+            actions += endStream(report: true) + endMotion(report: true) + endPhoto(report: true)
             sessionActive = false
             pauses = []
             actions.append(.send(.session(.ended(reason: "thermal \(level.rawValue)"))))

@@ -43,6 +43,10 @@ public final class SimulatedGlasses: Sendable {
         /// sample the IMU takes at video time `t` carries `t + motionClockOffset`; negative runs it behind. DAT
         /// documents only the IMU's clock, so a host must not assume the two agree: this lets tests shift it.
         public var motionClockOffset: Duration
+        /// Whether the glasses offer DAT 1.0's standalone photo in their hello (default true).
+        public var hasStandalonePhoto: Bool
+        /// How long the camera takes to warm up for standalone photos (`startPhoto` → `started`; default 150 ms).
+        public var photoStartDelay: Duration
 
         /// Creates options; defaults are 2 Mbit/s HEVC, a 200 ms photo capture of 720×1280 at quality 85.
         public init(hevcBitrate: Int = 2_000_000, photoCaptureDelay: Duration = .milliseconds(200),
@@ -50,8 +54,11 @@ public final class SimulatedGlasses: Sendable {
                     deviceType: DeviceType = .simulated, firmwareVersion: String = "sim-1.0",
                     initialState: DeviceState = DeviceState(), protocolVersion: UInt16 = linkProtocolVersion,
                     encoderThreads: Int = 1, encoderPsychovisual: Bool = true, hasIMU: Bool = true,
-                    motionClockOffset: Duration = .zero) {
+                    motionClockOffset: Duration = .zero, hasStandalonePhoto: Bool = true,
+                    photoStartDelay: Duration = .milliseconds(150)) {
             self.hasIMU = hasIMU
+            self.hasStandalonePhoto = hasStandalonePhoto
+            self.photoStartDelay = photoStartDelay
             self.motionClockOffset = motionClockOffset
             self.hevcBitrate = hevcBitrate
             self.photoCaptureDelay = photoCaptureDelay
@@ -74,6 +81,8 @@ public final class SimulatedGlasses: Sendable {
         var frameGeneration: UInt64 = 0
         /// Bumped whenever the IMU's sampling clock stops or restarts: ticks of an older clock stop.
         var motionGeneration: UInt64 = 0
+        /// Bumped when a standalone photo under way is dropped: its remaining chunks are not sent.
+        var standalonePhotoGeneration: UInt64 = 0
         var faults = FaultState()
         var stats = GlassesStatistics()
         var lastPts: Int64?
@@ -116,7 +125,7 @@ public final class SimulatedGlasses: Sendable {
                                supportedCodecs: VideoCodec.allCases, supportedResolutions: StreamingResolution.allCases,
                                supportedFrameRates: StreamConfiguration.supportedFrameRates,
                                supportedPhotoFormats: [.jpeg], protocolVersion: options.protocolVersion,
-                               hasIMU: options.hasIMU)
+                               hasIMU: options.hasIMU, hasStandalonePhoto: options.hasStandalonePhoto)
         self.scheduler = scheduler
         self.options = options
         self.encoder = FrameEncoder(threads: options.encoderThreads, psychovisual: options.encoderPsychovisual)
@@ -355,6 +364,16 @@ public final class SimulatedGlasses: Sendable {
                 startMotion(rate)
             case .stopMotion:
                 state.withLock { $0.motionGeneration += 1 }
+            case .startPhotoCapability:
+                scheduler.schedule(after: options.photoStartDelay) { [weak self] in
+                    self?.apply("standalone photo started") { $0.photoStartResolved() }
+                }
+            case .takeStandalonePhoto(let resolution, let quality, let requestID):
+                takeStandalonePhoto(resolution, quality, requestID: requestID)
+            case .refuseStandalonePhoto(let requestID, let message):
+                refuseStandalonePhoto(requestID: requestID, message: message)
+            case .abandonStandalonePhoto:
+                state.withLock { $0.standalonePhotoGeneration += 1 }
             case .closeLink:
                 let link = state.withLock { s -> (any HostLink)? in
                     let l = s.link
@@ -397,6 +416,9 @@ public final class SimulatedGlasses: Sendable {
         case .heartbeat(let s, _): "heartbeat \(s)"
         case .startMotion(let rate): "start motion \(rate.hertz) Hz"
         case .stopMotion: "stop motion"
+        case .startPhoto: "start standalone photo"
+        case .stopPhoto: "stop standalone photo"
+        case .standalonePhoto(let resolution, let quality, let id): "standalone photo \(resolution.rawValue) \(quality.rawValue) (request \(id))"
         }
     }
 }
