@@ -62,12 +62,14 @@ struct MotionWireTests {
         without.hasIMU = false
         let (type, newBytes) = LatencyWireTests.body(.device(.hello(withIMU)))
         let (_, noBytes) = LatencyWireTests.body(.device(.hello(without)))
-        #expect(newBytes == Array(noBytes.dropLast()) + [1])
-        #expect(noBytes.last == 0)
+        // The IMU flag, then the standalone photo flag (PhotoWireTests).
+        #expect(newBytes == Array(noBytes.dropLast(2)) + [1, 0])
+        #expect(noBytes.suffix(2) == [0, 0])
         #expect(try LatencyWireTests.decode(type, newBytes) == .device(.hello(withIMU)))
         #expect(try LatencyWireTests.decode(type, noBytes) == .device(.hello(without)))
-        // An older device's hello ends before the flag.
-        #expect(try LatencyWireTests.decode(type, Array(noBytes.dropLast())) == .device(.hello(without)))
+        // An older device's hello ends before the flags.
+        #expect(try LatencyWireTests.decode(type, Array(noBytes.dropLast(2))) == .device(.hello(without)))
+        #expect(try LatencyWireTests.decode(type, Array(newBytes.dropLast())) == .device(.hello(withIMU)))
         // Fields a later version appends are ignored.
         #expect(try LatencyWireTests.decode(type, newBytes + [0xEE]) == .device(.hello(withIMU)))
     }

@@ -192,6 +192,8 @@ final class TestDevice: DeviceLink {
             break
         case .startMotion, .stopMotion:
             break  // these glasses announce no IMU (DeviceInfo.hasIMU is false), so no host asks
+        case .startPhoto, .stopPhoto, .standalonePhoto:
+            break  // nor standalone photos (DeviceInfo.hasStandalonePhoto is false)
         }
     }
 

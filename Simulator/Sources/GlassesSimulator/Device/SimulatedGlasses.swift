@@ -290,7 +290,8 @@ public final class SimulatedGlasses: Sendable {
     public func setBandwidthCap(bitsPerSecond cap: Int?) {
         apply("bandwidth cap \(cap.map { "\($0) bit/s" } ?? "off")") { $0.setBandwidthCap(cap) }
     }
-    /// The next photo capture fails with `photoCaptureFailed`.
+    /// The next photo capture fails: a stream photo with `photoCaptureFailed`, a standalone photo with
+    /// ``DevicePhotoEvent/captureFailed(requestID:_:message:)`` (as DAT's mock `simulateCaptureFailure()`, one-shot).
     public func simulateCaptureFailure() {
         apply("next capture fails") { core in
             core.failNextCapture = true
