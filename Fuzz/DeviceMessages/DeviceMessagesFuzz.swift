@@ -119,7 +119,7 @@ enum DeviceMessagesFuzz {
     /// Device message types, indexed by the low nibble of a message op.
     static let deviceTypes: [LinkMessageType] = [
         .deviceHello, .deviceState, .permission, .session, .stream, .codecConfiguration, .videoSample, .photo, .fault,
-        .deviceHeartbeat, .goodbye, .motion, .motionSamples,
+        .deviceHeartbeat, .goodbye, .motion, .motionSamples, .photoCapability, .photoChunk,
     ]
 
     static let configurations: [StreamConfiguration] = [
@@ -132,7 +132,7 @@ enum DeviceMessagesFuzz {
     static func canned(_ index: Int, configuration: StreamConfiguration, pts: Int64, info: DeviceInfo) -> DeviceMessage {
         let size = configuration.resolution.videoFrameSize
         let (width, height) = (Int(size.width), Int(size.height))
-        switch index % 19 {
+        switch index % 22 {
         case 0: return .hello(info)
         case 1: return .deviceState(DeviceState())
         case 2: return .session(.started)
@@ -176,6 +176,14 @@ enum DeviceMessagesFuzz {
                              source: .glasses)
             ])
         case 18: return .motion(index & 0x20 == 0 ? .stopped : .unavailable)
+        case 19: return .photoCapability(index & 0x20 == 0 ? .started : .captureFailed(requestID: 1, .busy, message: "busy"))
+        case 20:
+            // The first half of a standalone photo (request 1, the first the app asks for), with its metadata.
+            return .photoChunk(PhotoChunk(requestID: 1, totalBytes: 8, offset: 0, bytes: Data([0xFF, 0xD8, 0xFF, 0xE0]),
+                                          metadata: Data("{}".utf8)))
+        case 21:
+            return .photoChunk(PhotoChunk(requestID: 1, totalBytes: 8, offset: index & 0x20 == 0 ? 4 : 2,
+                                          bytes: Data([0, 0, 0xFF, 0xD9])))
         default: return .deviceState(DeviceState(batteryLevel: 3))
         }
     }
@@ -186,13 +194,15 @@ enum DeviceMessagesFuzz {
         var session: DeviceSession?
         var camera: Camera?
         var motion: Motion?
+        var photo: Photo?
         var tokens: [any AnyListenerToken] = []
         let frames = Tally()
+        let photos = Tally()
 
         init(wearables: WearablesInstance) { self.wearables = wearables }
 
         func perform(_ action: Int, device: DeviceIdentifier, configuration: StreamConfiguration) {
-            switch action % 13 {
+            switch action % 16 {
             case 0:
                 let selector: any DeviceSelector =
                     action & 0x10 == 0 ? SpecificDeviceSelector(device: device) : AutoDeviceSelector(wearables: wearables)
@@ -213,6 +223,18 @@ enum DeviceMessagesFuzz {
                         _ = frames.add()
                     })
                     tokens.append(added.stream.errorPublisher.listen { error in _ = error.localizedDescription })
+                    photo = added.photo
+                    tokens.append(added.photo.transferProgressPublisher.listen { progress in
+                        DeviceMessagesFuzz.check(progress.bytesReceived <= progress.totalBytes, "progress past the photo's size")
+                        DeviceMessagesFuzz.check(progress.totalBytes <= 64 << 20, "a photo over the accepted size in transfer")
+                    })
+                    let photos = self.photos
+                    tokens.append(added.photo.photoDataPublisher.listen { data in
+                        DeviceMessagesFuzz.check(data.imageData.count <= 64 << 20, "a photo over the accepted size delivered")
+                        _ = photos.add()
+                    })
+                    tokens.append(added.photo.errorPublisher.listen { error in _ = error.localizedDescription })
+                    tokens.append(added.photo.statePublisher.listen { state in _ = state.description })
                 }
             case 3: camera?.stream.start()
             case 4: camera?.stream.stop()
@@ -236,6 +258,12 @@ enum DeviceMessagesFuzz {
                     DeviceMessagesFuzz.check(session.motion == nil, "Motion still attached after removeMotion")
                     motion = nil
                 }
+            // DAT's standalone photo: start, capture (every resolution and quality), stop.
+            case 13: photo?.start()
+            case 14:
+                photo?.capturePhoto(resolution: PhotoResolution.allCases[(action >> 4) % 4],
+                                    quality: PhotoQuality.allCases[(action >> 6) % 3])
+            case 15: photo?.stop()
             default: tokens.removeAll()
             }
         }
@@ -254,8 +282,9 @@ enum DeviceMessagesFuzz {
             fatalError("configuration rejected: \(error)")
         }
         let identifier: DeviceIdentifier = "fuzz-glasses"
-        // Flag bit 1: the glasses say they have an IMU (Motion can be added).
-        let info = DeviceInfo(identifier: identifier, name: "Fuzzed glasses", hasIMU: flags & 2 == 2)
+        // Flag bit 1: the glasses say they have an IMU (Motion can be added); bit 2: they offer standalone photos.
+        let info = DeviceInfo(identifier: identifier, name: "Fuzzed glasses", hasIMU: flags & 2 == 2,
+                              hasStandalonePhoto: flags & 4 == 4)
         var configuration = configurations[Int(flags >> 4) % configurations.count]
         var device = FuzzDevice(scheduler: scheduler, info: info, answersHello: flags & 1 == 1)
         var links = [device]
@@ -331,7 +360,7 @@ enum DeviceMessagesFuzz {
         if getenv("FUZZ_DEBUG") != nil {
             let stream = app.camera?.stream
             print("session \(app.session.map { "\($0.state)" } ?? "none"), stream \(stream.map { "\($0.state)" } ?? "none"), "
-                + "motion \(app.motion.map { "\($0.state)" } ?? "none"), "
+                + "motion \(app.motion.map { "\($0.state)" } ?? "none"), photo \(app.photo.map { "\($0.state)" } ?? "none") (\(app.photos.add() - 1) delivered), "
                 + "counters \(stream.map { "\($0.sampleCounters)" } ?? "-"), frames \(app.frames.add() - 1), "
                 + "host sent \(links.map(\.sent.count))")
         }
@@ -383,12 +412,19 @@ enum DeviceMessagesFuzz {
                     timing: SampleTiming(captureUs: 30_000, sentUs: 33_000))))
         let imu = try op(.hello(DeviceInfo(identifier: "fuzz-glasses", name: "Fuzzed glasses", hasIMU: true)))
             + op(.deviceState(DeviceState()))
+        let photoHello = try op(.hello(DeviceInfo(identifier: "fuzz-glasses", name: "Fuzzed glasses", hasStandalonePhoto: true)))
+            + op(.deviceState(DeviceState()))
         let motion = [0x8A, 0x8B] + (try op(.motion(.started(.hz30))))
             + (try op(.motionSamples([MotionSample(timestampNs: 40_000_000, gyroscope: Vector3(x: 0.2, y: 0, z: 0), source: .glasses)])))
-            + [0x45, 0xD1, 0xD1, 0x8C] + (try op(.motion(.stopped))) + [0x8B, 0xD0, 0xD1, 0x99]
+            + [0x45, 0xD1, 0xD1, 0x8C] + (try op(.motion(.stopped))) + [0x8B, 0xD0, 0xD1, 0x9C]
         let seeds: [(String, [UInt8])] = [
             ("decoded-motion", [0x13] + imu + session + streaming + motion + sample + [0x87, 0x50]),
-            ("canned-motion", [0x03, 0x80, 0xC2, 0x82, 0x83, 0xC3, 0xC4, 0x8A, 0x8B, 0xD0, 0xD1, 0x42, 0xD1, 0xE5, 0x8B, 0xD2, 0x87]),
+            ("canned-motion", [0x03, 0x80, 0xC2, 0x82, 0x83, 0xC3, 0xC4, 0x8A, 0x8B, 0xD0, 0xD1, 0x42, 0xD1, 0xE8, 0x8B, 0xD2, 0x87]),
+            ("decoded-standalone-photo", [0x15] + photoHello + session + [0x82, 0x8D] + (try op(.photoCapability(.started)))
+                + [0x8E] + (try op(.photoChunk(PhotoChunk(requestID: 1, totalBytes: 6, offset: 0, bytes: Data([0xFF, 0xD8]), metadata: Data("{}".utf8)))))
+                + (try op(.photoChunk(PhotoChunk(requestID: 1, totalBytes: 6, offset: 2, bytes: Data([0, 0, 0xFF, 0xD9])))))
+                + [0x9E] + (try op(.photoCapability(.captureFailed(requestID: 2, .busy, message: "busy")))) + [0x8F, 0x86]),
+            ("canned-standalone-photo", [0x05, 0x80, 0xC2, 0x82, 0x8D, 0x42, 0xD3, 0x8E, 0xD4, 0x42, 0xD5, 0x8E, 0xD4, 0xEB, 0x8E, 0x7F, 0x8F, 0x86]),
             ("decoded-walkthrough", [0x10] + hello + session + streaming + sample + [0x45] + sample + [0x84, 0x86, 0x87]),
             ("decoded-photo", [0x10] + hello + session + streaming + [0x85] + (try op(.photo(PhotoData(data: Data([0xFF, 0xD8]), format: .jpeg), requestID: 1))) + [0x50]),
             ("decoded-faults", [0x10] + hello + session + streaming + (try op(.fault(.batteryLow, message: "low"))) + (try op(.heartbeat(sequence: 1, droppedFrames: 9))) + [0x7F, 0x7F]),

@@ -220,3 +220,44 @@ struct StandalonePhotoTests {
         #expect(rig.photos.values.count == 1)
     }
 }
+
+@Suite("Standalone photo over a socket link")
+struct StandalonePhotoSocketTests {
+    @Test("WearablesKit gets a standalone photo from a SimulatorServer, chunk by chunk through the wire encoding",
+          arguments: ["unix", "tcp"])
+    func sockets(kind: String) throws {
+        let deviceScheduler = ManualScheduler()
+        let hostScheduler = ManualScheduler()
+        let glasses = try SimulatedGlasses(profile: SubjectProfile(seed: 33), scheduler: deviceScheduler)
+        let (server, host, _) = try servedOverSocket(
+            glasses, kind: kind, label: "sim-photo", deviceScheduler: deviceScheduler, hostScheduler: hostScheduler)
+        defer { server.stop() }
+        let session = try host.wearables.createSession(deviceSelector: SpecificDeviceSelector(device: glasses.info.identifier))
+        try session.start()
+        #expect(waitFor("session") { session.state == .started })
+        let camera = try #require(try session.addCamera(config: config(.raw, .low, 15)))
+        let photos = Collected<PhotoCaptureData>()
+        let progress = Collected<PhotoTransferProgress>()
+        let tokens = [camera.photo.photoDataPublisher.listen { photos.append($0) },
+                      camera.photo.transferProgressPublisher.listen { progress.append($0) }]
+        camera.photo.start()
+        // Once the glasses have the request, their camera warms up on their clock.
+        #expect(waitFor("photo starting") { glasses.state.withLock { $0.core.photoStarting } })
+        deviceScheduler.advance(by: .milliseconds(200))
+        #expect(waitFor("photo started") { camera.photo.state == .started })
+        camera.photo.capturePhoto(resolution: .medium, quality: .high)
+        // Once the request is at the glasses: the capture delay, then one chunk every 30 ms, all written to the
+        // socket as the glasses' clock passes them.
+        #expect(waitFor("request") { glasses.state.withLock { $0.core.photoCapture != nil } })
+        deviceScheduler.advance(by: .seconds(2))
+        #expect(waitFor("photo") { !photos.values.isEmpty })
+        let photo = try #require(photos.values.first)
+        let size = try JPEGDecoder.decodedSize(of: photo.imageData)
+        #expect(size.width == 720 && size.height == 1280)
+        #expect(progress.values.count >= 2)
+        #expect(progress.values.last?.bytesReceived == UInt64(photo.imageData.count))
+        camera.photo.stop()
+        #expect(waitFor("photo stopped") { camera.photo.state == .stopped })
+        _ = tokens
+    }
+}
