@@ -172,7 +172,7 @@ struct DecoderBoundsTests {
         for type in LinkMessageType.allCases {
             let limit = LinkWireFormat.maxBodySize(of: type)
             switch type {
-            case .videoSample, .photo, .photoChunk: #expect(limit == LinkWireFormat.maxPayloadSize)
+            case .videoSample, .photo, .photoChunk, .audioSample: #expect(limit == LinkWireFormat.maxPayloadSize)
             case .codecConfiguration: #expect(limit == LinkWireFormat.maxCodecConfigurationBodySize)
             default: #expect(limit == LinkWireFormat.maxControlBodySize)
             }

@@ -72,3 +72,43 @@ struct PhotoWireTests {
         #expect(try LatencyWireTests.decode(type, Array(bytes.dropLast())) == .device(.hello(without)))
     }
 }
+
+/// DAT 1.0's camera audio on the wire (PROTOCOL.md 4, 7.9): the codec appended to `startStream`, `audioSample`, and
+/// the `audioStreamingError` fault.
+@Suite("Camera audio on the wire")
+struct AudioWireTests {
+    static let audio = StreamConfiguration(videoCodec: .hvc1, audioCodec: .pcm(sampleRate: .rate48000, numberOfChannels: 2),
+                                           resolution: .medium, frameRate: 24)
+
+    @Test("startStream with audio, with and without a generation; audioSample; the fault: round trips")
+    func roundTrips() throws {
+        let frames: [LinkFrame] = [
+            .host(.startStream(Self.audio, generation: 7)), .host(.startStream(Self.audio, generation: nil)),
+            .host(.startStream(StreamConfiguration(videoCodec: .raw, resolution: .low, frameRate: 15), generation: 3)),
+            .device(.audioSample(AudioSample(presentationTimeUs: -1, sampleRate: .rate16000, channels: [[0.5, -0.25]]))),
+            .device(.audioSample(AudioSample(presentationTimeUs: 20_000, sampleRate: .rate44100, channels: [[1], [-1]]))),
+            .device(.fault(.audioStreamingError, message: "no")),
+        ]
+        for frame in frames {
+            let (type, bytes) = LatencyWireTests.body(frame)
+            #expect(try LatencyWireTests.decode(type, bytes) == frame, "\(frame)")
+        }
+        // A start without audio is laid out as before (an older device reads it unchanged).
+        let (_, plain) = LatencyWireTests.body(.host(.startStream(StreamConfiguration(videoCodec: .raw, resolution: .low, frameRate: 15), generation: nil)))
+        #expect(plain.count == 4)
+    }
+
+    @Test("malformed audio bodies are typed errors: no channels, partial frames, an unknown rate, over a second")
+    func malformed() {
+        func body(_ rate: UInt8, _ channels: UInt8, _ payload: Int) -> [UInt8] {
+            var w = ByteWriter()
+            w.i64(0); w.u8(rate); w.u8(channels); w.blob(Data(count: payload))
+            return w.bytes
+        }
+        #expect(throws: Never.self) { try LatencyWireTests.decode(.audioSample, body(0, 1, 1280)) }
+        #expect(throws: BodyDecodingError.self) { try LatencyWireTests.decode(.audioSample, body(0, 0, 0)) }
+        #expect(throws: BodyDecodingError.self) { try LatencyWireTests.decode(.audioSample, body(0, 2, 12)) }
+        #expect(throws: BodyDecodingError.self) { try LatencyWireTests.decode(.audioSample, body(3, 1, 4)) }
+        #expect(throws: BodyDecodingError.self) { try LatencyWireTests.decode(.audioSample, body(2, 1, 4 * 48_001)) }
+    }
+}

@@ -25,7 +25,7 @@ public enum LinkWireFormat {
     public static func maxBodySize(of type: LinkMessageType?, maxPayloadSize: Int = maxPayloadSize) -> Int {
         let overall = max(0, maxPayloadSize)
         switch type {
-        case .videoSample, .photo, .photoChunk, nil: return overall
+        case .videoSample, .photo, .photoChunk, .audioSample, nil: return overall
         case .codecConfiguration: return min(overall, maxCodecConfigurationBodySize)
         default: return min(overall, maxControlBodySize)
         }
@@ -94,6 +94,8 @@ public enum LinkMessageType: UInt8, Sendable, CaseIterable {
     case photoCapability = 0x2D
     /// ``DeviceMessage/photoChunk(_:)``.
     case photoChunk = 0x2E
+    /// ``DeviceMessage/audioSample(_:)``.
+    case audioSample = 0x2F
     // Either direction: 0x70–0x7F.
     /// ``LinkFrame/pair(protocolVersion:pairingToken:)``: a dialing device's first frame.
     case pair = 0x7E

@@ -29,12 +29,13 @@ enum WireCodes {
         name: "fault",
         cases: [
             .internalError, .videoStreamingError, .permissionDenied, .hingesClosed, .thermalHot, .batteryLow,
-            .peakPowerLimit, .photoCaptureFailed,
+            .peakPowerLimit, .photoCaptureFailed, .audioStreamingError,
         ])
     static let motionRate = WireEnum<MotionSamplingRate>(
         name: "motion sampling rate", cases: [.hz5, .hz10, .hz15, .hz24, .hz30, .hz60])
     static let motionSource = WireEnum<MotionSource>(name: "motion source", cases: [.unknown, .glasses, .neuralBand])
     static let photoResolution = WireEnum<PhotoResolution>(name: "photo resolution", cases: [.small, .medium, .large, .full])
+    static let audioRate = WireEnum<AudioSampleRate>(name: "audio sample rate", cases: [.rate16000, .rate44100, .rate48000])
     static let photoQuality = WireEnum<PhotoQuality>(name: "photo quality", cases: [.low, .medium, .high])
     static let photoFailure = WireEnum<DevicePhotoFailure>(
         name: "photo failure",
@@ -83,7 +84,16 @@ enum MessageBodies {
         case .stopSession: return .stopSession
         case .startStream(let configuration, let generation):
             write(configuration, into: &w)
-            writeTrailing(generation, into: &w)
+            if let audio = configuration.audioCodec {
+                // Appended after the generation (written out, present or not): `opt<{E(AudioSampleRate), u32 channels}>`.
+                w.bool(generation != nil)
+                if let generation { w.u32(generation) }
+                w.bool(true)
+                WireCodes.audioRate.write(audio.sampleRate, to: &w)
+                w.u32(audio.numberOfChannels)
+            } else {
+                writeTrailing(generation, into: &w)
+            }
             return .startStream
         case .stopStream(let generation):
             writeTrailing(generation, into: &w)
@@ -251,6 +261,12 @@ enum MessageBodies {
                 w.string(message)
             }
             return .photoCapability
+        case .audioSample(let sample):
+            w.i64(sample.presentationTimeUs)
+            WireCodes.audioRate.write(sample.sampleRate, to: &w)
+            w.u8(sample.channels)
+            w.blob(sample.payload)
+            return .audioSample
         case .photoChunk(let chunk):
             w.u32(chunk.requestID)
             w.u64(chunk.totalBytes)
@@ -338,7 +354,16 @@ enum MessageBodies {
         case .stopSession: return .host(.stopSession)
         case .startStream:
             let configuration = try readConfiguration(&r)
-            return .host(.startStream(configuration, generation: try readGeneration(&r)))
+            let generation = try readGeneration(&r)
+            let audio: AudioCodec? = try readTrailingOptional(&r, "audio flag") { (r: inout ByteReader) throws(BodyDecodingError) in
+                let rate = try WireCodes.audioRate.read(from: &r)
+                return .pcm(sampleRate: rate, numberOfChannels: try r.u32("audio channels"))
+            }
+            guard let audio else { return .host(.startStream(configuration, generation: generation)) }
+            return .host(.startStream(
+                StreamConfiguration(videoCodec: configuration.videoCodec, audioCodec: audio, resolution: configuration.resolution,
+                                    frameRate: configuration.frameRate),
+                generation: generation))
         case .stopStream: return .host(.stopStream(generation: try readGeneration(&r)))
         case .capturePhoto:
             let format = try WireCodes.photoFormat.read(from: &r)
@@ -494,6 +519,13 @@ enum MessageBodies {
             }
         case .motionSamples:
             return .device(.motionSamples(try r.array("motion samples", readMotionSample)))
+        case .audioSample:
+            let pts = try r.i64("audio presentation time")
+            let rate = try WireCodes.audioRate.read(from: &r)
+            let channels = try r.u8("audio channels")
+            let sample = AudioSample(presentationTimeUs: pts, sampleRate: rate, channels: channels, payload: try r.blob("audio payload"))
+            if let problem = sample.problem { throw BodyDecodingError(reason: problem) }
+            return .device(.audioSample(sample))
         case .startPhoto: return .host(.startPhoto)
         case .stopPhoto: return .host(.stopPhoto)
         case .standalonePhoto:

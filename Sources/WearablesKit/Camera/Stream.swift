@@ -26,6 +26,13 @@ public final class Stream: Sendable {
         /// Raw frames, samples and codec configurations refused because they exceed the negotiated resolution
         /// (``StreamConfigurationViolation``); none of them reached a decoder.
         public var oversized: UInt64 = 0
+        /// Audio samples turned into frames and delivered (``Stream/audioFramePublisher``).
+        public var audioDelivered: UInt64 = 0
+        /// Audio samples rejected: malformed, or not the rate and channels the configuration asked for (reported
+        /// once per stream as ``StreamError/audioStreamingError``).
+        public var audioRejected: UInt64 = 0
+        /// Audio samples that arrived while the stream was not starting or streaming, or unasked for, and were dropped.
+        public var audioDiscarded: UInt64 = 0
     }
 
     /// How many ``StreamConfigurationViolation``s one streaming period (from `start()`) tolerates: the last one
@@ -39,6 +46,8 @@ public final class Stream: Sendable {
         var counters = SampleCounters()
         var lastMalformed: MalformedSampleError?
         var lastViolation: StreamConfigurationViolation?
+        /// Whether ``StreamError/audioStreamingError`` was reported for rejected audio (once per stream).
+        var audioProblemReported = false
     }
 
     private let core: Mutex<Core>
@@ -51,6 +60,7 @@ public final class Stream: Sendable {
     private let frameBroadcaster: Broadcaster<VideoFrame>
     private let photoBroadcaster: Broadcaster<PhotoData>
     private let errorBroadcaster: Broadcaster<StreamError>
+    private let audioBroadcaster: Broadcaster<AudioFrame>
 
     init(configuration: StreamConfiguration, device: Device, context: InstanceContext) {
         self.streamConfiguration = configuration
@@ -66,6 +76,7 @@ public final class Stream: Sendable {
         self.frameBroadcaster = Broadcaster(effects: context.effects)
         self.photoBroadcaster = Broadcaster(effects: context.effects)
         self.errorBroadcaster = Broadcaster(effects: context.effects)
+        self.audioBroadcaster = Broadcaster(effects: context.effects)
     }
 
     // MARK: Public surface
@@ -80,6 +91,9 @@ public final class Stream: Sendable {
     public var photoDataPublisher: any Announcer<PhotoData> { photoBroadcaster }
     /// Stream errors.
     public var errorPublisher: any Announcer<StreamError> { errorBroadcaster }
+    /// Audio, when the configuration asked for it (``StreamConfiguration/audioCodec``), while the stream is starting
+    /// or streaming: DAT 1.0's `audioFramePublisher`. Order audio and video by their presentation times.
+    public var audioFramePublisher: any Announcer<AudioFrame> { audioBroadcaster }
     /// How many samples were delivered, rejected and discarded so far.
     public var sampleCounters: SampleCounters { core.withLock { $0.counters } }
     /// The last malformed sample's problem, if any.
@@ -188,11 +202,34 @@ public final class Stream: Sendable {
                 case .failure(let rejection):
                     reject(rejection, &core)
                 }
+            case .audioSample(let sample):
+                receiveAudio(sample, &core)
             case .hello, .deviceState, .permission, .session, .heartbeat, .motion, .motionSamples, .photoCapability,
                  .photoChunk:
                 break
             }
         }
+    }
+
+    /// Audio from the glasses: delivered while the stream takes samples and the configuration asked for audio at
+    /// this rate and channel count; anything else is counted (and malformed or unasked-for audio reported once).
+    private func receiveAudio(_ sample: AudioSample, _ core: inout Core) {
+        guard core.machine.acceptsSamples, let asked = streamConfiguration.audioCodec else {
+            core.counters.audioDiscarded += 1
+            return
+        }
+        guard sample.sampleRate == asked.sampleRate, UInt32(sample.channels) == asked.numberOfChannels,
+              let channels = sample.deinterleaved(),
+              let buffer = AudioPCMBuffer(sampleRate: Double(sample.sampleRate.hertz), channels: channels) else {
+            core.counters.audioRejected += 1
+            if !core.audioProblemReported {
+                core.audioProblemReported = true
+                errorBroadcaster.publish(.audioStreamingError)
+            }
+            return
+        }
+        core.counters.audioDelivered += 1
+        audioBroadcaster.publish(AudioFrame(pcmBuffer: buffer, presentationTimeUs: sample.presentationTimeUs))
     }
 
     var isStopped: Bool { state == .stopped }
@@ -262,6 +299,7 @@ public final class Stream: Sendable {
                 frameBroadcaster.finish()
                 photoBroadcaster.finish()
                 errorBroadcaster.finish()
+                audioBroadcaster.finish()
             }
         }
     }

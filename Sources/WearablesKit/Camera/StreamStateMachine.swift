@@ -269,6 +269,7 @@ struct StreamStateMachine: Sendable {
         case .batteryLow: .batteryLow
         case .peakPowerLimit: .peakPowerLimit
         case .photoCaptureFailed: .photoCaptureFailed
+        case .audioStreamingError: .audioStreamingError
         }
     }
 

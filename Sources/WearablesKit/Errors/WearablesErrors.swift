@@ -185,7 +185,8 @@ public enum StreamError: DatError, Hashable, CustomStringConvertible {
     case timeout
     /// Video could not be delivered (including malformed samples from the link).
     case videoStreamingError
-    /// Audio could not be delivered (no audio on Linux yet; never raised).
+    /// Audio could not be delivered: the glasses cannot give the audio the configuration asked for, or sent audio
+    /// that is malformed or not what was asked (reported once per stream; the video goes on).
     case audioStreamingError
     /// The camera permission is denied on the glasses.
     case permissionDenied
@@ -209,7 +210,7 @@ public enum StreamError: DatError, Hashable, CustomStringConvertible {
             "Glasses \"\(id)\" are not connected: check that they are on, unfolded and in range (the stream resumes if they come back in time)."
         case .timeout: "The glasses did not start streaming in time; stop the camera and try again."
         case .videoStreamingError: "Video from the glasses could not be delivered (bad or missing samples)."
-        case .audioStreamingError: "Audio from the glasses could not be delivered."
+        case .audioStreamingError: "Audio from the glasses could not be delivered (check the configuration's audio codec: rate and channel count)."
         case .permissionDenied: "Camera permission is denied on the glasses: grant it with requestPermission(.camera) and start again."
         case .hingesClosed: "The glasses were folded or taken off: unfold them and put them on to stream."
         case .thermalHot: "The glasses are too hot to stream: let them cool down, then start again."

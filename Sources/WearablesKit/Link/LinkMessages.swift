@@ -156,6 +156,8 @@ public enum StreamGeneration {
 public enum DeviceStreamFault: String, Sendable, Hashable, CaseIterable {
     case internalError, videoStreamingError, permissionDenied, hingesClosed, thermalHot, batteryLow,
          peakPowerLimit, photoCaptureFailed
+    /// The glasses cannot deliver the audio asked for (the video goes on).
+    case audioStreamingError
 }
 
 /// The wire layout of a video sample.
@@ -305,4 +307,6 @@ public enum DeviceMessage: Sendable, Hashable {
     case photoCapability(DevicePhotoEvent)
     /// A piece of a standalone photo.
     case photoChunk(PhotoChunk)
+    /// Audio for a stream whose configuration asked for it (``StreamConfiguration/audioCodec``).
+    case audioSample(AudioSample)
 }

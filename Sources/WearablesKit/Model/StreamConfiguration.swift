@@ -69,6 +69,9 @@ public struct StreamConfiguration: Sendable, Hashable, Codable {
     public let resolution: StreamingResolution
     /// Frames per second; one of ``supportedFrameRates`` for the configuration to be usable.
     public let frameRate: UInt
+    /// The audio delivered with the video (DAT 1.0's camera audio, experimental; ``Stream/audioFramePublisher``), or
+    /// nil for none.
+    public let audioCodec: AudioCodec?
 
     /// Creates a configuration, as DAT's `StreamConfiguration(videoCodec:resolution:frameRate:)` does: no checks.
     ///
@@ -79,6 +82,17 @@ public struct StreamConfiguration: Sendable, Hashable, Codable {
         self.videoCodec = videoCodec
         self.resolution = resolution
         self.frameRate = frameRate
+        self.audioCodec = nil
+    }
+
+    /// Creates a configuration with audio, as DAT 1.0's `StreamConfiguration(videoCodec:audioCodec:resolution:frameRate:)`
+    /// does (nil: no audio). No checks, as above.
+    public init(videoCodec: VideoCodec = .raw, audioCodec: AudioCodec?, resolution: StreamingResolution = .medium,
+                frameRate: UInt = 30) {
+        self.videoCodec = videoCodec
+        self.resolution = resolution
+        self.frameRate = frameRate
+        self.audioCodec = audioCodec
     }
 
     /// The default configuration: `.raw`, `.medium` (504 × 896), 30 fps.

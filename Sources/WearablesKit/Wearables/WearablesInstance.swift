@@ -137,7 +137,7 @@ public final class WearablesInstance: WearablesInterface {
             session?.deviceStateChanged(from: old, to: new)
         case .session(let event):
             device.session?.handle(event)
-        case .stream, .codecConfiguration, .videoSample, .photo, .fault:
+        case .stream, .codecConfiguration, .videoSample, .photo, .fault, .audioSample:
             device.session?.routeToStream(message)
         case .permission(let permission, let status, let requestID):
             permissionAnswered(permission, status, requestID: requestID, from: device.identifier)

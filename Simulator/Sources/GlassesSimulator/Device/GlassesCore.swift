@@ -282,6 +282,11 @@ struct GlassesCore: Sendable {
         requested = configuration
         let effective = adapted(configuration)
         actions.append(streamEvent(.starting(effective)))
+        if let audio = configuration.audioCodec, !Self.recordsAudio(audio) {
+            // The video goes on without the audio asked for.
+            actions.append(.send(.fault(.audioStreamingError, message:
+                "the simulated glasses record 1 or 2 channels, not \(audio.numberOfChannels); streaming video without audio")))
+        }
         if pauses.isEmpty {
             stream = .streaming(effective)
             actions += [streamEvent(.streaming(effective)), .startFrames(effective)]
@@ -445,6 +450,17 @@ struct GlassesCore: Sendable {
 
     /// The configuration the glasses actually stream under the bandwidth cap: lower resolution first, then frame
     /// rate, never below 15 fps (or the requested rate if that is lower).
+    /// Whether the simulated microphones can give `codec`: 1 or 2 channels, at any of DAT's rates.
+    static func recordsAudio(_ codec: AudioCodec) -> Bool {
+        (1...2).contains(codec.numberOfChannels)
+    }
+
+    /// The audio the current stream records, if it asked for audio the microphones can give.
+    var recordedAudio: AudioCodec? {
+        guard let audio = requested?.audioCodec, Self.recordsAudio(audio) else { return nil }
+        return audio
+    }
+
     func adapted(_ requested: StreamConfiguration) -> StreamConfiguration {
         guard let cap = bandwidthCap else { return requested }
         let resolutions: [StreamingResolution] = [.high, .medium, .low]

@@ -18,6 +18,9 @@ extension SimulatedGlasses {
         scheduler.schedule(after: .zero) { [weak self] in
             self?.tick(generation: generation, configuration: configuration, start: start, index: 0, rate: nil)
         }
+        if let audio = state.withLock({ $0.core.recordedAudio }) {
+            startAudio(audio, generation: generation, start: start)
+        }
     }
 
     /// One frame tick; `rate` is the wrong frame rate (``SimulatedFault/frameRate(fps:)``) the ticks so far ran at.

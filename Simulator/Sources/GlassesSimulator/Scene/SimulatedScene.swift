@@ -206,6 +206,11 @@ public final class SimulatedScene: Sendable {
         }
     }
 
+    /// The breathing signal at `time` (the ground truth's, 0 when there is none), for the simulated microphone.
+    func breathingSignal(at time: Double) -> Double {
+        signals(at: time).breathing
+    }
+
     private func signals(at time: Double) -> (ppg: Double, breathing: Double) {
         physiology.withLock { model in
             model.generate(through: time)
