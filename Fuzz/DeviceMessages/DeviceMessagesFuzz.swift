@@ -119,20 +119,22 @@ enum DeviceMessagesFuzz {
     /// Device message types, indexed by the low nibble of a message op.
     static let deviceTypes: [LinkMessageType] = [
         .deviceHello, .deviceState, .permission, .session, .stream, .codecConfiguration, .videoSample, .photo, .fault,
-        .deviceHeartbeat, .goodbye, .motion, .motionSamples, .photoCapability, .photoChunk,
+        .deviceHeartbeat, .goodbye, .motion, .motionSamples, .photoCapability, .photoChunk, .audioSample,
     ]
 
     static let configurations: [StreamConfiguration] = [
         StreamConfiguration(), StreamConfiguration(videoCodec: .hvc1, resolution: .medium, frameRate: 30),
         StreamConfiguration(videoCodec: .raw, resolution: .low, frameRate: 15),
         StreamConfiguration(videoCodec: .hvc1, resolution: .high, frameRate: 24),
+        StreamConfiguration(videoCodec: .raw, audioCodec: .pcm(sampleRate: .rate16000, numberOfChannels: 1), resolution: .low,
+                            frameRate: 15),
     ]
 
     /// Well-formed messages (ops 0xC0…0xFF pick one), parameterised by the current configuration and time.
     static func canned(_ index: Int, configuration: StreamConfiguration, pts: Int64, info: DeviceInfo) -> DeviceMessage {
         let size = configuration.resolution.videoFrameSize
         let (width, height) = (Int(size.width), Int(size.height))
-        switch index % 22 {
+        switch index % 23 {
         case 0: return .hello(info)
         case 1: return .deviceState(DeviceState())
         case 2: return .session(.started)
@@ -184,6 +186,11 @@ enum DeviceMessagesFuzz {
         case 21:
             return .photoChunk(PhotoChunk(requestID: 1, totalBytes: 8, offset: index & 0x20 == 0 ? 4 : 2,
                                           bytes: Data([0, 0, 0xFF, 0xD9])))
+        case 22:
+            // 20 ms of audio at 16 kHz, mono or (bit 0x20) stereo: what the audio configuration asks, or not.
+            let channels = index & 0x20 == 0 ? 1 : 2
+            return .audioSample(AudioSample(presentationTimeUs: pts, sampleRate: .rate16000,
+                                            channels: [[Float]](repeating: [Float](repeating: 0.01, count: 320), count: channels)))
         default: return .deviceState(DeviceState(batteryLevel: 3))
         }
     }
@@ -223,6 +230,12 @@ enum DeviceMessagesFuzz {
                         _ = frames.add()
                     })
                     tokens.append(added.stream.errorPublisher.listen { error in _ = error.localizedDescription })
+                    tokens.append(added.stream.audioFramePublisher.listen { frame in
+                        let buffer = frame.pcmBuffer
+                        DeviceMessagesFuzz.check(buffer.frameLength <= UInt32(AudioSample.maximumFrames)
+                            && buffer.format.channelCount == configuration.audioCodec?.numberOfChannels, "audio not as asked")
+                        if buffer.frameLength > 0, let data = buffer.floatChannelData { _ = data[0][Int(buffer.frameLength) - 1] }
+                    })
                     photo = added.photo
                     tokens.append(added.photo.transferProgressPublisher.listen { progress in
                         DeviceMessagesFuzz.check(progress.bytesReceived <= progress.totalBytes, "progress past the photo's size")
@@ -361,6 +374,7 @@ enum DeviceMessagesFuzz {
             let stream = app.camera?.stream
             print("session \(app.session.map { "\($0.state)" } ?? "none"), stream \(stream.map { "\($0.state)" } ?? "none"), "
                 + "motion \(app.motion.map { "\($0.state)" } ?? "none"), photo \(app.photo.map { "\($0.state)" } ?? "none") (\(app.photos.add() - 1) delivered), "
+                + "audio \(stream.map { "\($0.sampleCounters.audioDelivered)/\($0.sampleCounters.audioRejected)/\($0.sampleCounters.audioDiscarded)" } ?? "-"), "
                 + "counters \(stream.map { "\($0.sampleCounters)" } ?? "-"), frames \(app.frames.add() - 1), "
                 + "host sent \(links.map(\.sent.count))")
         }
@@ -419,15 +433,21 @@ enum DeviceMessagesFuzz {
             + [0x45, 0xD1, 0xD1, 0x8C] + (try op(.motion(.stopped))) + [0x8B, 0xD0, 0xD1, 0x9C]
         let seeds: [(String, [UInt8])] = [
             ("decoded-motion", [0x13] + imu + session + streaming + motion + sample + [0x87, 0x50]),
-            ("canned-motion", [0x03, 0x80, 0xC2, 0x82, 0x83, 0xC3, 0xC4, 0x8A, 0x8B, 0xD0, 0xD1, 0x42, 0xD1, 0xE8, 0x8B, 0xD2, 0x87]),
+            ("canned-motion", [0x03, 0x80, 0xC2, 0x82, 0x83, 0xC3, 0xC4, 0x8A, 0x8B, 0xD0, 0xD1, 0x42, 0xD1, 0xE9, 0x8B, 0xD2, 0x87]),
             ("decoded-standalone-photo", [0x15] + photoHello + session + [0x82, 0x8D] + (try op(.photoCapability(.started)))
                 + [0x8E] + (try op(.photoChunk(PhotoChunk(requestID: 1, totalBytes: 6, offset: 0, bytes: Data([0xFF, 0xD8]), metadata: Data("{}".utf8)))))
                 + (try op(.photoChunk(PhotoChunk(requestID: 1, totalBytes: 6, offset: 2, bytes: Data([0, 0, 0xFF, 0xD9])))))
                 + [0x9E] + (try op(.photoCapability(.captureFailed(requestID: 2, .busy, message: "busy")))) + [0x8F, 0x86]),
-            ("canned-standalone-photo", [0x05, 0x80, 0xC2, 0x82, 0x8D, 0x42, 0xD3, 0x8E, 0xD4, 0x42, 0xD5, 0x8E, 0xD4, 0xEB, 0x8E, 0x7F, 0x8F, 0x86]),
+            ("canned-standalone-photo", [0x05, 0x80, 0xC2, 0x82, 0x8D, 0x42, 0xD3, 0x8E, 0xD4, 0x42, 0xD5, 0x8E, 0xD4, 0xEC, 0x8E, 0x7F, 0x8F, 0x86]),
             ("decoded-walkthrough", [0x10] + hello + session + streaming + sample + [0x45] + sample + [0x84, 0x86, 0x87]),
             ("decoded-photo", [0x10] + hello + session + streaming + [0x85] + (try op(.photo(PhotoData(data: Data([0xFF, 0xD8]), format: .jpeg), requestID: 1))) + [0x50]),
             ("decoded-faults", [0x10] + hello + session + streaming + (try op(.fault(.batteryLow, message: "low"))) + (try op(.heartbeat(sequence: 1, droppedFrames: 9))) + [0x7F, 0x7F]),
+            ("canned-audio", [0x41, 0x80, 0xC2, 0x82, 0x83, 0xC3, 0xC4, 0xD6, 0xC6, 0x42, 0xD6, 0xED, 0xD6, 0x84, 0xD6, 0x86]),
+            ("decoded-audio", [0x40] + hello + session + [0x82, 0x83] + (try op(.stream(.starting(configurations[4]))))
+                + (try op(.stream(.streaming(configurations[4]))))
+                + (try op(.audioSample(AudioSample(presentationTimeUs: 0, sampleRate: .rate16000, channels: [[Float](repeating: 0.5, count: 320)]))))
+                + [0x42] + (try op(.audioSample(AudioSample(presentationTimeUs: 20_000, sampleRate: .rate48000, channels: [[0.1, 0.2]]))))
+                + [0x84, 0x50]),
             ("canned-raw", [0x01, 0x80, 0xC2, 0x82, 0x83, 0xC3, 0xC4, 0xC6, 0x42, 0xC6, 0xC6, 0xCA, 0xC4, 0xC6, 0x84, 0xCB, 0x86, 0x87]),
             ("canned-hevc", [0x11, 0x80, 0xC2, 0x82, 0x83, 0xC3, 0xC5, 0xC4, 0xC7, 0x42, 0xC7, 0x85, 0xC9, 0xCE, 0xCF, 0x84, 0xCB]),
             ("canned-timeouts", [0x01, 0x80, 0x7F, 0xC2, 0x82, 0x83, 0x7F, 0xC3, 0x7F, 0x85, 0x7F, 0x84, 0x7F]),
