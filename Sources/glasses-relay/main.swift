@@ -58,7 +58,8 @@ do { _ = try glasses.start(scenario) } catch {
 }
 
 let clock = SchedulerRelayClock(scheduler)
-let client = RelayDATClient(wearables: wearables, clock: clock, frameAdapter: RelayFrameAdapter.read)
+let client = RelayDATClient(wearables: wearables, clock: clock, frameAdapter: RelayFrameAdapter.read,
+                            audioAdapter: RelayFrameAdapter.readAudio)
 let mode: RelayService.Mode
 if let address = options.connect {
     mode = .dial(address, LinkConnectionOptions(scheduler: scheduler, pairingToken: options.token), retryDelay: .seconds(1))

@@ -87,6 +87,7 @@ struct AppleSurfaceTests {
         let apple = { (name: String) in appleSurface.appendingPathComponent("\(name).swift").path }
         try emit("CoreVideo", [apple("CoreVideo")], in: directory)
         try emit("CoreMedia", [apple("CoreMedia")], in: directory)
+        try emit("AVFAudio", [apple("AVFAudio")], in: directory)
         try emit("Network", [apple("Network")], in: directory)
         try emit("SwiftUI", [apple("SwiftUI")], in: directory)
         try emit("MWDATCore", [datSurface.appendingPathComponent("MWDATCore.swift").path], in: directory)

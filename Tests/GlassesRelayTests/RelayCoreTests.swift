@@ -18,14 +18,14 @@ final class RelayCore: Sendable {
     let server: RelayLinkServer
     let link: InProcessLink
 
-    init(pulse: Double = 72, headMotion: Bool = false, options: SimulatedGlasses.Options = .init()) throws {
+    init(pulse: Double = 72, headMotion: Bool = false, options: SimulatedGlasses.Options = .init(), audio: Bool = true) throws {
         relayWearables = Wearables.makeInstance(configuration: try WearablesConfiguration(scheduler: scheduler))
         hostWearables = Wearables.makeInstance(configuration: try WearablesConfiguration(scheduler: scheduler))
         glasses = try SimulatorKit(scheduler: scheduler, liveness: .disabled)
             .pairGlasses(with: relayWearables, profile: SubjectProfile(pulseRate: pulse, headMotion: headMotion, seed: 9),
                          options: options)
         client = RelayDATClient(wearables: relayWearables, clock: SchedulerRelayClock(scheduler),
-                                frameAdapter: RelayFrameAdapter.read)
+                                frameAdapter: RelayFrameAdapter.read, audioAdapter: audio ? RelayFrameAdapter.readAudio : nil)
         link = InProcessLink(scheduler: scheduler, initialCredit: 64, liveness: .disabled)
         server = RelayLinkServer(link: link.device, client: client, clock: SchedulerRelayClock(scheduler))
         client.start()

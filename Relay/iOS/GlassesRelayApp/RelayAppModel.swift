@@ -43,7 +43,7 @@ final class RelayAppModel {
         }
         let client = RelayDATClient(
             wearables: MWDATCore.Wearables.shared, clock: SchedulerRelayClock(scheduler),
-            frameAdapter: RelayFrameAdapter.read)
+            frameAdapter: RelayFrameAdapter.read, audioAdapter: RelayFrameAdapter.readAudio)
         client.start()
         self.client = client
         timer = Timer.scheduledTimer(withTimeInterval: 1, repeats: true) { [weak self] _ in

@@ -4,6 +4,7 @@
 // (AppleSurfaceTests); it was never compiled against Apple's SDK. It holds no logic beyond reading a CMSampleBuffer
 // into the relay's layouts.
 #if canImport(CoreMedia) && canImport(MWDATCamera)
+    import AVFAudio
     import CoreMedia
     import CoreVideo
     import Foundation
@@ -35,6 +36,27 @@
             return RelayVideoFrame(
                 presentationTimeUs: presentationTimeUs,
                 content: .hevc(accessUnit: data, isKeyframe: isKeyframe(buffer), parameterSets: sets))
+        }
+
+        /// DAT's audio (an `AVAudioPCMBuffer` of Float32, "the buffer says what it actually is": interleaved or not)
+        /// as samples per channel, with its presentation time in microseconds; nil for a buffer that is not Float32.
+        @Sendable
+        public static func readAudio(_ frame: AudioFrame) -> RelayAudioFrame? {
+            let buffer = frame.pcmBuffer
+            guard let data = buffer.floatChannelData else { return nil }
+            let frames = Int(buffer.frameLength), count = Int(buffer.format.channelCount)
+            let rate = buffer.format.sampleRate
+            guard count >= 1, rate.isFinite, rate >= 1, rate <= 1_000_000 else { return nil }
+            let channels: [[Float]]
+            if buffer.format.isInterleaved {
+                // One pointer to frames × channels samples, `stride` apart per frame.
+                let stride = buffer.stride
+                channels = (0 ..< count).map { c in (0 ..< frames).map { data[0][$0 * stride + c] } }
+            } else {
+                channels = (0 ..< count).map { c in Array(UnsafeBufferPointer(start: data[c], count: frames)) }
+            }
+            let time = CMTimeConvertScale(frame.presentationTimeStamp, timescale: 1_000_000, method: .default)
+            return RelayAudioFrame(presentationTimeUs: time.isValid ? time.value : 0, sampleRate: UInt(rate), channels: channels)
         }
 
         private static func isKeyframe(_ buffer: CMSampleBuffer) -> Bool {

@@ -16,6 +16,18 @@
             return read
         }
 
+        /// DAT's audio as the relay carries it: the samples per channel, the rate, the presentation time (already
+        /// in microseconds on the video's clock).
+        @Sendable
+        public static func readAudio(_ frame: AudioFrame) -> RelayAudioFrame? {
+            let buffer = frame.pcmBuffer
+            let channels = (0 ..< Int(buffer.format.channelCount)).map { buffer.samples(channel: $0) }
+            guard !channels.isEmpty, buffer.format.sampleRate.isFinite, buffer.format.sampleRate >= 1,
+                  buffer.format.sampleRate <= 1_000_000 else { return nil }
+            return RelayAudioFrame(presentationTimeUs: frame.presentationTimeUs, sampleRate: UInt(buffer.format.sampleRate),
+                                   channels: channels)
+        }
+
         private static func content(of frame: VideoFrame) -> RelayVideoFrame? {
             switch frame.content {
             case .hevc(let sample):

@@ -24,6 +24,8 @@ import Synchronization
 public final class RelayDATClient: Sendable {
     /// Reads one DAT video frame into the link protocol's layouts; nil for a frame it cannot read (counted).
     public typealias FrameAdapter = @Sendable (VideoFrame) -> RelayVideoFrame?
+    /// Reads DAT's audio frames (the platform's adapter, ``RelayFrameAdapter/readAudio(_:)``).
+    public typealias AudioAdapter = @Sendable (AudioFrame) -> RelayAudioFrame?
 
     /// Counters of the relay's DAT side.
     public struct Counters: Sendable, Hashable {
@@ -39,6 +41,10 @@ public final class RelayDATClient: Sendable {
         public var camerasAdded: UInt64 = 0
         /// IMU samples DAT delivered and the relay passed on.
         public var motionSamplesForwarded: UInt64 = 0
+        /// Audio frames DAT delivered and the relay passed on.
+        public var audioFramesForwarded: UInt64 = 0
+        /// Audio frames the adapter could not read.
+        public var audioFramesUnreadable: UInt64 = 0
     }
 
     private struct State {
@@ -71,6 +77,7 @@ public final class RelayDATClient: Sendable {
     private let wearables: any WearablesInterface
     private let clock: any RelayClock
     private let frameAdapter: FrameAdapter
+    private let audioAdapter: AudioAdapter?
     private let state = Mutex(State())
     private let deviceTokens = ListenerTokenBag()
     private let deviceStateTokens = ListenerTokenBag()
@@ -80,10 +87,14 @@ public final class RelayDATClient: Sendable {
 
     /// Creates a client over a configured `Wearables` instance (on a phone, `Wearables.shared` after
     /// `Wearables.configure()`).
-    public init(wearables: any WearablesInterface, clock: any RelayClock, frameAdapter: @escaping FrameAdapter) {
+    /// Creates a client. `audioAdapter` reads DAT's audio frames (the platform's ``RelayFrameAdapter/readAudio(_:)``);
+    /// without one the relay streams video only, and answers a host that asks for audio with `audioStreamingError`.
+    public init(wearables: any WearablesInterface, clock: any RelayClock, frameAdapter: @escaping FrameAdapter,
+                audioAdapter: AudioAdapter? = nil) {
         self.wearables = wearables
         self.clock = clock
         self.frameAdapter = frameAdapter
+        self.audioAdapter = audioAdapter
     }
 
     /// Where events go from now on (nil: nowhere); the link server of the current host sets it.
@@ -410,6 +421,12 @@ public final class RelayDATClient: Sendable {
             refuseStart(hostGeneration)
             return
         }
+        var settings = settings
+        if settings.audio != nil, audioAdapter == nil {
+            // No way to read DAT's audio here: the video alone, and the host told so, as glasses that cannot record.
+            settings.audio = nil
+            emit(.fault(name: "audioStreamingError", message: "this relay does not forward audio; streaming video without it"))
+        }
         guard let configuration = Self.configuration(settings) else {
             emit(.fault(name: "internalError", message: "the glasses cannot stream \(settings)"))
             refuseStart(hostGeneration)
@@ -450,6 +467,10 @@ public final class RelayDATClient: Sendable {
         }.store(in: streamTokens)
         stream.errorPublisher.listen { [weak self] error in
             self?.streamFailed(error, generation: generation)
+        }.store(in: streamTokens)
+        // Before start(), as DAT's audio skill says.
+        stream.audioFramePublisher.listen { [weak self] frame in
+            self?.audioArrived(frame, generation: generation)
         }.store(in: streamTokens)
         stream.start()
     }
@@ -506,6 +527,16 @@ public final class RelayDATClient: Sendable {
         converted.receivedUs = receivedUs
         state.withLock { $0.counters.framesForwarded += 1 }
         emit(.video(converted))
+    }
+
+    private func audioArrived(_ frame: AudioFrame, generation: UInt64) {
+        guard state.withLock({ $0.cameraGeneration == generation }) else { return }
+        guard let read = audioAdapter?(frame) else {
+            state.withLock { $0.counters.audioFramesUnreadable += 1 }
+            return
+        }
+        state.withLock { $0.counters.audioFramesForwarded += 1 }
+        emit(.audio(read))
     }
 
     private func photoArrived(_ photo: PhotoData, generation: UInt64) {
@@ -703,7 +734,18 @@ public final class RelayDATClient: Sendable {
         guard let resolution = StreamingResolution.allCases.first(where: { caseName($0) == settings.resolution }) else {
             return nil
         }
-        return StreamConfiguration(videoCodec: codec, resolution: resolution, frameRate: settings.frameRate)
+        guard let audio = settings.audio else {
+            return StreamConfiguration(videoCodec: codec, resolution: resolution, frameRate: settings.frameRate)
+        }
+        let rate: AudioSampleRate
+        switch audio.sampleRate {
+        case 16_000: rate = .rate16000
+        case 44_100: rate = .rate44100
+        case 48_000: rate = .rate48000
+        default: return nil
+        }
+        return StreamConfiguration(videoCodec: codec, audioCodec: .pcm(sampleRate: rate, numberOfChannels: audio.channels),
+                                   resolution: resolution, frameRate: settings.frameRate)
     }
 
     /// A payload-free DAT enum value's case name (`connected`, `rayBanMeta`), as `String(describing:)` gives it

@@ -37,12 +37,47 @@ public struct RelayStreamSettings: Sendable, Hashable {
     public var resolution: String
     /// Frames per second (2, 7, 15, 24 or 30).
     public var frameRate: UInt
+    /// The audio asked for with the video (DAT 1.0's camera audio), or nil for none.
+    public var audio: RelayAudioSettings?
 
     /// Creates settings.
-    public init(codec: String, resolution: String, frameRate: UInt) {
+    public init(codec: String, resolution: String, frameRate: UInt, audio: RelayAudioSettings? = nil) {
         self.codec = codec
         self.resolution = resolution
         self.frameRate = frameRate
+        self.audio = audio
+    }
+}
+
+/// PCM audio asked for with a stream: DAT's `AudioCodec.pcm(sampleRate:numberOfChannels:)`, the rate in hertz.
+public struct RelayAudioSettings: Sendable, Hashable {
+    /// 16000, 44100 or 48000.
+    public var sampleRate: UInt
+    /// Channels.
+    public var channels: UInt32
+
+    /// Creates audio settings.
+    public init(sampleRate: UInt, channels: UInt32) {
+        self.sampleRate = sampleRate
+        self.channels = channels
+    }
+}
+
+/// One of DAT's `AudioFrame`s, read: Float32 samples per channel, the rate in hertz, and the presentation time in
+/// microseconds on the clock DAT gives the video frames' (DAT: "for synchronizing audio with video").
+public struct RelayAudioFrame: Sendable, Hashable {
+    /// Microseconds.
+    public var presentationTimeUs: Int64
+    /// Samples per second per channel.
+    public var sampleRate: UInt
+    /// One array per channel, all the same length.
+    public var channels: [[Float]]
+
+    /// Creates a frame.
+    public init(presentationTimeUs: Int64, sampleRate: UInt, channels: [[Float]]) {
+        self.presentationTimeUs = presentationTimeUs
+        self.sampleRate = sampleRate
+        self.channels = channels
     }
 }
 
@@ -195,6 +230,8 @@ public enum RelayEvent: Sendable, Hashable {
     case motion(RelayMotionEvent)
     /// IMU samples, oldest first.
     case motionSamples([RelayMotionSample])
+    /// Audio DAT delivered with the stream (when the host's start asked for it).
+    case audio(RelayAudioFrame)
 }
 
 /// A change of DAT's Motion, as the host hears it.

@@ -24,6 +24,8 @@ public final class RelayLinkServer: Sendable {
         public var eventsSkipped: UInt64 = 0
         /// IMU samples passed on.
         public var motionSamplesSent: UInt64 = 0
+        /// Audio samples passed on.
+        public var audioSamplesSent: UInt64 = 0
     }
 
     private struct State {
@@ -129,7 +131,9 @@ public final class RelayLinkServer: Sendable {
         case .startStream(let configuration, let generation):
             client.handle(.startStream(RelayStreamSettings(
                 codec: configuration.videoCodec.rawValue, resolution: configuration.resolution.rawValue,
-                frameRate: configuration.frameRate), generation: generation))
+                frameRate: configuration.frameRate,
+                audio: configuration.audioCodec.map { RelayAudioSettings(sampleRate: $0.sampleRate.hertz, channels: $0.numberOfChannels) }),
+                generation: generation))
         case .stopStream(let generation):
             client.handle(.stopStream(generation: generation))
         case .capturePhoto(let format, let requestID):
@@ -226,6 +230,13 @@ public final class RelayLinkServer: Sendable {
         case .motionSamples(let samples):
             state.withLock { $0.counters.motionSamplesSent += UInt64(samples.count) }
             send(.motionSamples(samples.map(Self.motionSample)))
+        case .audio(let frame):
+            guard let rate = AudioSampleRate.allCases.first(where: { $0.hertz == frame.sampleRate }) else { return skip() }
+            let sample = AudioSample(presentationTimeUs: frame.presentationTimeUs, sampleRate: rate, channels: frame.channels)
+            // What DAT gave must also be what the link carries (channels, whole frames, at most a second).
+            guard sample.problem == nil, sample.channels == frame.channels.count else { return skip() }
+            state.withLock { $0.counters.audioSamplesSent += 1 }
+            send(.audioSample(sample))
         }
     }
 
@@ -309,7 +320,12 @@ public final class RelayLinkServer: Sendable {
     static func configuration(_ settings: RelayStreamSettings) -> StreamConfiguration? {
         guard let codec = VideoCodec(rawValue: settings.codec),
               let resolution = StreamingResolution(rawValue: settings.resolution) else { return nil }
-        return try? StreamConfiguration.validated(videoCodec: codec, resolution: resolution, frameRate: settings.frameRate)
+        guard let configuration = try? StreamConfiguration.validated(videoCodec: codec, resolution: resolution,
+                                                                     frameRate: settings.frameRate) else { return nil }
+        guard let audio = settings.audio,
+              let rate = AudioSampleRate.allCases.first(where: { $0.hertz == audio.sampleRate }) else { return configuration }
+        return StreamConfiguration(videoCodec: codec, audioCodec: .pcm(sampleRate: rate, numberOfChannels: audio.channels),
+                                   resolution: resolution, frameRate: settings.frameRate)
     }
 
     /// The sampling rates by DAT case name.

@@ -37,7 +37,7 @@ public final class Stream: Sendable {
 }
 
 public enum VideoCodec: Sendable { case raw, hvc1 }
-@frozen public enum AudioSampleRate: UInt, Sendable { case rate16000, rate44100, rate48000 }
+@frozen public enum AudioSampleRate: UInt, Sendable, CaseIterable { case rate16000, rate44100, rate48000 }
 public enum AudioCodec: Sendable { case pcm(sampleRate: AudioSampleRate, numberOfChannels: UInt32) }
 public struct VideoFrameSize: Sendable {
     public let width: UInt

@@ -40,7 +40,7 @@ extension SimulatedGlasses {
     /// truth's `breathingSignal`, normalised by its rate): inhalation at full level, exhalation at 0.4, so the
     /// loudness's fundamental is the breathing rate. High-passed white noise (a first difference) stands in for the
     /// hiss of air; the room adds a constant floor.
-    func audioSample(_ codec: AudioCodec, at elapsed: Duration) -> AudioSample {
+    public func audioSample(_ codec: AudioCodec, at elapsed: Duration) -> AudioSample {
         let t0 = Self.seconds(elapsed)
         let rate = Int(codec.sampleRate.hertz)
         let frames = rate / 50
