@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-/// `public` is what app developers get: the seeds' code (the DAT camera-streaming walkthrough, SmartSpectra's
+/// `public` is what app developers get: the seeds' code (the DAT camera-streaming walkthrough, DAT 1.0's motion, audio
+/// and standalone photo walkthroughs, SmartSpectra's
 /// headless custom input and metrics samples, glasses frames into custom input, the pipeline embedded in an app)
 /// type-checks against the built WearablesKit, SmartSpectraInput and GlassesBridge modules from outside the package
 /// (no `-package-name`), so nothing it needs is `package` or internal. A probe that reaches for a `package` symbol
@@ -13,6 +14,7 @@ struct PublicSurfaceTests {
     static let files = [
         "Tests/GlassesBridgeTests/Fixtures/PublicSurface/SeedSamples.swift",
         "Tests/WearablesKitTests/Walkthrough.swift",
+        "Simulator/Tests/GlassesSimulatorTests/ExtrasWalkthrough.swift",
     ].map { root.appendingPathComponent($0).path }
 
     /// The build folder the running tests came from (debug, release or a sanitizer's), where the modules are.

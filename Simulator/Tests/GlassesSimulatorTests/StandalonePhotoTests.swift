@@ -59,7 +59,7 @@ struct StandalonePhotoTests {
         }
     }
 
-    @Test("the camera-capture walkthrough: subscribe, start, wait for started, capturePhoto(.full, .high), the JPEG arrives")
+    @Test("a capture in detail: the JPEG at the size asked, its metadata, progress after every chunk (the .full walkthrough: ExtrasWalkthroughTests)")
     func walkthrough() throws {
         let rig = try Rig()
         let photo = rig.camera.photo
@@ -68,17 +68,17 @@ struct StandalonePhotoTests {
         #expect(photo.state == .starting)
         rig.run(0.2)
         #expect(photo.state == .started)
-        photo.capturePhoto(resolution: .full, quality: .high)
-        rig.run(3)
+        photo.capturePhoto(resolution: .large, quality: .high)
+        rig.run(2)
         #expect(rig.errors.values.isEmpty, "\(rig.errors.values)")
         let delivered = try #require(rig.photos.values.first)
         #expect(rig.photos.values.count == 1)
         // The picture decodes (libavcodec's mjpeg) at the sensor's size, portrait.
         let size = try JPEGDecoder.decodedSize(of: delivered.imageData)
-        #expect(size.width == 3024 && size.height == 4032)
+        #expect(size.width == 1080 && size.height == 1920)
         let metadata = try #require(delivered.metadata)
         let fields = try #require(try JSONSerialization.jsonObject(with: metadata) as? [String: Any])
-        #expect(fields["width"] as? Int == 3024 && fields["height"] as? Int == 4032 && fields["quality"] as? String == "high")
+        #expect(fields["width"] as? Int == 1080 && fields["height"] as? Int == 1920 && fields["quality"] as? String == "high")
         // Progress after every chunk, rising to the whole photo.
         let steps = rig.progress.values
         #expect(steps.count == (delivered.imageData.count + SimulatedGlasses.standalonePhotoChunkBytes - 1) / SimulatedGlasses.standalonePhotoChunkBytes)
