@@ -277,6 +277,7 @@ struct StreamErrorTests {
             .internalError: .internalError, .videoStreamingError: .videoStreamingError,
             .permissionDenied: .permissionDenied, .hingesClosed: .hingesClosed, .thermalHot: .thermalHot,
             .batteryLow: .batteryLow, .peakPowerLimit: .peakPowerLimit, .photoCaptureFailed: .photoCaptureFailed,
+            .audioStreamingError: .audioStreamingError,
         ]
         #expect(errors.values == [expected[fault]])
         #expect(stream.state == .streaming)  // the glasses decide whether the stream stops

@@ -144,6 +144,7 @@ func standalonePhotoWalkthrough(session: DeviceSession, log: ExtrasLog) async th
         break
     }
     photo.stop()
+    for await state in states where state == .stopped { break }
     camera.stop()
     tokens.clear()
     withExtendedLifetime((stateToken, photoToken)) {}
