@@ -24,6 +24,21 @@ struct LatencyWireTests {
         }
     }
 
+    /// Checks that every frame's body decodes to the frame, and that the whole frame (header, body, checksum) does
+    /// through the link's own encoder and decoder.
+    static func expectRoundTrips(_ frames: [LinkFrame], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        for frame in frames {
+            let (type, bytes) = body(frame)
+            #expect(try decode(type, bytes) == frame, "\(frame)", sourceLocation: sourceLocation)
+            let encoded = try LinkFrameEncoder().encode(frame)
+            var decoder = LinkFrameDecoder()
+            let decoded = decoder.decode(encoded).compactMap { output -> LinkFrame? in
+                if case .frame(let f) = output { f } else { nil }
+            }
+            #expect(decoded == [frame], sourceLocation: sourceLocation)
+        }
+    }
+
     /// Each message with its new field, and the same message as a protocol 1 sender wrote it before the field.
     static let pairs: [(new: LinkFrame, old: LinkFrame, suffix: [UInt8])] = [
         (

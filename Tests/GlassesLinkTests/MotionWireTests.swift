@@ -23,16 +23,7 @@ struct MotionWireTests {
 
     @Test("every motion message round trips, bit for bit")
     func roundTrips() throws {
-        for frame in Self.frames {
-            let (type, bytes) = LatencyWireTests.body(frame)
-            #expect(try LatencyWireTests.decode(type, bytes) == frame, "\(frame)")
-            let encoded = try LinkFrameEncoder().encode(frame)
-            var decoder = LinkFrameDecoder()
-            let decoded = decoder.decode(encoded).compactMap { output -> LinkFrame? in
-                if case .frame(let f) = output { f } else { nil }
-            }
-            #expect(decoded == [frame])
-        }
+        try LatencyWireTests.expectRoundTrips(Self.frames)
         #expect(LatencyWireTests.body(.host(.startMotion(.hz10))).0 == .startMotion)
         #expect(LatencyWireTests.body(.device(.motionSamples([]))).0 == .motionSamples)
     }

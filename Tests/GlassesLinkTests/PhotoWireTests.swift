@@ -25,16 +25,7 @@ struct PhotoWireTests {
 
     @Test("every standalone photo message round trips, bit for bit")
     func roundTrips() throws {
-        for frame in Self.frames {
-            let (type, bytes) = LatencyWireTests.body(frame)
-            #expect(try LatencyWireTests.decode(type, bytes) == frame, "\(frame)")
-            let encoded = try LinkFrameEncoder().encode(frame)
-            var decoder = LinkFrameDecoder()
-            let decoded = decoder.decode(encoded).compactMap { output -> LinkFrame? in
-                if case .frame(let f) = output { f } else { nil }
-            }
-            #expect(decoded == [frame])
-        }
+        try LatencyWireTests.expectRoundTrips(Self.frames)
         #expect(LatencyWireTests.body(.host(.startPhoto)).0 == .startPhoto)
         #expect(LatencyWireTests.body(.device(.photoChunk(Self.chunk))).0 == .photoChunk)
     }
@@ -89,10 +80,7 @@ struct AudioWireTests {
             .device(.audioSample(AudioSample(presentationTimeUs: 20_000, sampleRate: .rate44100, channels: [[1], [-1]]))),
             .device(.fault(.audioStreamingError, message: "no")),
         ]
-        for frame in frames {
-            let (type, bytes) = LatencyWireTests.body(frame)
-            #expect(try LatencyWireTests.decode(type, bytes) == frame, "\(frame)")
-        }
+        try LatencyWireTests.expectRoundTrips(frames)
         // A start without audio is laid out as before (an older device reads it unchanged).
         let (_, plain) = LatencyWireTests.body(.host(.startStream(StreamConfiguration(videoCodec: .raw, resolution: .low, frameRate: 15), generation: nil)))
         #expect(plain.count == 4)
