@@ -120,7 +120,7 @@ func audioWalkthrough(session: DeviceSession, log: ExtrasLog, frames wanted: Int
 /// The camera-capture skill for a standalone photo, after the sample app: wake the sensor with the stream, start
 /// Photo once the stream streams, stop the stream (the two compete for the camera), wait for `.started`, then
 /// `capturePhoto(resolution: .full, quality: .high)` and wait for the photo.
-func standalonePhotoWalkthrough(session: DeviceSession, log: ExtrasLog) async throws {
+func standalonePhotoWalkthrough(session: DeviceSession, log: ExtrasLog, resolution: PhotoResolution = .full) async throws {
     guard let camera = try session.addCamera(config: StreamConfiguration(videoCodec: .raw, resolution: .low, frameRate: 15))
     else { return }
     let photo = camera.photo
@@ -138,7 +138,7 @@ func standalonePhotoWalkthrough(session: DeviceSession, log: ExtrasLog) async th
     if photo.state != .started {
         for await state in states where state == .started { break }
     }
-    photo.capturePhoto(resolution: .full, quality: .high)
+    photo.capturePhoto(resolution: resolution, quality: .high)
     for await delivered in photos {
         log.photo(delivered)
         break
