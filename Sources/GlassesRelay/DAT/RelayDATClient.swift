@@ -86,9 +86,9 @@ public final class RelayDATClient: Sendable {
     private let motionTokens = ListenerTokenBag()
 
     /// Creates a client over a configured `Wearables` instance (on a phone, `Wearables.shared` after
-    /// `Wearables.configure()`).
-    /// Creates a client. `audioAdapter` reads DAT's audio frames (the platform's ``RelayFrameAdapter/readAudio(_:)``);
-    /// without one the relay streams video only, and answers a host that asks for audio with `audioStreamingError`.
+    /// `Wearables.configure()`). `audioAdapter` reads DAT's audio frames (the platform's
+    /// ``RelayFrameAdapter/readAudio(_:)``); without one the relay streams video only, and answers a host that asks
+    /// for audio with `audioStreamingError`.
     public init(wearables: any WearablesInterface, clock: any RelayClock, frameAdapter: @escaping FrameAdapter,
                 audioAdapter: AudioAdapter? = nil) {
         self.wearables = wearables

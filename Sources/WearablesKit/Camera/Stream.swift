@@ -212,7 +212,8 @@ public final class Stream: Sendable {
     }
 
     /// Audio from the glasses: delivered while the stream takes samples and the configuration asked for audio at
-    /// this rate and channel count; anything else is counted (and malformed or unasked-for audio reported once).
+    /// this rate and channel count; anything else is counted, and audio that is malformed or not as asked is
+    /// reported once (audio not asked for, or outside starting and streaming, is only counted).
     private func receiveAudio(_ sample: AudioSample, _ core: inout Core) {
         guard core.machine.acceptsSamples, let asked = streamConfiguration.audioCodec else {
             core.counters.audioDiscarded += 1
