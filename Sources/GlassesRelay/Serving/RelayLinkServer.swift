@@ -231,7 +231,7 @@ public final class RelayLinkServer: Sendable {
             state.withLock { $0.counters.motionSamplesSent += UInt64(samples.count) }
             send(.motionSamples(samples.map(Self.motionSample)))
         case .audio(let frame):
-            guard let rate = AudioSampleRate.allCases.first(where: { $0.hertz == frame.sampleRate }) else { return skip() }
+            guard let rate = AudioSampleRate(hertz: frame.sampleRate) else { return skip() }
             let sample = AudioSample(presentationTimeUs: frame.presentationTimeUs, sampleRate: rate, channels: frame.channels)
             // What DAT gave must also be what the link carries (channels, whole frames, at most a second).
             guard sample.problem == nil, sample.channels == frame.channels.count else { return skip() }
@@ -323,7 +323,7 @@ public final class RelayLinkServer: Sendable {
         guard let configuration = try? StreamConfiguration.validated(videoCodec: codec, resolution: resolution,
                                                                      frameRate: settings.frameRate) else { return nil }
         guard let audio = settings.audio,
-              let rate = AudioSampleRate.allCases.first(where: { $0.hertz == audio.sampleRate }) else { return configuration }
+              let rate = AudioSampleRate(hertz: audio.sampleRate) else { return configuration }
         return StreamConfiguration(videoCodec: codec, audioCodec: .pcm(sampleRate: rate, numberOfChannels: audio.channels),
                                    resolution: resolution, frameRate: settings.frameRate)
     }

@@ -86,7 +86,7 @@ struct PhotoStateMachine: Sendable {
             stopPending = true
             return []
         case .started:
-            return failCapture("the photo capability was stopped") + [transition(.stopping), .send(.stopPhoto)]
+            return endCapture(.captureFailure("the photo capability was stopped")) + [transition(.stopping), .send(.stopPhoto)]
         case .stopped, .stopping:
             return []
         }
@@ -122,7 +122,7 @@ struct PhotoStateMachine: Sendable {
         case (.stopped, .started), (.stopped, .starting):
             // The glasses stopped it on their own.
             stopPending = false
-            return failCapture("the glasses stopped the photo capability") + [transition(.stopping), transition(.stopped)]
+            return endCapture(.captureFailure("the glasses stopped the photo capability")) + [transition(.stopping), transition(.stopped)]
         case (.unavailable(let failure, let message), .starting):
             stopPending = false
             return [.error(Self.startFailure(failure, message)), transition(.stopping), transition(.stopped)]
@@ -130,8 +130,7 @@ struct PhotoStateMachine: Sendable {
             return [transition(.stopped)]
         case (.captureFailed(let id, let failure, let message), _):
             guard let capture, capture.requestID == id else { return [] }
-            self.capture = nil
-            return [.cancelTimer, .error(Self.captureFailure(failure, message))]
+            return endCapture(Self.captureFailure(failure, message))
         default:
             return []
         }
@@ -143,8 +142,7 @@ struct PhotoStateMachine: Sendable {
     mutating func chunkArrived(_ chunk: PhotoChunk) -> [Action] {
         guard !closed, var current = capture, current.requestID == chunk.requestID else { return [] }
         func broken(_ why: String) -> [Action] {
-            capture = nil
-            return [.cancelTimer, .error(.captureFailure("the glasses sent a malformed photo transfer: \(why)"))]
+            endCapture(.captureFailure("the glasses sent a malformed photo transfer: \(why)"))
         }
         guard chunk.totalBytes <= Self.maximumPhotoBytes else {
             return broken("a photo of \(chunk.totalBytes) bytes, over the \(Self.maximumPhotoBytes) accepted")
@@ -206,7 +204,7 @@ struct PhotoStateMachine: Sendable {
     /// stop when `tellGlasses` (they are reachable), a capture in progress fails, and every publisher finishes.
     mutating func close(tellGlasses: Bool) -> [Action] {
         guard !closed else { return [] }
-        var actions = failCapture("the camera stopped")
+        var actions = endCapture(.captureFailure("the camera stopped"))
         closed = true
         stopPending = false
         switch state {
@@ -223,10 +221,11 @@ struct PhotoStateMachine: Sendable {
 
     // MARK: Helpers
 
-    private mutating func failCapture(_ why: String) -> [Action] {
+    /// Ends the capture in progress, if any, with `failure` (its timer cancelled).
+    private mutating func endCapture(_ failure: Failure) -> [Action] {
         guard capture != nil else { return [] }
         capture = nil
-        return [.cancelTimer, .error(.captureFailure(why))]
+        return [.cancelTimer, .error(failure)]
     }
 
     private static func startFailure(_ failure: DevicePhotoFailure, _ message: String) -> Failure {

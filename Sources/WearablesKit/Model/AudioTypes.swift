@@ -9,6 +9,12 @@ import Foundation
 public enum AudioSampleRate: UInt, Sendable, Hashable, CaseIterable, Codable {
     case rate16000, rate44100, rate48000
 
+    /// The rate of `hertz` samples per second, if it is one of DAT's.
+    public init?(hertz: UInt) {
+        guard let rate = Self.allCases.first(where: { $0.hertz == hertz }) else { return nil }
+        self = rate
+    }
+
     /// Samples per second per channel.
     public var hertz: UInt {
         switch self {
@@ -63,7 +69,7 @@ public final class AudioPCMBuffer: @unchecked Sendable {
     public let frameLength: UInt32
     /// Samples between one frame and the next in a channel's buffer: 1 (channels are not interleaved).
     public let stride: Int = 1
-    private let channels: [UnsafeMutablePointer<Float>]
+    /// One pointer per channel (``AudioPCMFormat/channelCount`` of them), each to ``frameLength`` samples.
     private let channelPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
 
     /// Creates a buffer from one array of samples per channel (all the same length, at least one channel).
@@ -72,17 +78,16 @@ public final class AudioPCMBuffer: @unchecked Sendable {
               first.count <= UInt32.max, sampleRate > 0 else { return nil }
         format = AudioPCMFormat(sampleRate: sampleRate, channelCount: UInt32(samples.count))
         frameLength = UInt32(first.count)
-        channels = samples.map { channel in
+        channelPointers = .allocate(capacity: samples.count)
+        for (index, channel) in samples.enumerated() {
             let pointer = UnsafeMutablePointer<Float>.allocate(capacity: max(1, channel.count))
             pointer.initialize(from: channel, count: channel.count)
-            return pointer
+            (channelPointers + index).initialize(to: pointer)
         }
-        channelPointers = .allocate(capacity: channels.count)
-        channelPointers.initialize(from: channels, count: channels.count)
     }
 
     deinit {
-        for pointer in channels { pointer.deallocate() }
+        for index in 0 ..< Int(format.channelCount) { channelPointers[index].deallocate() }
         channelPointers.deallocate()
     }
 
@@ -92,8 +97,8 @@ public final class AudioPCMBuffer: @unchecked Sendable {
 
     /// Channel `index`'s samples, copied (a Linux convenience).
     public func samples(channel index: Int) -> [Float] {
-        guard channels.indices.contains(index) else { return [] }
-        return Array(UnsafeBufferPointer(start: channels[index], count: Int(frameLength)))
+        guard index >= 0, index < Int(format.channelCount) else { return [] }
+        return Array(UnsafeBufferPointer(start: channelPointers[index], count: Int(frameLength)))
     }
 }
 
