@@ -175,7 +175,7 @@ let package = Package(
         .testTarget(name: "GlassesMediaTests", dependencies: ["GlassesMedia"]),
         .testTarget(name: "GlassesJSONTests", dependencies: ["GlassesJSON"]),
         .testTarget(name: "SmartSpectraCoreTests", dependencies: ["SmartSpectraCore", "GlassesMedia"]),
-        .testTarget(name: "SmartSpectraInputTests", dependencies: ["SmartSpectraInput", "GlassesMedia"]),
+        .testTarget(name: "SmartSpectraInputTests", dependencies: ["SmartSpectraInput", "EmbeddedVitals", "GlassesMedia"]),
         .testTarget(
             name: "VitalsEngineTests",
             dependencies: ["VitalsEngine", "SmartSpectraInput", "GlassesSimulator", "GlassesVideo", "WearablesKit", "GlassesMedia"],

@@ -14,6 +14,10 @@ private struct BenchCondition: Sendable {
     var fps: Int = 30
     var lighting: Double? = nil
     var headMotion = false
+    /// How the wearer moves (implies head motion); nil: as `headMotion` says, the slow drift.
+    var wearerMotion: WearerMotion? = nil
+    /// Whether the engine is given the glasses' gyroscope (60 Hz, on a clock 40 ms ahead of the video's).
+    var imu = false
     /// Draw RMSSD independently of the pulse rate (15–80 ms even at 150 bpm) instead of the resting-physiology coupling.
     var uncoupledHRV = false
     var pulseTarget: Double? = nil
@@ -32,9 +36,25 @@ private let allConditions: [BenchCondition] = [
     BenchCondition(name: "raw-wild-hrv", bitrate: nil, uncoupledHRV: true),
 ]
 
+/// The wearer at DAT's 24 fps after HEVC, walking, nodding, turning and still (`moving`), each without and with the
+/// IMU (`+imu`: the same subjects; the still wearer's IMU reads no rotation).
+private let movingConditions: [BenchCondition] = [
+    ("walk", WearerMotion.walking, 2_000_000), ("nod", .nodding, 1_000_000), ("turn", .turning, 2_000_000),
+    ("still", nil, 2_000_000),
+].flatMap { name, motion, bitrate in
+    [false, true].map { imu in
+        BenchCondition(name: "hvc1-\(bitrate / 1_000_000)M-\(name)\(imu ? "+imu" : "")", bitrate: bitrate, fps: 24,
+                       wearerMotion: motion, imu: imu)
+    }
+}
+
 /// What one subject run measured.
 private struct SubjectResult: Sendable {
     var pulseErrors: [Double] = []
+    /// The stable pulse samples' errors (bpm), from 15 s on.
+    var stablePulseErrors: [Double] = []
+    /// The IMU's clock offset the engine found at the end (s), with the IMU.
+    var clockOffset: Double?
     var breathingErrors: [Double] = []
     var rmssdError: Double?
     var firstStablePulse: Double?
@@ -71,10 +91,11 @@ func runVitalsBenchmark(_ arguments: [String]) {
         case "--conditions":
             names = value("--conditions").split(separator: ",").flatMap { name -> [String] in
                 switch name {
-                case "all": allConditions.map(\.name) + photoConditions.map(\.name)
+                case "all": (allConditions + movingConditions).map(\.name) + photoConditions.map(\.name)
                 case "photo": photoConditions.map(\.name)
                 case "photo24": photoConditions.filter { $0.fps == 24 }.map(\.name)
                 case "sim": allConditions.map(\.name)
+                case "moving": movingConditions.map(\.name)
                 default: [String(name)]
                 }
             }
@@ -83,9 +104,10 @@ func runVitalsBenchmark(_ arguments: [String]) {
         case "--report": reportDirectory = value("--report")
         case "--clips-dir": clipsDirectory = value("--clips-dir")
         case "--help", "-h":
-            say("usage: Benchmarks vitals [--subjects N=20] [--duration S=65] [--jobs J=2] [--seed N] [--verbose] [--trace] [--quick] [--report DIR] [--clips-dir DIR] [--conditions sim|photo|photo24|all|NAME,...]")
+            say("usage: Benchmarks vitals [--subjects N=20] [--duration S=65] [--jobs J=2] [--seed N] [--verbose] [--trace] [--quick] [--report DIR] [--clips-dir DIR] [--conditions sim|moving|photo|photo24|all|NAME,...]")
             say("  --clips-dir DIR: also write each photo clip as the engine saw it (raw: FFV1 .mkv, HEVC: the encoded .mp4) and clips.json (truth, our values) for Scripts/peers/rppg_peers.py")
             say("  simulator conditions (the default): \(allConditions.map(\.name).joined(separator: ","))")
+            say("  moving: the wearer walking, nodding, turning and still at 24 fps after HEVC, each without and with the glasses' IMU (+imu)")
             say("  real-photograph conditions: \(photoConditions.map(\.name).joined(separator: ",")); --quick runs 8 of their 24 clips")
             say("  photo24: the 24 fps photo conditions alone (DAT's rate; 600 kbit/s and 1 Mbit/s, wearer drift with light swinging ±15 %, half the pulse)")
             say("  photo table: a clip's run value is the median of its stable samples, as the bridge's summary reports it")
@@ -96,10 +118,11 @@ func runVitalsBenchmark(_ arguments: [String]) {
         }
         i += 1
     }
-    for name in names where !allConditions.contains(where: { $0.name == name }) && !photoConditions.contains(where: { $0.name == name }) {
+    let simulated = allConditions + movingConditions
+    for name in names where !simulated.contains(where: { $0.name == name }) && !photoConditions.contains(where: { $0.name == name }) {
         fail("unknown condition \(name)")
     }
-    let conditions = names.compactMap { name in allConditions.first { $0.name == name } }
+    let conditions = names.compactMap { name in simulated.first { $0.name == name } }
     let photoNames = names.filter { name in photoConditions.contains { $0.name == name } }
     do { _ = try HaarCascade.frontalFace() } catch { fail("\(error)") }
     if let reportDirectory {
@@ -182,10 +205,27 @@ private func report(_ c: BenchCondition, _ results: [SubjectResult]) {
     func pad(_ s: String, _ width: Int) -> String { s.count >= width ? s : s + String(repeating: " ", count: width - s.count) }
     say(pad(c.name, 12) + " | " + fmt(pulse, c.pulseTarget) + " | " + fmt(breathing, c.breathingTarget) + " | "
         + fmt(rmssd, c.rmssdTarget) + " | " + pad(first, 29) + " | " + String(format: "%8.3f | %d", ms, fails.count))
+    // A subject's run value as the summary gives it: the median of its stable samples' errors.
+    let runErrors = results.compactMap { r -> Double? in
+        guard !r.stablePulseErrors.isEmpty else { return nil }
+        let e = r.stablePulseErrors.sorted()
+        return e[e.count / 2]
+    }
+    let offsets = results.compactMap(\.clockOffset)
+    let offsetText = offsets.isEmpty ? (c.imu ? ", IMU clock offset never estimated" : "")
+        : String(format: ", IMU clock offset estimated on %d of %d: %.1f–%.1f ms (true %.0f)", offsets.count, results.count,
+                 (offsets.min() ?? 0) * 1000, (offsets.max() ?? 0) * 1000, imuClockOffset * 1000)
+    say(String(format: "             run values within 3 bpm: %d of %d (MAE %.2f); stable samples off by more than 10 bpm: %d%@",
+               runErrors.filter { abs($0) <= 3 }.count, results.count,
+               runErrors.map(abs).reduce(0, +) / Double(max(1, runErrors.count)),
+               results.flatMap(\.stablePulseErrors).filter { abs($0) > 10 }.count, offsetText as NSString))
     let noStable = results.filter { $0.firstStablePulse == nil }.count
     if noStable > 0 { say("             \(noStable) subject(s) never reached a stable pulse") }
     for f in fails.prefix(3) { say("             failure: \(f.failure!)") }
 }
+
+/// The benchmark's IMU: its rate (Hz) and how far its clock is ahead of the video's (s).
+private let imuRate = 60.0, imuClockOffset = 0.04
 
 private func runSubject(index: Int, seed: UInt64, duration: Double, condition: BenchCondition, trace: Bool) -> SubjectResult {
     var random = SeededRandom(seed: seed, stream: 99)
@@ -198,7 +238,8 @@ private func runSubject(index: Int, seed: UInt64, duration: Double, condition: B
     let profile = SubjectProfile(
         pulseRate: pulseRate, breathingRate: breathingRate, hrvRMSSD: rmssd,
         lightingLevel: condition.lighting ?? random.uniform(0.7 ... 1.3), lightingDrift: random.uniform(0 ... 0.03),
-        headMotion: condition.headMotion, seed: seed)
+        headMotion: condition.headMotion || condition.wearerMotion != nil, wearerMotion: condition.wearerMotion ?? .drift,
+        seed: seed)
     var result = SubjectResult()
     let width = 504, height = 896
     let scene: SimulatedScene
@@ -226,9 +267,17 @@ private func runSubject(index: Int, seed: UInt64, duration: Double, condition: B
     let truth = scene.groundTruth(through: duration + 1)
     var lastHRV: VitalsHRVSample?
     var skinLuma = 0.0
+    var imuIndex = 0
     for n in 0 ..< frameCount {
         let t = Double(n) / Double(condition.fps)
         let us = Int64((t * 1_000_000).rounded())
+        // The gyroscope through this frame's exposure, as the glasses would have sent it by now.
+        while condition.imu, Double(imuIndex) / imuRate <= t {
+            let at = Double(imuIndex) / imuRate
+            let sample = SimulatedIMU.sample(rotation: scene.headRotation(at: at), timestampNs: 0)
+            if let g = sample.gyroscope { engine.addRotationRate(at: at + imuClockOffset, across: Double(g.x), down: Double(g.y)) }
+            imuIndex += 1
+        }
         buffer.withUnsafeMutableBytes { scene.render(at: t, width: width, height: height, into: $0) }
         if n == 0 {
             // The subject's skin brightness (mean luma, 0–255 video range, in the simulator's skin boxes): darker skin
@@ -280,7 +329,10 @@ private func runSubject(index: Int, seed: UInt64, duration: Double, condition: B
         for s in r.pulseRate {
             let ts = Double(s.timestampUs) / 1e6
             if s.confidence >= VitalsStability.pulse, result.firstStablePulse == nil { result.firstStablePulse = ts }
-            if ts >= 15, let gt = truth.meanPulseRate(in: max(0, ts - 12) ... ts) { result.pulseErrors.append(s.value - gt) }
+            if ts >= 15, let gt = truth.meanPulseRate(in: max(0, ts - 12) ... ts) {
+                result.pulseErrors.append(s.value - gt)
+                if s.confidence >= VitalsStability.pulse { result.stablePulseErrors.append(s.value - gt) }
+            }
             if trace {
                 let gt = truth.meanPulseRate(in: max(0, ts - 12) ... ts) ?? 0
                 say(String(format: "    subject %d t %.1f pulse %.1f truth %.1f confidence %.0f method %@", index, ts, s.value, gt,
@@ -302,6 +354,7 @@ private func runSubject(index: Int, seed: UInt64, duration: Double, condition: B
             lastHRV = s
         }
     }
+    result.clockOffset = engine.motionSensorAlignment?.offset
     var rmssdText = "--"
     if let h = lastHRV {
         let ts = Double(h.timestampUs) / 1e6

@@ -16,29 +16,34 @@ public struct EmbeddedVitalsBackend: ProcessingBackend {
     public typealias CameraMotionObserver = @Sendable (_ timestampUs: Int64, _ across: Double?, _ down: Double?) -> Void
 
     private let configuration: VitalsEngineConfiguration
-    private let cameraMotion: CameraMotionObserver?
+    private var cameraMotion: CameraMotionObserver?
+    private var rotationRates: RotationRateFeed?
 
     /// Creates the backend with the engine's default configuration.
     public init() {
         self.configuration = VitalsEngineConfiguration()
-        self.cameraMotion = nil
     }
 
     /// Creates the backend with a specific engine configuration.
     public init(configuration: VitalsEngineConfiguration) {
         self.configuration = configuration
-        self.cameraMotion = nil
-    }
-
-    private init(configuration: VitalsEngineConfiguration, cameraMotion: CameraMotionObserver?) {
-        self.configuration = configuration
-        self.cameraMotion = cameraMotion
     }
 
     /// The same backend, whose runs also report the camera's motion to `observer` (what an IMU's clock is aligned
     /// with: `MotionClockAlignment`).
     public func observingCameraMotion(_ observer: @escaping CameraMotionObserver) -> EmbeddedVitalsBackend {
-        EmbeddedVitalsBackend(configuration: configuration, cameraMotion: observer)
+        var copy = self
+        copy.cameraMotion = observer
+        return copy
+    }
+
+    /// The same backend, whose runs give the engine the gyroscope readings added to `feed`
+    /// (``VitalsEngine/addRotationRate(at:across:down:)``) and report there how its clock relates to the frames'.
+    /// Give each run a feed of its own.
+    public func takingRotationRates(from feed: RotationRateFeed) -> EmbeddedVitalsBackend {
+        var copy = self
+        copy.rotationRates = feed
+        return copy
     }
 
     /// The backend's name.
@@ -56,7 +61,8 @@ public struct EmbeddedVitalsBackend: ProcessingBackend {
     public func makeProcessor(configuration processing: ProcessingConfiguration) throws -> any FrameProcessor {
         do {
             let engine = try VitalsEngine(configuration: configuration)
-            return EmbeddedVitalsProcessor(engine: engine, requested: processing.requestedMetrics, cameraMotion: cameraMotion)
+            return EmbeddedVitalsProcessor(engine: engine, requested: processing.requestedMetrics, cameraMotion: cameraMotion,
+                                           rotationRates: rotationRates)
         } catch {
             throw SmartSpectraError(code: .processingFailed, message: "The embedded vitals engine cannot start: \(error)")
         }
@@ -84,11 +90,15 @@ final class EmbeddedVitalsProcessor: FrameProcessor {
     }
 
     private let cameraMotion: EmbeddedVitalsBackend.CameraMotionObserver?
+    private let rotationRates: RotationRateFeed?
+    private var alignmentReported: MotionClockAlignment.Estimate?
 
-    init(engine: VitalsEngine, requested: Set<MetricType>, cameraMotion: EmbeddedVitalsBackend.CameraMotionObserver? = nil) {
+    init(engine: VitalsEngine, requested: Set<MetricType>, cameraMotion: EmbeddedVitalsBackend.CameraMotionObserver? = nil,
+         rotationRates: RotationRateFeed? = nil) {
         self.engine = engine
         self.requested = requested
         self.cameraMotion = cameraMotion
+        self.rotationRates = rotationRates
     }
 
     func process(_ frame: PixelBuffer, timestampUs: Int64) -> ProcessingUpdate {
@@ -98,6 +108,9 @@ final class EmbeddedVitalsProcessor: FrameProcessor {
         case .nv12VideoRange: format = .nv12VideoRange
         case .nv12FullRange: format = .nv12FullRange
         default: return ProcessingUpdate()
+        }
+        if let rotationRates {
+            for reading in rotationRates.take() { engine.addRotationRate(at: reading.t, across: reading.across, down: reading.down) }
         }
         let output = frame.withUnsafeReadOnlyStorage { storage -> VitalsFrameResult? in
             guard let base = storage.baseAddress?.assumingMemoryBound(to: UInt8.self), let first = frame.planes.first else { return nil }
@@ -110,6 +123,10 @@ final class EmbeddedVitalsProcessor: FrameProcessor {
             return engine.process(view, timestampUs: timestampUs)
         }
         guard let result = output else { return ProcessingUpdate() }
+        if let rotationRates, engine.motionSensorAlignment != alignmentReported {
+            alignmentReported = engine.motionSensorAlignment
+            rotationRates.aligned(alignmentReported)
+        }
         if let cameraMotion, let measured = result.measurement, measured.backgroundHorizontal != nil || measured.background != nil {
             cameraMotion(timestampUs, measured.backgroundHorizontal, measured.background)
         }

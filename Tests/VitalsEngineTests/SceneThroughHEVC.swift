@@ -8,20 +8,21 @@ import WearablesKit
 /// libavcodec, as glasses streaming HEVC would deliver them.
 enum SceneThroughHEVC {
     /// The benchmark's subject for `seed` (Benchmarks/VitalsBenchmark.swift, `runSubject`), drawn exactly as there.
-    static func benchmarkSubject(seed: UInt64) throws -> SimulatedScene {
+    /// With `wearerMotion`, the wearer's head moves so (as the benchmark's moving conditions have it).
+    static func benchmarkSubject(seed: UInt64, wearerMotion: WearerMotion? = nil) throws -> SimulatedScene {
         var random = SeededRandom(seed: seed, stream: 99)
         let pulseRate = random.uniform(45 ... 150), breathingRate = random.uniform(6 ... 30)
         let rmssd = max(5, random.uniform(15 ... 80) * min(1, pow(60 / pulseRate / 0.8, 2)))
         return try SimulatedScene(profile: SubjectProfile(
             pulseRate: pulseRate, breathingRate: breathingRate, hrvRMSSD: rmssd,
-            lightingLevel: random.uniform(0.7 ... 1.3), lightingDrift: random.uniform(0 ... 0.03), seed: seed))
+            lightingLevel: random.uniform(0.7 ... 1.3), lightingDrift: random.uniform(0 ... 0.03),
+            headMotion: wearerMotion != nil, wearerMotion: wearerMotion ?? .drift, seed: seed))
     }
 
-    /// Renders `scene` at 30 fps for `seconds`, through HEVC at `bitrate`, and hands each decoded picture to `body`
-    /// with the time (s) of the frame whose encoding released it.
-    static func run(_ scene: SimulatedScene, width: Int, height: Int, seconds: Double, bitrate: Int,
+    /// Renders `scene` at `fps` (30 by default) for `seconds`, through HEVC at `bitrate`, and hands each decoded
+    /// picture to `body` with the time (s) of the frame whose encoding released it.
+    static func run(_ scene: SimulatedScene, width: Int, height: Int, seconds: Double, bitrate: Int, fps: Int = 30,
                     _ body: (DecodedVideoFrame, Double) throws -> Void) throws {
-        let fps = 30
         let encoder = try HEVCEncoder(width: width, height: height, frameRate: fps, bitrate: bitrate)
         let decoder = try VideoFrameDecoder(outputFormat: .nv12VideoRange)
         var buffer = [UInt8](repeating: 0, count: width * height * 3 / 2)

@@ -1,3 +1,4 @@
+import EmbeddedVitals
 import Synchronization
 import VitalsEngine
 import WearablesKit
@@ -28,8 +29,15 @@ package final class MotionClockMonitor: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Where the gyroscope's readings go on to the engine, on the frames' timeline (nil: the engine does not take them).
+    private let rotationRates: RotationRateFeed?
+    /// The feed the engine's run takes the gyroscope's readings from.
+    package var rotationRateFeed: RotationRateFeed? { rotationRates }
 
-    package init() {}
+    /// A monitor; with `rotationRates`, the glasses' gyroscope readings also go on to the engine's run through it.
+    package init(rotationRates: RotationRateFeed? = nil) {
+        self.rotationRates = rotationRates
+    }
 
     /// The worker submitted the frame the device stamped `deviceUs` at custom input's `timestampUs`.
     package func frameSubmitted(timestampUs: Int64, deviceUs: Int64) {
@@ -66,17 +74,25 @@ package final class MotionClockMonitor: Sendable {
     }
 
     /// Samples from the glasses, oldest first: the gyroscope's X and Y (the rotations that move the picture across
-    /// and down, on the axes a worn pair measured: `docs/DAT-ON-LINUX.md`) go to the alignment.
+    /// and down, on the axes a worn pair measured: `docs/DAT-ON-LINUX.md`) go to the alignment, and on to the engine
+    /// moved onto custom input's timeline by the last frame submitted (its timestamp minus its device time), so that
+    /// the engine is left to find only the IMU's own offset; none go on before the first frame.
     package func samples(_ batch: [MotionSample]) {
-        state.withLock { state in
+        let forward = state.withLock { state -> [(t: Double, across: Double, down: Double)] in
+            var forward: [(t: Double, across: Double, down: Double)] = []
+            let shift = state.submitted.last.map { Double($0.timestampUs - $0.deviceUs) / 1e6 }
             for sample in batch {
                 state.samples += 1
                 guard let gyroscope = sample.gyroscope else { continue }
                 state.gyroscopeSamples += 1
-                state.alignment.addRotationRate(at: Double(sample.timestampNs) / 1e9, across: Double(gyroscope.x),
-                                                down: Double(gyroscope.y))
+                let t = Double(sample.timestampNs) / 1e9
+                state.alignment.addRotationRate(at: t, across: Double(gyroscope.x), down: Double(gyroscope.y))
+                if rotationRates != nil, let shift { forward.append((t + shift, Double(gyroscope.x), Double(gyroscope.y))) }
             }
+            return forward
         }
+        // Outside the lock: the feed has its own.
+        for reading in forward { rotationRates?.add(at: reading.t, across: reading.across, down: reading.down) }
     }
 
     /// What the run's IMU came to.
@@ -84,6 +100,7 @@ package final class MotionClockMonitor: Sendable {
         let (alignment, snapshot) = state.withLock { ($0.alignment, $0) }
         var summary = MotionSummary()
         summary.samples = snapshot.samples
+        summary.engineClockOffsetSeconds = rotationRates?.alignment?.offset
         summary.framesMeasured = snapshot.framesMeasured
         if let estimate = alignment.estimate() {
             summary.clockOffsetSeconds = estimate.offset

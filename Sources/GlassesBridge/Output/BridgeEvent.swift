@@ -100,6 +100,10 @@ public struct MotionSummary: Sendable, Hashable {
     public var pixelsPerRadianDown: Double?
     /// Why there is no offset, in words (nil when there is one).
     public var absence: String?
+    /// The IMU's clock offset as the vitals engine found it on its own timeline, seconds, when it took the IMU's
+    /// rotation out of the pulse's colour; nil when the engine did not use the IMU (it had not related the clocks,
+    /// or the backend is not the embedded engine).
+    public var engineClockOffsetSeconds: Double?
 
     /// Creates an empty summary.
     public init() {}

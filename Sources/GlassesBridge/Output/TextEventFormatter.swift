@@ -197,6 +197,9 @@ package struct TextEventFormatter: BridgeEventFormatter {
             } else {
                 lines.append("  motion: \(motion.samples) IMU samples; no clock offset: \(motion.absence ?? "not measured")")
             }
+            lines.append(motion.engineClockOffsetSeconds == nil
+                ? "  motion in the vitals: not used (the engine had not related the IMU's clock to the frames')"
+                : "  motion in the vitals: the engine took the IMU's rotation out of the pulse's colour")
         }
         lines.append("  frames: received \(accounting.received) = submitted \(accounting.submitted) + rejected "
             + "\(accounting.rejected) + dropped \(accounting.dropped)")

@@ -129,11 +129,15 @@ public final class BridgePipeline: Sendable {
         self.source = source
         self.clock = clock
         var monitor: MotionClockMonitor?
-        if settings.motion, case .glasses = source.kind { monitor = MotionClockMonitor() }
-        if let monitor, let embedded = backend as? EmbeddedVitalsBackend {
-            self.backend = embedded.observingCameraMotion { timestampUs, across, down in
+        let embedded = backend as? EmbeddedVitalsBackend
+        if settings.motion, case .glasses = source.kind {
+            monitor = MotionClockMonitor(rotationRates: embedded == nil ? nil : RotationRateFeed())
+        }
+        if let monitor, let embedded {
+            let observing = embedded.observingCameraMotion { timestampUs, across, down in
                 monitor.cameraMotion(timestampUs: timestampUs, across: across, down: down)
             }
+            self.backend = monitor.rotationRateFeed.map { observing.takingRotationRates(from: $0) } ?? observing
         } else {
             monitor?.engineUnavailable("the vitals engine (\(backend.name)) does not measure the camera's motion")
             self.backend = backend

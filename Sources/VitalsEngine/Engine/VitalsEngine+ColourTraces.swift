@@ -37,22 +37,39 @@ extension VitalsEngine {
         let trace = Self.colourTrace(window, from: start, to: end, rate: fs)
         let count = trace.r.count
         let band = pulseBand(rate: fs)
-        let motion = Self.motionTrace(window, from: start, rate: fs, count: count)
-        let raw = [trace.r, trace.g, trace.b]
+        // The IMU, when the engine has one: its rotation beside the picture's own motion, and its spans of strong
+        // rotation left out (bridged) of every signal, in the window and in the longer fit alike, or in neither (the
+        // coupling's signals are the window's, by index).
+        var longFit: (samples: [Sample], start: Double)?
+        if let fit, let first = fit.first, fit.count > window.count { longFit = (fit, first.t) }
+        var sensor = motionSensorTrace(from: start, rate: fs, count: count)
+        var longSensor: (signals: [[Double]], strong: [Bool])?
+        if let longFit {
+            longSensor = motionSensorTrace(from: longFit.start, rate: fs, count: Int((end - longFit.start) * fs) + 1)
+            if longSensor == nil { sensor = nil } else if sensor == nil { longSensor = nil }
+        }
+        let gaps = sensor?.strong ?? []
+        let motion = (Self.motionTrace(window, from: start, rate: fs, count: count) + (sensor?.signals ?? []))
+            .map { Self.bridged($0, over: gaps) }
+        let raw = [trace.r, trace.g, trace.b].map { Self.bridged($0, over: gaps) }
         // How the skin follows the motion is fitted over `fit` when it is longer than the window (see
         // motionFitSpan), and removed from the window.
         var coupling: MotionCoupling?
-        if let fit, let fitStart = fit.first?.t, fit.count > window.count {
+        if let longFit {
+            let fit = longFit.samples, fitStart = longFit.start
             let long = Self.colourTrace(fit, from: fitStart, to: end, rate: fs)
-            let longMotion = Self.motionTrace(fit, from: fitStart, rate: fs, count: long.r.count)
-            coupling = Self.motionCoupling([long.r, long.g, long.b], motion: longMotion, rate: fs, low: band.low, high: band.high)
+            let longGaps = longSensor?.strong ?? []
+            let longMotion = (Self.motionTrace(fit, from: fitStart, rate: fs, count: long.r.count) + (longSensor?.signals ?? []))
+                .map { Self.bridged($0, over: longGaps) }
+            coupling = Self.motionCoupling([long.r, long.g, long.b].map { Self.bridged($0, over: longGaps) }, motion: longMotion,
+                                           rate: fs, low: band.low, high: band.high)
         } else {
             coupling = Self.motionCoupling(raw, motion: motion, rate: fs, low: band.low, high: band.high)
         }
         var skin = Self.removeMotion(raw, motion: motion, coupling: coupling)
         let lumaAfterMotionRemoval = Self.chroma(of: skin).y
         var excess = 0.0
-        let background = backgroundTrace(window, from: start, rate: fs, count: count)
+        let background = backgroundTrace(window, from: start, rate: fs, count: count).map { $0.map { Self.bridged($0, over: gaps) } }
         if let background {
             excess = Self.chromaExcess(background: background, rate: fs, low: band.low, high: band.high)
             if excess > PulseAnalysis.chromaTolerance {

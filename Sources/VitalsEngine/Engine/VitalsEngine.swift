@@ -108,6 +108,10 @@ public final class VitalsEngine {
     /// The lines of the camera's motion in the face's position, kept out where the skin still echoes them.
     var motionLines = SpectralLineFinder()
     private var condition = VitalsCondition.noFaceFound
+    // The glasses' IMU (see VitalsEngine+MotionSensor.swift): nil until the first rotation rate arrives.
+    var motionSensor: MotionClockAlignment?
+    var motionEstimate: MotionClockAlignment.Estimate?
+    var lastMotionEstimate = -Double.infinity
     /// How many times the measurement started over after it had begun (a gap in the input or the face lost for
     /// longer than ``VitalsEngineConfiguration/maximumGap``): the rare, visible exception, not every flicker.
     public private(set) var restarts = 0
@@ -145,6 +149,7 @@ public final class VitalsEngine {
         let camera = trackedBox == nil ? (x: nil, y: nil) : measureCamera(view)
         if let y = camera.y { cameraMotion.y = y }
         if let x = camera.x { cameraMotion.x = x }
+        if camera.x != nil || camera.y != nil { motionSensor?.addFrame(at: t, across: camera.x, down: camera.y) }
         trackFace(view, at: t)
         var result = VitalsFrameResult(condition: .ok, face: trackedBox)
         guard let box = trackedBox else {
@@ -211,6 +216,7 @@ public final class VitalsEngine {
         guard let first = samples.first else { return }
         let duration = t - first.t
         let c = configuration
+        refreshMotionEstimate(at: t)
         if duration >= c.pulseFirstOutput {
             pulse(&result, at: t, duration: duration)
         }

@@ -135,7 +135,7 @@ public struct MotionClockAlignment: Sendable {
             for axis in 0 ..< 2 where !pairs[axis].isEmpty {
                 var n = 0.0, sp = 0.0, sd = 0.0, spp = 0.0, sdd = 0.0, spd = 0.0
                 for pair in pairs[axis] {
-                    let p = Self.angle(angles, at: pair.to + offset, axis) - Self.angle(angles, at: pair.from + offset, axis)
+                    let p = Self.linear(angles, at: pair.to + offset, axis) - Self.linear(angles, at: pair.from + offset, axis)
                     let d = pair.moved
                     n += 1; sp += p; sd += d; spp += p * p; sdd += d * d; spd += p * d
                 }
@@ -176,6 +176,33 @@ public struct MotionClockAlignment: Sendable {
                         pixelsPerRadianDown: refined.gains[1], pairs: count)
     }
 
+    /// The rotation the gyroscope measured, at `count` instants on the video's clock from `start` every `1 / rate`
+    /// seconds, read at each instant plus `offset` on the IMU's clock: the angle (rad) since the oldest sample kept
+    /// and the rate (rad/s, linear between samples), across and down. An instant past either end of the samples takes
+    /// the value at that end. Nil without two samples, or when the samples cover less than half the span asked. The
+    /// angle's level is arbitrary (the same for every call until the oldest sample goes): what it is for is how it
+    /// moves.
+    public func rotation(from start: Double, rate: Double, count: Int, offset: Double)
+        -> (angle: (across: [Double], down: [Double]), rate: (across: [Double], down: [Double]))?
+    {
+        guard rates.count >= 2, count > 0, rate > 0, rate.isFinite, start.isFinite, offset.isFinite,
+              let first = rates.first?.t, let last = rates.last?.t else { return nil }
+        let from = start + offset, to = from + Double(count - 1) / rate
+        guard min(to, last) - max(from, first) >= (to - from) / 2 else { return nil }
+        let angles = Self.integrate(rates)
+        var angle = (across: [Double](repeating: 0, count: count), down: [Double](repeating: 0, count: count))
+        var speed = angle
+        for k in 0 ..< count {
+            let t = min(max(from + Double(k) / rate, first), last)
+            angle.across[k] = Self.linear(angles, at: t, 0)
+            angle.down[k] = Self.linear(angles, at: t, 1)
+            // The rate between the samples either side (the same search, on the rates themselves).
+            speed.across[k] = Self.linear(rates, at: t, 0)
+            speed.down[k] = Self.linear(rates, at: t, 1)
+        }
+        return (angle, speed)
+    }
+
     // MARK: - Arithmetic
 
     private static func value(_ frame: (t: Double, across: Double?, down: Double?), _ axis: Int) -> Double? {
@@ -194,8 +221,9 @@ public struct MotionClockAlignment: Sendable {
         return out
     }
 
-    /// The integrated rotation at `t` on one axis, linear between samples (`t` within the samples' span).
-    private static func angle(_ angles: [(t: Double, across: Double, down: Double)], at t: Double, _ axis: Int) -> Double {
+    /// A series' value at `t` on one axis (the integrated rotation, or the rate), linear between samples (`t` within
+    /// the samples' span).
+    private static func linear(_ angles: [(t: Double, across: Double, down: Double)], at t: Double, _ axis: Int) -> Double {
         var low = 0, high = angles.count - 1
         while high - low > 1 {
             let mid = (low + high) / 2

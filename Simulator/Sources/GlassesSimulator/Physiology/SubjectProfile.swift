@@ -17,6 +17,25 @@ public struct LinearRGB: Sendable, Hashable, Codable {
     }
 }
 
+/// How the wearer's head moves, when ``SubjectProfile/headMotion`` is on: the kinds of motion that carry the glasses'
+/// camera with them. Every kind is a smooth function of time with exact rates (what the simulated IMU reads), scaled
+/// by ``SubjectProfile/headMotionAmplitude``, with the seed choosing its phases and rates.
+public enum WearerMotion: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Slow sway (sums of sines at 0.07–1.1 Hz): a wearer standing and looking at someone; what `headMotion` has
+    /// always rendered.
+    case drift
+    /// Walking: the head pitches with every step (1.2 amplitudes at the step rate, 1.6–2.0 Hz or 96–120 a minute as
+    /// the seed draws it, and 0.4 at twice it) and sways from side to side (0.8) and rolls at half the step rate, over
+    /// half the slow drift. Both rates lie in the pulse band.
+    case walking
+    /// Nodding while listening: bursts of pitch (3 s, up to 3 amplitudes, at 1.3–2.2 Hz) every 9 s, over half the
+    /// slow drift.
+    case nodding
+    /// Turning to a second person and back: the head turns by four amplitudes in 0.8 s, holds 4 s and turns back,
+    /// every 12 s, over half the slow drift.
+    case turning
+}
+
 /// Everything that describes the simulated person and the camera looking at them: vitals, skin, light, noise and
 /// motion. All fields have defaults, so a scenario file only names what it changes; the same profile (seed
 /// included) renders the same bytes.
@@ -46,6 +65,8 @@ public struct SubjectProfile: Sendable, Hashable, Codable {
     public var headMotion: Bool
     /// Amplitude of the wearer's head motion as a fraction of the frame width.
     public var headMotionAmplitude: Double
+    /// How the wearer's head moves when ``headMotion`` is on (``WearerMotion/drift`` by default).
+    public var wearerMotion: WearerMotion
     /// Vertical chest excursion at full inhalation, as a fraction of the frame height (the head moves a quarter).
     public var breathingAmplitude: Double
     /// Seed for everything random: beat-to-beat variability, texture, noise, motion.
@@ -65,6 +86,7 @@ public struct SubjectProfile: Sendable, Hashable, Codable {
         sensorNoise: Double = 2,
         headMotion: Bool = false,
         headMotionAmplitude: Double = 0.015,
+        wearerMotion: WearerMotion = .drift,
         breathingAmplitude: Double = 0.008,
         seed: UInt64 = 1
     ) {
@@ -80,6 +102,7 @@ public struct SubjectProfile: Sendable, Hashable, Codable {
         self.sensorNoise = sensorNoise
         self.headMotion = headMotion
         self.headMotionAmplitude = headMotionAmplitude
+        self.wearerMotion = wearerMotion
         self.breathingAmplitude = breathingAmplitude
         self.seed = seed
     }
@@ -89,7 +112,7 @@ public struct SubjectProfile: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case pulseRate, breathingRate, hrvRMSSD, respiratorySinusArrhythmia, pulseAmplitude, pulseSignature, skinTone,
-             lightingLevel, lightingDrift, sensorNoise, headMotion, headMotionAmplitude, breathingAmplitude, seed
+             lightingLevel, lightingDrift, sensorNoise, headMotion, headMotionAmplitude, wearerMotion, breathingAmplitude, seed
     }
 
     /// Decodes a profile; every key is optional and falls back to the default.
@@ -109,6 +132,7 @@ public struct SubjectProfile: Sendable, Hashable, Codable {
         sensorNoise = try c.decodeIfPresent(Double.self, forKey: .sensorNoise) ?? d.sensorNoise
         headMotion = try c.decodeIfPresent(Bool.self, forKey: .headMotion) ?? d.headMotion
         headMotionAmplitude = try c.decodeIfPresent(Double.self, forKey: .headMotionAmplitude) ?? d.headMotionAmplitude
+        wearerMotion = try c.decodeIfPresent(WearerMotion.self, forKey: .wearerMotion) ?? d.wearerMotion
         breathingAmplitude = try c.decodeIfPresent(Double.self, forKey: .breathingAmplitude) ?? d.breathingAmplitude
         seed = try c.decodeIfPresent(UInt64.self, forKey: .seed) ?? d.seed
     }

@@ -149,6 +149,8 @@ public final class SimulatedScene: Sendable {
     private let lastCanvas = Mutex<(key: Int, canvas: SceneCanvas)?>(nil)
     private let noiseTable: NoiseTable
     private let motionPhases: [Double]
+    /// The step rate when walking and the nod's rate when nodding, Hz (drawn from the seed).
+    private let motionRates: (step: Double, nod: Double)
     private let driftPhase: Double
 
     /// Creates a scene.
@@ -185,6 +187,9 @@ public final class SimulatedScene: Sendable {
         noiseTable = NoiseTable((0..<65_536).map { _ in Float(noiseRandom.gaussian()) })
         motionPhases = (0..<8).map { _ in random.uniform(0...(2 * Double.pi)) }
         driftPhase = random.uniform(0...(2 * Double.pi))
+        // Drawn from a stream of their own, so that the phases and everything else keep their seeds' values.
+        var rates = SeededRandom(seed: profile.seed, stream: 22)
+        motionRates = (rates.uniform(1.6...2.0), rates.uniform(1.3...2.2))
         physiology = Mutex(PhysiologyModel(profile: profile))
     }
 
@@ -252,22 +257,61 @@ public final class SimulatedScene: Sendable {
         return (dx, dy, roll)
     }
 
-    /// The dimensionless shapes of the head motion (sums of slow sines) and their time derivatives (per second).
+    /// The dimensionless shapes of the head motion (``SubjectProfile/wearerMotion``) and their time derivatives (per
+    /// second).
     private func motionShape(at time: Double)
         -> (x: (value: Double, rate: Double), y: (value: Double, rate: Double), roll: (value: Double, rate: Double))
     {
         let p = motionPhases, t = 2 * Double.pi * time
+        typealias Term = (value: Double, rate: Double)
         // d/dt sin(2π f t + p) = 2π f cos(2π f t + p).
-        func term(_ weight: Double, _ f: Double, _ phase: Double) -> (Double, Double) {
+        func term(_ weight: Double, _ f: Double, _ phase: Double) -> Term {
             (weight * sin(f * t + phase), weight * 2 * Double.pi * f * cos(f * t + phase))
         }
-        func sum(_ terms: [(Double, Double)]) -> (value: Double, rate: Double) {
-            (terms.reduce(0) { $0 + $1.0 }, terms.reduce(0) { $0 + $1.1 })
+        func sum(_ terms: [Term]) -> Term {
+            (terms.reduce(0) { $0 + $1.value }, terms.reduce(0) { $0 + $1.rate })
         }
+        func scaled(_ a: Term, _ k: Double) -> Term { (a.value * k, a.rate * k) }
         let x = sum([term(0.6, 0.13, p[0]), term(0.3, 0.31, p[1]), term(0.1, 1.1, p[2])])
         let y = sum([term(0.5, 0.11, p[3]), term(0.3, 0.23, p[4]), term(0.2, 0.9, p[5])])
         let roll = sum([term(0.7, 0.07, p[6]), term(0.3, 0.37, p[7])])
-        return (x, y, roll)
+        switch profile.wearerMotion {
+        case .drift:
+            return (x, y, roll)
+        case .walking:
+            // The step's pitch with its harmonic; sway and roll at half the step rate; half the drift under them.
+            let step = motionRates.step
+            let bob = sum([term(1.2, step, p[5]), term(0.4, 2 * step, p[2])])
+            let sway = term(0.8, step / 2, p[1])
+            return (sum([scaled(x, 0.5), sway]), sum([scaled(y, 0.5), bob]), sum([scaled(roll, 0.5), scaled(sway, 1.2)]))
+        case .nodding:
+            // Bursts: a raised-cosine envelope of `burst` seconds, every `period`, times a sine at the nod's rate.
+            let period = 9.0, burst = 3.0, nod = motionRates.nod
+            let phase = (time + p[4] / (2 * Double.pi) * period).truncatingRemainder(dividingBy: period)
+            var envelope: Term = (0, 0)
+            if phase < burst {
+                let w = 2 * Double.pi / burst
+                envelope = (0.5 - 0.5 * cos(w * phase), 0.5 * w * sin(w * phase))
+            }
+            let wave = term(3, nod, p[5])
+            let nodding: Term = (envelope.value * wave.value, envelope.rate * wave.value + envelope.value * wave.rate)
+            return (scaled(x, 0.5), sum([scaled(y, 0.5), nodding]), scaled(roll, 0.5))
+        case .turning:
+            // Smooth steps (raised-cosine ramps of `ramp` s) to 4 amplitudes and back: turn, hold, turn back, wait.
+            let period = 12.0, ramp = 0.8, hold = 4.0
+            let phase = (time + p[0] / (2 * Double.pi) * period).truncatingRemainder(dividingBy: period)
+            let w = Double.pi / ramp
+            var turn: Term = (0, 0)
+            if phase < ramp {
+                turn = (0.5 - 0.5 * cos(w * phase), 0.5 * w * sin(w * phase))
+            } else if phase < ramp + hold {
+                turn = (1, 0)
+            } else if phase < 2 * ramp + hold {
+                let u = phase - ramp - hold
+                turn = (0.5 + 0.5 * cos(w * u), -0.5 * w * sin(w * u))
+            }
+            return (sum([scaled(x, 0.5), scaled(turn, 4)]), scaled(y, 0.5), scaled(roll, 0.5))
+        }
     }
 
     /// The camera's focal length as a fraction of the frame width: `f_px = 0.6 × width` (a horizontal field of view

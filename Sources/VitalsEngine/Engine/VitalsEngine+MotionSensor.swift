@@ -1,0 +1,110 @@
+import Foundation
+
+// The glasses' IMU: its rotation, on the video's clock, as more signals the colour's motion echo is fitted to, and
+// the spans of strong rotation, which the colour traces leave out.
+extension VitalsEngine {
+    /// How much of the IMU's past the engine keeps and fits its clock over, seconds: the pulse's motion fit
+    /// (``motionFitSpan``, 30 s) plus the pulse window's slack.
+    static let motionSensorWindow = 40.0
+    /// Pixels the picture moves per radian of rotation, taken until the clocks are related (and with them the gains
+    /// measured): 0.6 frame widths of 504 px, a wide camera's focal length. It only sets the level below which a
+    /// signal counts as still (``motionCoupling(_:motion:rate:low:high:)``); the fit finds the real coupling.
+    static let nominalPixelsPerRadian = 300.0
+    /// A rotation faster than this (rad/s, both axes together) can be strong motion: about 6°/s, or 30 px/s on a
+    /// 504 px frame, where the face's skin regions start to lag the face.
+    static let strongRotation = 0.1
+    /// ... and only when faster than this many times the window's median rate: a wearer who walks rotates all the time,
+    /// and what is left out is what stands out (a nod, a turn).
+    static let strongRotationRatio = 3.0
+    /// Seconds left out either side of strong rotation: the skin regions catch up and the codec settles.
+    static let strongRotationMargin = 0.2
+    /// At most this share of a window is left out; a window that moves more throughout keeps all of it (its motion is
+    /// the norm there, and the fit takes its echo out).
+    static let strongRotationShare = 0.4
+
+    /// Adds one gyroscope reading from the glasses' IMU: `seconds` on the IMU's own clock (DAT's
+    /// `MotionSample.timestampNs` / 1e9, shifted by a constant so that it lies within half a second of the frames'
+    /// timestamps), and the rotation rates (rad/s) about the axis whose rotation moves the picture across and about
+    /// the one that moves it down (DAT glasses: the gyroscope's X and Y; see ``MotionClockAlignment``). Readings come
+    /// in time order; non-finite ones are ignored.
+    ///
+    /// With readings, the colour the pulse is read from changes in two ways (`docs/VITALS-ENGINE.md`, *The wearer's
+    /// own motion*): the spans in which the head turns or nods much faster than it does otherwise are left out, and
+    /// what the rotation (its angle and rate) explains of the skin's colour is taken out with what the picture's own
+    /// motion explains. The engine relates the IMU's clock to the video's from the background's motion
+    /// (``motionSensorAlignment``), and until it has, reads the IMU at the frames' own times. An engine never given a
+    /// reading behaves exactly as before.
+    public func addRotationRate(at seconds: Double, across: Double, down: Double) {
+        if motionSensor == nil { motionSensor = MotionClockAlignment(window: Self.motionSensorWindow) }
+        motionSensor?.addRotationRate(at: seconds, across: across, down: down)
+    }
+
+    /// The IMU's clock against the video's as the engine uses it (the last trusted estimate); nil before one.
+    public var motionSensorAlignment: MotionClockAlignment.Estimate? { motionEstimate }
+
+    /// Whether the engine has had gyroscope readings (``addRotationRate(at:across:down:)``).
+    public var hasMotionSensor: Bool { motionSensor != nil }
+
+    /// Estimates the clock offset again: every 2 s until the first trusted estimate, then every 10 s; a failed
+    /// estimate keeps the last trusted one (a still head says nothing new about the clocks).
+    func refreshMotionEstimate(at t: Double) {
+        guard let sensor = motionSensor else { return }
+        guard t - lastMotionEstimate >= (motionEstimate == nil ? 2 : 10) else { return }
+        lastMotionEstimate = t
+        if let estimate = sensor.estimate() { motionEstimate = estimate }
+    }
+
+    /// The IMU on the colour trace's grid: the camera's displacement and its rate (px and px/s; across, down), and
+    /// which grid points lie in strong rotation (see ``strongRotation``); nil without an IMU or where its readings do
+    /// not cover the span.
+    func motionSensorTrace(from start: Double, rate fs: Double, count: Int) -> (signals: [[Double]], strong: [Bool])? {
+        guard let sensor = motionSensor else { return nil }
+        let offset = motionEstimate?.offset ?? 0
+        guard let rotation = sensor.rotation(from: start, rate: fs, count: count, offset: offset) else { return nil }
+        let across = motionEstimate?.pixelsPerRadianAcross ?? Self.nominalPixelsPerRadian
+        let down = motionEstimate?.pixelsPerRadianDown ?? Self.nominalPixelsPerRadian
+        let signals = [rotation.angle.across.map { $0 * across }, rotation.angle.down.map { $0 * down },
+                       rotation.rate.across.map { $0 * across }, rotation.rate.down.map { $0 * down }]
+        let speeds = zip(rotation.rate.across, rotation.rate.down).map { ($0 * $0 + $1 * $1).squareRoot() }
+        return (signals, Self.strongRotation(speeds, rate: fs))
+    }
+
+    /// The grid points of strong rotation in `speeds` (rad/s at `fs`), with ``strongRotationMargin`` either side;
+    /// none when they would be more than ``strongRotationShare`` of the grid.
+    static func strongRotation(_ speeds: [Double], rate fs: Double) -> [Bool] {
+        guard !speeds.isEmpty else { return [] }
+        let median = speeds.sorted()[speeds.count / 2]
+        let threshold = max(strongRotation, strongRotationRatio * median)
+        let margin = Int((strongRotationMargin * fs).rounded())
+        var strong = [Bool](repeating: false, count: speeds.count)
+        for (i, speed) in speeds.enumerated() where speed > threshold {
+            for j in max(0, i - margin) ... min(speeds.count - 1, i + margin) { strong[j] = true }
+        }
+        let share = Double(strong.filter { $0 }.count) / Double(speeds.count)
+        return share > strongRotationShare ? [Bool](repeating: false, count: speeds.count) : strong
+    }
+
+    /// `x` with the points marked in `gaps` replaced by the straight line between the unmarked points either side (a
+    /// gap at either end holds the nearest unmarked value); unchanged when the lengths differ or every point is marked.
+    static func bridged(_ x: [Double], over gaps: [Bool]) -> [Double] {
+        guard x.count == gaps.count, gaps.contains(false) else { return x }
+        var out = x
+        var i = 0
+        while i < x.count {
+            guard gaps[i] else { i += 1; continue }
+            var j = i
+            while j < x.count, gaps[j] { j += 1 }
+            let before = i > 0 ? x[i - 1] : nil, after = j < x.count ? x[j] : nil
+            for k in i ..< j {
+                switch (before, after) {
+                case let (b?, a?): out[k] = b + (a - b) * Double(k - i + 1) / Double(j - i + 1)
+                case let (b?, nil): out[k] = b
+                case let (nil, a?): out[k] = a
+                case (nil, nil): break
+                }
+            }
+            i = j
+        }
+        return out
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import GlassesSimulator
+import Testing
+@testable import VitalsEngine
+
+/// The engine with the glasses' IMU (``VitalsEngine/addRotationRate(at:across:down:)``): the rotation read at the
+/// frames' times, the spans of strong rotation it leaves out, and a nodding wearer read right with it where the
+/// engine alone reads a rhythm of the nods.
+@Suite("The engine with the glasses' IMU")
+struct MotionSensorTests {
+    @Test("the rotation at the frames' times: angles that move as the sway's, rates equal to it, read at the offset; nil when the readings cover under half the span")
+    func rotationAtTheFramesTimes() throws {
+        let offset = 0.04
+        let alignment = MotionClockAlignmentTests.aligned(offset: offset)
+        let sway = MotionClockAlignmentTests.Sway.across
+        let rotation = try #require(alignment.rotation(from: 2, rate: 24, count: 240, offset: offset))
+        #expect(rotation.angle.across.count == 240 && rotation.rate.down.count == 240)
+        let level = rotation.angle.across[0] - sway.angle(2)
+        for k in stride(from: 0, to: 240, by: 7) {
+            let t = 2 + Double(k) / 24
+            #expect(abs(rotation.angle.across[k] - level - sway.angle(t)) < 2e-4, "angle at \(t) s")
+            #expect(abs(rotation.rate.across[k] - sway.rate(t)) < 2e-3, "rate at \(t) s")
+        }
+        // Read without the offset, the rate is the sway's 40 ms later.
+        let early = try #require(alignment.rotation(from: 2, rate: 24, count: 240, offset: 0))
+        #expect(abs(early.rate.across[100] - sway.rate(2 + 100.0 / 24 - offset)) < 2e-3)
+        #expect(alignment.rotation(from: 16, rate: 24, count: 240, offset: 0) == nil, "16–26 s: the readings end at 20 s")
+        #expect(alignment.rotation(from: 14, rate: 24, count: 240, offset: 0) != nil, "14–24 s: six of ten seconds covered")
+        #expect(MotionClockAlignment().rotation(from: 0, rate: 24, count: 10, offset: 0) == nil)
+    }
+
+    @Test("strong rotation: a burst well above the window's median is marked with 0.2 s either side; a walk's steady rotation and a window mostly moving are kept")
+    func strongRotationSpans() {
+        let fs = 24.0
+        var speeds = [Double](repeating: 0.02, count: 240)
+        for k in 100 ..< 124 { speeds[k] = 0.5 }
+        let marked = VitalsEngine.strongRotation(speeds, rate: fs)
+        let margin = Int((VitalsEngine.strongRotationMargin * fs).rounded())
+        #expect(marked.enumerated().allSatisfy { k, m in m == (100 - margin ..< 124 + margin).contains(k) }, "\(marked.indices.filter { marked[$0] })")
+        // A walk: rotating all the time, 0.3 ± 0.2 rad/s; nothing stands out three times above the median.
+        let walk = (0 ..< 240).map { 0.3 + 0.2 * sin(2 * .pi * 1.8 * Double($0) / fs) }
+        #expect(!VitalsEngine.strongRotation(walk, rate: fs).contains(true))
+        // Slow below 0.1 rad/s is never strong, however it compares.
+        var slow = [Double](repeating: 0.001, count: 240)
+        slow[50] = 0.09
+        #expect(!VitalsEngine.strongRotation(slow, rate: fs).contains(true))
+        // Bursts over half the window: kept whole.
+        var busy = [Double](repeating: 0.01, count: 240)
+        for k in 0 ..< 130 { busy[k] = 0.6 }
+        #expect(!VitalsEngine.strongRotation(busy, rate: fs).contains(true))
+        #expect(VitalsEngine.strongRotation([], rate: fs).isEmpty)
+    }
+
+    @Test("bridging: a gap becomes the straight line between its neighbours; a gap at an end holds the nearest value")
+    func bridging() {
+        let x: [Double] = [0, 1, 9, 9, 9, 5, 6, 9]
+        let gaps = [false, false, true, true, true, false, false, true]
+        #expect(VitalsEngine.bridged(x, over: gaps) == [0, 1, 2, 3, 4, 5, 6, 6])
+        #expect(VitalsEngine.bridged([7, 1, 2], over: [true, false, false]) == [1, 1, 2])
+        #expect(VitalsEngine.bridged(x, over: []) == x && VitalsEngine.bridged([1, 2], over: [true, true]) == [1, 2])
+    }
+
+    /// What the two engines made of the nodding wearer: each stable pulse sample's error (bpm, from 15 s), and the
+    /// clocks as the one with the IMU related them.
+    struct NoddingRun: Sendable {
+        var alone: [Double] = [], helped: [Double] = []
+        var estimate: MotionClockAlignment.Estimate?
+        var sensors = (alone: false, helped: false)
+    }
+
+    /// The benchmark's first subject (107 bpm), nodding, through HEVC at 1 Mbit/s and 24 fps for 45 s (the moving
+    /// conditions' `hvc1-1M-nod`), read by one engine alone and one given the gyroscope (60 Hz, on a clock 40 ms ahead).
+    static func nodding() throws -> NoddingRun {
+        let scene = try SceneThroughHEVC.benchmarkSubject(seed: 1000, wearerMotion: .nodding)
+        let truth = scene.groundTruth(through: 46)
+        let alone = try VitalsEngine(), helped = try VitalsEngine()
+        var imu = 0
+        var run = NoddingRun()
+        try SceneThroughHEVC.run(scene, width: 504, height: 896, seconds: 45, bitrate: 1_000_000, fps: 24) { decoded, t in
+            while Double(imu) / 60 <= t {
+                let at = Double(imu) / 60
+                guard let gyroscope = SimulatedIMU.sample(rotation: scene.headRotation(at: at), timestampNs: 0).gyroscope else {
+                    throw TestFailure("the simulated IMU gave no gyroscope reading")
+                }
+                helped.addRotationRate(at: at + 0.04, across: Double(gyroscope.x), down: Double(gyroscope.y))
+                imu += 1
+            }
+            for (engine, withIMU) in [(alone, false), (helped, true)] {
+                let result = try SceneThroughHEVC.process(decoded, with: engine)
+                for sample in result.pulseRate where sample.confidence >= VitalsStability.pulse {
+                    let ts = Double(sample.timestampUs) / 1e6
+                    guard ts >= 15, let gt = truth.meanPulseRate(in: (ts - 12) ... ts) else { continue }
+                    if withIMU { run.helped.append(sample.value - gt) } else { run.alone.append(sample.value - gt) }
+                }
+            }
+        }
+        run.estimate = helped.motionSensorAlignment
+        run.sensors = (alone.hasMotionSensor, helped.hasMotionSensor)
+        return run
+    }
+
+    @Test("a nodding wearer after HEVC at 1 Mbit/s, 24 fps: with the IMU the pulse is within 3 bpm and never stable off by 10; the engine alone reads the nods",
+          .timeLimit(.minutes(6)))
+    func noddingWearer() async throws {
+        // Tens of seconds of CPU: on a thread of its own, not the cooperative pool's.
+        let run = try await onOwnThread { try Self.nodding() }
+        func median(_ errors: [Double]) -> Double? { errors.isEmpty ? nil : errors.sorted()[errors.count / 2] }
+        #expect(run.sensors.helped && !run.sensors.alone)
+        #expect(run.helped.count >= 3 && abs(median(run.helped) ?? 99) <= 3 && run.helped.allSatisfy { abs($0) <= 10 },
+                "with the IMU: \(run.helped)")
+        // What the IMU is for: the engine alone is stably wrong, or never stable.
+        #expect(run.alone.isEmpty || run.alone.contains { abs($0) > 10 } || abs(median(run.alone)!) > 3, "alone: \(run.alone)")
+        let estimate = try #require(run.estimate, "the clocks were never related")
+        #expect(abs(estimate.offset - 0.04) < 1.0 / 24, "\(estimate)")
+    }
+}
