@@ -60,6 +60,23 @@ struct MotionSensorTests {
         #expect(VitalsEngine.bridged(x, over: []) == x && VitalsEngine.bridged([1, 2], over: [true, true]) == [1, 2])
     }
 
+    @Test("a rate on a line of the wearer's rhythmic rotation is doubted only while the rotation moves the picture by 3 px or more, and only on the line")
+    func motionRhythmDoubt() throws {
+        let engine = try VitalsEngine()
+        let fs = 24.0
+        // The IMU's displacement: a walk's step at 1.8 Hz, 6 px, across, over the head's irregular 1 px; 12 s windows,
+        // three of them (a line needs three).
+        var random = SeededRandom(seed: 3, stream: 1)
+        let step = (0 ..< 288).map { 6 * sin(2 * .pi * 1.8 * Double($0) / fs) + random.gaussian() }
+        let spectrum = BandSpectrum(step, rate: fs, low: 0.7, high: 3.5, step: PulseAnalysis.spectrumStep)
+        for _ in 0 ..< 3 { engine.sensorLines.update(spectrum, spectrum) }
+        engine.sensorMotionLevel = 4
+        #expect(engine.onMotionRhythm(1.8) && engine.onMotionRhythm(1.85))
+        #expect(!engine.onMotionRhythm(1.2) && !engine.onMotionRhythm(2.3))
+        engine.sensorMotionLevel = 2
+        #expect(!engine.onMotionRhythm(1.8), "a sway of a pixel or two is the fit's to take out")
+    }
+
     /// What the two engines made of the nodding wearer: each stable pulse sample's error (bpm, from 15 s), and the
     /// clocks as the one with the IMU related them.
     struct NoddingRun: Sendable {

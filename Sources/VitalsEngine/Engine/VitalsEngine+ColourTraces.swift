@@ -131,6 +131,17 @@ extension VitalsEngine {
     /// (see ``SpectralLineFinder``); a window without a background leaves the video's lines as they were.
     func findLines(in trace: ColourTraces, rate fs: Double) {
         if trace.motion.count >= 2 { motionLines.update(bandSpectrum(trace.motion[0], rate: fs), bandSpectrum(trace.motion[1], rate: fs)) }
+        // The IMU's displacement follows the picture's six signals (``motionSensorTrace(from:rate:count:)``).
+        if trace.motion.count >= Self.pictureMotionSignals + 2 {
+            let across = trace.motion[Self.pictureMotionSignals], down = trace.motion[Self.pictureMotionSignals + 1]
+            sensorLines.update(bandSpectrum(across, rate: fs), bandSpectrum(down, rate: fs))
+            let band = pulseBand(rate: fs)
+            sensorMotionLevel = [across, down].map {
+                SignalMath.standardDeviation(SignalMath.bandPass($0, sampleRate: fs, low: band.low, high: band.high))
+            }.max() ?? 0
+        } else {
+            sensorMotionLevel = 0
+        }
         guard let background = trace.background else { return }
         let chroma = Self.chroma(of: background)
         videoLines.update(bandSpectrum(chroma.cb, rate: fs), bandSpectrum(chroma.cr, rate: fs))
@@ -164,6 +175,9 @@ extension VitalsEngine {
     /// The share of a bin's skin luma power the motion removal must have taken out for a motion line there to be
     /// masked (see ``echoMask(_:rate:)``): 0.5 kept the simulator's moving subjects unchanged; 1 lost some of them.
     static let echoShare = 0.5
+
+    /// How many motion signals each sample carries (`Sample.motion`); the IMU's, when there is one, follow them.
+    static let pictureMotionSignals = 6
 
     /// The band spectrum of `x` on the pulse band's grid (band-passed first).
     private func bandSpectrum(_ x: [Double], rate fs: Double) -> BandSpectrum {

@@ -22,6 +22,19 @@ extension VitalsEngine {
     /// the norm there, and the fit takes its echo out).
     static let strongRotationShare = 0.4
 
+    /// The least pulse-band motion (band-passed σ of the IMU's displacement, px) whose lines make a rate on them
+    /// doubtful (``PulseDoubt/motionRhythm``): a walk's step moves the picture by several pixels, a standing wearer's
+    /// sway by one or two, which the fit takes out.
+    static let rhythmicMotion = 3.0
+
+    /// Whether a pulse at `frequency` (Hz) sits on a line of the wearer's rhythmic rotation (``sensorLines``, within
+    /// the pulse line's own half width) while the rotation moves the picture by at least ``rhythmicMotion``.
+    func onMotionRhythm(_ frequency: Double) -> Bool {
+        guard sensorMotionLevel >= Self.rhythmicMotion else { return false }
+        let reach = Self.pulseLineHalfWidth(at: frequency)
+        return sensorLines.lines.contains { abs($0 - frequency) <= reach }
+    }
+
     /// Adds one gyroscope reading from the glasses' IMU: `seconds` on the IMU's own clock (DAT's
     /// `MotionSample.timestampNs` / 1e9, shifted by a constant so that it lies within half a second of the frames'
     /// timestamps), and the rotation rates (rad/s) about the axis whose rotation moves the picture across and about

@@ -27,7 +27,9 @@ extension VitalsEngine {
         if duration < c.pulseWarmUp { confidence = min(confidence, VitalsStability.pulse - 1) }
         // A rate at about half or twice another rhythm that could be the pulse is stable only when the evidence
         // agrees on it (HarmonicCheck); otherwise it is given, never as stable, with the doubt.
-        let (doubt, evidence) = harmonicDoubt(analysis: analysis, wave: wideWave, rate: fs)
+        let (harmonic, evidence) = harmonicDoubt(analysis: analysis, wave: wideWave, rate: fs)
+        // With the IMU: a rate on a line of the wearer's own rhythm is never stable either.
+        let doubt = harmonic ?? (onMotionRhythm(frequency) ? .motionRhythm : nil)
         result.pulseHarmonic = evidence
         if doubt != nil { confidence = min(confidence, VitalsStability.pulse - 1) }
         result.pulseDoubt = doubt

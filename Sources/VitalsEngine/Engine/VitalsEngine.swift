@@ -112,6 +112,10 @@ public final class VitalsEngine {
     var motionSensor: MotionClockAlignment?
     var motionEstimate: MotionClockAlignment.Estimate?
     var lastMotionEstimate = -Double.infinity
+    /// The lines of the IMU's rotation (the camera's displacement it integrates to), and how far that displacement
+    /// moved in the pulse band in the last window (band-passed σ, px, the larger axis).
+    var sensorLines = SpectralLineFinder()
+    var sensorMotionLevel = 0.0
     /// How many times the measurement started over after it had begun (a gap in the input or the face lost for
     /// longer than ``VitalsEngineConfiguration/maximumGap``): the rare, visible exception, not every flicker.
     public private(set) var restarts = 0
@@ -206,6 +210,8 @@ public final class VitalsEngine {
         pulseTracker.reset()
         videoLines.reset()
         motionLines.reset()
+        sensorLines.reset()
+        sensorMotionLevel = 0
         lastEmittedPulseWave = -Double.infinity
         lastEmittedBreathing = -Double.infinity
     }

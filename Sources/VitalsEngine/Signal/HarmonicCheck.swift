@@ -12,6 +12,10 @@ package enum PulseDoubt: String, Sendable, Hashable, CaseIterable {
     /// The rate jumped by more than the tracker's prior width (9 bpm) since the update before: a new rhythm is
     /// stable from its second update on, not on a single window.
     case rateJump
+    /// The rate sits on a line of the wearer's own rhythmic rotation, as the glasses' IMU measured it (a walk's step
+    /// or sway): the skin's colour echoes it however much of the echo the fit took out, so the rate may be the
+    /// motion's (``VitalsEngine/addRotationRate(at:across:down:)``).
+    case motionRhythm
 }
 
 /// A rate and a line at about half or twice it (`low` × 2 ≈ `high`, Hz), with what the spectra show about which of
