@@ -16,6 +16,7 @@ public final class RotationRateFeed: Sendable {
     private struct State {
         var pending: [(t: Double, across: Double, down: Double)] = []
         var dropped = 0
+        var taken = 0
         var alignment: MotionClockAlignment.Estimate?
     }
 
@@ -43,10 +44,14 @@ public final class RotationRateFeed: Sendable {
     /// Readings dropped because the run did not take them in time.
     public var dropped: Int { state.withLock { $0.dropped } }
 
+    /// Readings the run has taken (its engine uses them from the first on).
+    public var taken: Int { state.withLock { $0.taken } }
+
     /// Takes the waiting readings, oldest first (the run's thread).
     func take() -> [(t: Double, across: Double, down: Double)] {
         state.withLock { state in
             defer { state.pending.removeAll(keepingCapacity: true) }
+            state.taken += state.pending.count
             return state.pending
         }
     }

@@ -31,6 +31,8 @@ struct MotionRunTests {
         #expect((motion["framesMeasured"] as? Int ?? 0) >= 300 && motion["unavailable"] is NSNull, "\(motion)")
         // The engine had the same gyroscope, on custom input's timeline, and used it.
         #expect(motion["usedByEngine"] as? Bool == true, "\(motion)")
+        let engineOffset = try #require(motion["engineClockOffsetMs"] as? Double, "\(motion)")
+        #expect(abs(engineOffset - -90) < 1000.0 / 24, "\(motion)")
         let perRadian = try #require(motion["pixelsPerRadian"] as? [String: Double])
         let focal = SimulatedScene.focalLengthPerWidth * 360
         #expect(abs((perRadian["across"] ?? 0) / focal - 1) < 0.15 && abs((perRadian["down"] ?? 0) / focal - 1) < 0.15, "\(perRadian)")
@@ -39,7 +41,8 @@ struct MotionRunTests {
 
         let text = try BinaryRunner.run(["--no-realtime", "--duration", "20", "--resolution", "low", "--motion", "--sim-scenario", scenario])
         #expect(text.stdout.contains("motion: ") && text.stdout.contains("ms behind the video's"), "\(text.stdout)")
-        #expect(text.stdout.contains("motion in the vitals: the engine took the IMU's rotation out of the pulse's colour"), "\(text.stdout)")
+        #expect(text.stdout.contains("motion in the vitals: ") && text.stdout.contains("gyroscope readings, on the engine's clock offset of -"),
+                "\(text.stdout)")
         let plain = try BinaryRunner.run(["--no-realtime", "--duration", "2", "--resolution", "low", "--format", "ndjson"])
         #expect(try jsonObject(try #require(plain.lines.last))["motion"] == nil)
     }
@@ -64,6 +67,7 @@ struct MotionRunTests {
         // The engine's own estimate, on custom input's timeline (the glasses' 3 s taken out as the readings went on):
         // the same 70 ms.
         let engineOffset = try #require(motion.engineClockOffsetSeconds, "the engine never related the clocks: \(motion)")
+        #expect(motion.engineReadings > 300, "\(motion)")
         #expect(abs(engineOffset - 0.07) < 1.0 / 24, "\(motion)")
         let focal = SimulatedScene.focalLengthPerWidth * 360
         #expect(abs((motion.pixelsPerRadianAcross ?? 0) / focal - 1) < 0.15 && abs((motion.pixelsPerRadianDown ?? 0) / focal - 1) < 0.15,
@@ -86,7 +90,7 @@ struct MotionRunTests {
         let motion = try #require(result.summary.motion)
         #expect(motion.samples >= 100 && motion.clockOffsetSeconds == nil, "\(motion)")
         #expect(motion.absence?.contains("does not measure the camera's motion") == true, "\(motion)")
-        #expect(motion.engineClockOffsetSeconds == nil)
+        #expect(motion.engineClockOffsetSeconds == nil && motion.engineReadings == 0, "\(motion)")
     }
 
     @Test("glasses without an IMU: no samples, and the summary says the glasses have none; video is untouched")

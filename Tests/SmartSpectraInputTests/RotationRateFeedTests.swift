@@ -13,7 +13,7 @@ struct RotationRateFeedTests {
         feed.add(at: 3, across: 0.3, down: -0.3)
         let taken = feed.take()
         #expect(taken.map(\.t) == [1, 3] && taken[1].across == 0.3 && taken[1].down == -0.3)
-        #expect(feed.take().isEmpty && feed.dropped == 0 && feed.alignment == nil)
+        #expect(feed.take().isEmpty && feed.dropped == 0 && feed.taken == 2 && feed.alignment == nil)
         for k in 0 ..< RotationRateFeed.capacity + 5 { feed.add(at: Double(k), across: 0, down: 0) }
         let kept = feed.take()
         #expect(kept.count == RotationRateFeed.capacity && kept.first?.t == 5 && feed.dropped == 5)

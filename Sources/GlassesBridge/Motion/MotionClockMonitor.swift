@@ -100,6 +100,7 @@ package final class MotionClockMonitor: Sendable {
         let (alignment, snapshot) = state.withLock { ($0.alignment, $0) }
         var summary = MotionSummary()
         summary.samples = snapshot.samples
+        summary.engineReadings = rotationRates?.taken ?? 0
         summary.engineClockOffsetSeconds = rotationRates?.alignment?.offset
         summary.framesMeasured = snapshot.framesMeasured
         if let estimate = alignment.estimate() {

@@ -100,9 +100,12 @@ public struct MotionSummary: Sendable, Hashable {
     public var pixelsPerRadianDown: Double?
     /// Why there is no offset, in words (nil when there is one).
     public var absence: String?
-    /// The IMU's clock offset as the vitals engine found it on its own timeline, seconds, when it took the IMU's
-    /// rotation out of the pulse's colour; nil when the engine did not use the IMU (it had not related the clocks,
-    /// or the backend is not the embedded engine).
+    /// Gyroscope readings the vitals engine took (0 when the backend is not the embedded engine): from the first, it
+    /// leaves strong rotation out of the pulse's colour and fits the rest (`docs/VITALS-ENGINE.md`, *The wearer's own
+    /// motion*).
+    public var engineReadings = 0
+    /// The IMU's clock offset as the vitals engine found it on its own (custom input's timeline, seconds); nil until
+    /// it has (meanwhile it reads the IMU at the frames' own times).
     public var engineClockOffsetSeconds: Double?
 
     /// Creates an empty summary.

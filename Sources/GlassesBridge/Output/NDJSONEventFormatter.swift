@@ -168,7 +168,7 @@ package struct NDJSONEventFormatter: BridgeEventFormatter {
         ]
     }
 
-    /// `"motion": {"samples":N,"framesMeasured":N,"clockOffsetMs":X|null,"fit":X|null,"pixelsPerRadian":{"across":X,"down":X}|null,"unavailable":S|null,"usedByEngine":B}`.
+    /// `"motion": {"samples":N,"framesMeasured":N,"clockOffsetMs":X|null,"fit":X|null,"pixelsPerRadian":{"across":X,"down":X}|null,"unavailable":S|null,"usedByEngine":B,"engineClockOffsetMs":X|null}`.
     static func motionMember(_ motion: MotionSummary) -> JSONValue {
         func rounded(_ value: Double?, _ scale: Double) -> JSONValue {
             guard let value else { return .null }
@@ -183,7 +183,8 @@ package struct NDJSONEventFormatter: BridgeEventFormatter {
             ("samples", .int(Int64(motion.samples))), ("framesMeasured", .int(Int64(motion.framesMeasured))),
             ("clockOffsetMs", rounded(offsetMs, 10)), ("fit", rounded(motion.fit, 1000)), ("pixelsPerRadian", perRadian),
             ("unavailable", motion.absence.map { JSONValue.string($0) } ?? .null),
-            ("usedByEngine", .bool(motion.engineClockOffsetSeconds != nil)),
+            ("usedByEngine", .bool(motion.engineReadings > 0)),
+            ("engineClockOffsetMs", rounded(motion.engineClockOffsetSeconds.map { $0 * 1000 }, 10)),
         ]
         return .object(members)
     }

@@ -197,9 +197,15 @@ package struct TextEventFormatter: BridgeEventFormatter {
             } else {
                 lines.append("  motion: \(motion.samples) IMU samples; no clock offset: \(motion.absence ?? "not measured")")
             }
-            lines.append(motion.engineClockOffsetSeconds == nil
-                ? "  motion in the vitals: not used (the engine had not related the IMU's clock to the frames')"
-                : "  motion in the vitals: the engine took the IMU's rotation out of the pulse's colour")
+            if motion.engineReadings == 0 {
+                lines.append("  motion in the vitals: not used (no gyroscope reading reached the engine)")
+            } else if let offset = motion.engineClockOffsetSeconds {
+                lines.append("  motion in the vitals: \(motion.engineReadings) gyroscope readings, on the engine's clock offset of "
+                    + String(format: "%.1f", offset * 1000) + " ms")
+            } else {
+                lines.append("  motion in the vitals: \(motion.engineReadings) gyroscope readings, read at the frames' times "
+                    + "(the engine never related the clocks)")
+            }
         }
         lines.append("  frames: received \(accounting.received) = submitted \(accounting.submitted) + rejected "
             + "\(accounting.rejected) + dropped \(accounting.dropped)")
