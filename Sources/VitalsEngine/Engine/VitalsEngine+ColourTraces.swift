@@ -127,6 +127,18 @@ extension VitalsEngine {
         return zip(before, after).map { $0 > 0 ? $1 / $0 : 1 }
     }
 
+    /// The share of the skin luma's power within the pulse line's half width of `frequency` (Hz) that the motion
+    /// removal left in `trace` (1 when there was none to begin with).
+    func echoLeft(_ trace: ColourTraces, at frequency: Double, rate fs: Double) -> Double {
+        let reach = Self.pulseLineHalfWidth(at: frequency)
+        func power(_ x: [Double]) -> Double {
+            let spectrum = bandSpectrum(x, rate: fs)
+            return zip(spectrum.frequencies, spectrum.power).reduce(0) { abs($1.0 - frequency) <= reach ? $0 + $1.1 : $0 }
+        }
+        let before = power(trace.lumaBeforeMotionRemoval)
+        return before > 0 ? power(trace.lumaAfterMotionRemoval) / before : 1
+    }
+
     /// Updates ``videoLines`` from the background's chroma in `trace` and ``motionLines`` from the face's position
     /// (see ``SpectralLineFinder``); a window without a background leaves the video's lines as they were.
     func findLines(in trace: ColourTraces, rate fs: Double) {

@@ -27,12 +27,16 @@ extension VitalsEngine {
     /// sway by one or two, which the fit takes out.
     static let rhythmicMotion = 3.0
 
-    /// Whether a pulse at `frequency` (Hz) sits on a line of the wearer's rhythmic rotation (``sensorLines``, within
-    /// the pulse line's own half width) while the rotation moves the picture by at least ``rhythmicMotion``.
-    func onMotionRhythm(_ frequency: Double) -> Bool {
+    /// Whether a pulse at `frequency` (Hz) is in doubt as the wearer's own rhythm: it sits on a line of the rotation
+    /// (``sensorLines``, within the pulse line's own half width) while the rotation moves the picture by at least
+    /// ``rhythmicMotion``, and the motion's fit took out more than ``echoShare`` of the skin's power there
+    /// (`echoLeft`, the share it left, from ``echoLeft(_:at:rate:)``): the colour there was mostly the motion's echo.
+    /// A pulse that merely shares the step's rate keeps its power through the fit, and stays.
+    func onMotionRhythm(_ frequency: Double, echoLeft: @autoclosure () -> Double) -> Bool {
         guard sensorMotionLevel >= Self.rhythmicMotion else { return false }
         let reach = Self.pulseLineHalfWidth(at: frequency)
-        return sensorLines.lines.contains { abs($0 - frequency) <= reach }
+        guard sensorLines.lines.contains(where: { abs($0 - frequency) <= reach }) else { return false }
+        return echoLeft() < Self.echoShare
     }
 
     /// Adds one gyroscope reading from the glasses' IMU: `seconds` on the IMU's own clock (DAT's

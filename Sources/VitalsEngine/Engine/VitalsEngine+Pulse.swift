@@ -29,7 +29,7 @@ extension VitalsEngine {
         // agrees on it (HarmonicCheck); otherwise it is given, never as stable, with the doubt.
         let (harmonic, evidence) = harmonicDoubt(analysis: analysis, wave: wideWave, rate: fs)
         // With the IMU: a rate on a line of the wearer's own rhythm is never stable either.
-        let doubt = harmonic ?? (onMotionRhythm(frequency) ? .motionRhythm : nil)
+        let doubt = harmonic ?? (onMotionRhythm(frequency, echoLeft: echoLeft(trace, at: frequency, rate: fs)) ? .motionRhythm : nil)
         result.pulseHarmonic = evidence
         if doubt != nil { confidence = min(confidence, VitalsStability.pulse - 1) }
         result.pulseDoubt = doubt
