@@ -29,10 +29,9 @@ package final class MotionClockMonitor: Sendable {
     }
 
     private let state = Mutex(State())
-    /// Where the gyroscope's readings go on to the engine, on the frames' timeline (nil: the engine does not take them).
-    private let rotationRates: RotationRateFeed?
-    /// The feed the engine's run takes the gyroscope's readings from.
-    package var rotationRateFeed: RotationRateFeed? { rotationRates }
+    /// Where the gyroscope's readings go on to the engine's run, on the frames' timeline (nil: the engine does not
+    /// take them).
+    package let rotationRates: RotationRateFeed?
 
     /// A monitor; with `rotationRates`, the glasses' gyroscope readings also go on to the engine's run through it.
     package init(rotationRates: RotationRateFeed? = nil) {

@@ -137,7 +137,7 @@ public final class BridgePipeline: Sendable {
             let observing = embedded.observingCameraMotion { timestampUs, across, down in
                 monitor.cameraMotion(timestampUs: timestampUs, across: across, down: down)
             }
-            self.backend = monitor.rotationRateFeed.map { observing.takingRotationRates(from: $0) } ?? observing
+            self.backend = monitor.rotationRates.map { observing.takingRotationRates(from: $0) } ?? observing
         } else {
             monitor?.engineUnavailable("the vitals engine (\(backend.name)) does not measure the camera's motion")
             self.backend = backend

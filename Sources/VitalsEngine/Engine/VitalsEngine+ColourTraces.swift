@@ -122,21 +122,25 @@ extension VitalsEngine {
     /// near 0 where the trace was mostly the motion's echo, near 1 where the motion explained nothing. The echo
     /// removed is the motion's alone: the background's share is taken out after it.
     func echoLeft(_ trace: ColourTraces, rate fs: Double) -> [Double] {
-        let before = bandSpectrum(trace.lumaBeforeMotionRemoval, rate: fs).power
-        let after = bandSpectrum(trace.lumaAfterMotionRemoval, rate: fs).power
-        return zip(before, after).map { $0 > 0 ? $1 / $0 : 1 }
+        let (before, after) = removalSpectra(trace, rate: fs)
+        return zip(before.power, after.power).map { $0 > 0 ? $1 / $0 : 1 }
+    }
+
+    /// The skin luma's band spectra before and right after the motion removal in `trace` (one grid).
+    private func removalSpectra(_ trace: ColourTraces, rate fs: Double) -> (before: BandSpectrum, after: BandSpectrum) {
+        (bandSpectrum(trace.lumaBeforeMotionRemoval, rate: fs), bandSpectrum(trace.lumaAfterMotionRemoval, rate: fs))
     }
 
     /// The share of the skin luma's power within the pulse line's half width of `frequency` (Hz) that the motion
     /// removal left in `trace` (1 when there was none to begin with).
     func echoLeft(_ trace: ColourTraces, at frequency: Double, rate fs: Double) -> Double {
         let reach = Self.pulseLineHalfWidth(at: frequency)
-        func power(_ x: [Double]) -> Double {
-            let spectrum = bandSpectrum(x, rate: fs)
-            return zip(spectrum.frequencies, spectrum.power).reduce(0) { abs($1.0 - frequency) <= reach ? $0 + $1.1 : $0 }
+        func power(_ spectrum: BandSpectrum) -> Double {
+            zip(spectrum.frequencies, spectrum.power).reduce(0) { abs($1.0 - frequency) <= reach ? $0 + $1.1 : $0 }
         }
-        let before = power(trace.lumaBeforeMotionRemoval)
-        return before > 0 ? power(trace.lumaAfterMotionRemoval) / before : 1
+        let spectra = removalSpectra(trace, rate: fs)
+        let before = power(spectra.before)
+        return before > 0 ? power(spectra.after) / before : 1
     }
 
     /// Updates ``videoLines`` from the background's chroma in `trace` and ``motionLines`` from the face's position

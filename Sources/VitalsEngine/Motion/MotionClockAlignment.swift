@@ -223,13 +223,13 @@ public struct MotionClockAlignment: Sendable {
 
     /// A series' value at `t` on one axis (the integrated rotation, or the rate), linear between samples (`t` within
     /// the samples' span).
-    private static func linear(_ angles: [(t: Double, across: Double, down: Double)], at t: Double, _ axis: Int) -> Double {
-        var low = 0, high = angles.count - 1
+    private static func linear(_ series: [(t: Double, across: Double, down: Double)], at t: Double, _ axis: Int) -> Double {
+        var low = 0, high = series.count - 1
         while high - low > 1 {
             let mid = (low + high) / 2
-            if angles[mid].t <= t { low = mid } else { high = mid }
+            if series[mid].t <= t { low = mid } else { high = mid }
         }
-        let a = angles[low], b = angles[high]
+        let a = series[low], b = series[high]
         let w = b.t > a.t ? min(1, max(0, (t - a.t) / (b.t - a.t))) : 0
         return axis == 0 ? a.across + w * (b.across - a.across) : a.down + w * (b.down - a.down)
     }
