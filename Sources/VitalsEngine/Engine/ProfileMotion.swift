@@ -3,6 +3,14 @@
 ///
 /// The reference is re-anchored when the content has moved far, and the offset carried, so the output is one
 /// continuous displacement in pixels. A flat region (no texture) gives no measurement.
+///
+/// Two things keep a fast motion (a walking wearer's step moves the picture by up to 8 px a frame at 24 fps) in
+/// reach of the search:
+/// - when the content has moved beyond the search's reach of the reference, or no longer matches it (a face that
+///   bobs up and down changes the columns of a region fixed in the frame), the frame is matched against the last
+///   frame instead (when that one was matched), and becomes the reference;
+/// - given the picture's travel as the glasses' gyroscope integrates it (`travel`), the search is centred where the
+///   content is expected from the last match and the travel since, not where the reference has it.
 struct ProfileMotion {
     /// The region, fixed in frame coordinates until ``reset(region:)``.
     private(set) var region: VitalsRect
@@ -14,6 +22,7 @@ struct ProfileMotion {
     private var carried = 0.0
     /// The last displacement in pixels (content moving down or right is positive).
     private(set) var displacement = 0.0
+    private var reach = ProfileReach()
 
     init(region: VitalsRect, vertical: Bool, maxShift: Int) {
         self.region = region
@@ -26,33 +35,54 @@ struct ProfileMotion {
         self.region = region
         reference = []
         carried = displacement
+        reach = ProfileReach()
     }
 
     /// Measures the frame; returns the displacement, or nil when the region is too small or flat.
-    mutating func update(_ view: VitalsPixelView) -> Double? {
-        update(profile: profile(of: view))
+    mutating func update(_ view: VitalsPixelView, travel: Double? = nil) -> Double? {
+        update(profile: profile(of: view), travel: travel)
     }
 
-    /// This region's profile in `view` (see ``matchableProfile(_:_:vertical:maxShift:)``), for ``update(profile:)``:
+    /// This region's profile in `view` (see ``matchableProfile(_:_:vertical:maxShift:)``), for ``update(profile:travel:)``:
     /// two trackers of the same region can share one.
     func profile(of view: VitalsPixelView) -> [Double]? {
         Self.matchableProfile(view, region, vertical: vertical, maxShift: maxShift)
     }
 
     /// Measures a frame from its profile of this region (``profile(of:)``); nil when there is none (the region too
-    /// small), no reference yet, or the match is flat or poor.
-    mutating func update(profile: [Double]?) -> Double? {
-        guard let profile else { return nil }
+    /// small), no reference yet, or the match is flat or poor. `travel`: the picture's displacement the glasses' IMU
+    /// integrates to (px, any level; ``ProfileReach``), nil without an IMU.
+    mutating func update(profile: [Double]?, travel: Double? = nil) -> Double? {
+        let centre = reach.centre(travel: travel, displacement: displacement, carried: carried, maxShift: maxShift)
+        guard let profile else { return reach.missed() }
         guard !reference.isEmpty, reference.count == profile.count else {
             reference = profile
+            reach.matched([profile], at: carried)
             return nil
         }
-        guard let shift = Self.shift(of: profile, against: reference, maxShift: maxShift) else { return nil }
-        displacement = carried + shift
-        if abs(shift) > Double(maxShift) * 0.5 {
-            carried += shift
+        let onReference = Self.costs(of: profile, against: reference, maxShift: maxShift, centre: centre)
+            .map { Self.bestShift($0.costs, variance: $0.variance, maxShift: maxShift, centre: centre) }
+        switch onReference {
+        case .found(let shift)?:
+            displacement = carried + shift
+            if abs(shift) > Double(maxShift) * 0.5 {
+                carried += shift
+                reference = profile
+            }
+        case .beyondReach?, .poor?:
+            // Matched against the last frame instead, which becomes the reference.
+            let stepCentre = reach.stepCentre(maxShift)
+            guard let last = reach.last, let previous = last.profiles[0], previous.count == profile.count,
+                  let match = Self.costs(of: profile, against: previous, maxShift: maxShift, centre: stepCentre),
+                  let step = Self.bestShift(match.costs, variance: match.variance, maxShift: maxShift, centre: stepCentre).shift
+            else { return reach.missed() }
+            displacement = last.displacement + step
+            carried = displacement
             reference = profile
+        case nil:
+            return reach.missed()
         }
+        reach.matched([profile], at: displacement)
         return displacement
     }
 
@@ -110,15 +140,17 @@ struct ProfileMotion {
     /// each profile with its mean removed; nil when the reference is flat, the match poor or at the search's edge.
     static func shift(of p: [Double], against ref: [Double], maxShift: Int) -> Double? {
         guard let match = costs(of: p, against: ref, maxShift: maxShift) else { return nil }
-        return bestShift(match.costs, variance: match.variance, maxShift: maxShift)
+        return bestShift(match.costs, variance: match.variance, maxShift: maxShift).shift
     }
 
-    /// The mismatch of `p` against `ref` at every shift from −`maxShift` to `maxShift` (sum of squared differences
-    /// over the interior, means removed) and the reference's own variation (sum of squares about its mean); nil when
-    /// the profiles are too short or the reference is flat.
-    static func costs(of p: [Double], against ref: [Double], maxShift: Int) -> (costs: [Double], variance: Double)? {
+    /// The mismatch of `p` against `ref` at every shift from `centre` − `maxShift` to `centre` + `maxShift` (sum of
+    /// squared differences over the interior every shift reaches, means removed) and the reference's own variation
+    /// there (sum of squares about its mean); nil when the profiles are too short or the reference is flat.
+    static func costs(of p: [Double], against ref: [Double], maxShift: Int, centre: Int = 0)
+        -> (costs: [Double], variance: Double)?
+    {
         let n = p.count
-        let lo = maxShift, hi = n - maxShift
+        let lo = max(0, maxShift - centre), hi = min(n, n - maxShift - centre)
         guard hi - lo > 4, ref.count == n else { return nil }
         var refMean = 0.0
         for i in lo ..< hi { refMean += ref[i] }
@@ -137,7 +169,7 @@ struct ProfileMotion {
         var costs = [Double](repeating: 0, count: 2 * maxShift + 1)
         p.withUnsafeBufferPointer { p in
             centred.withUnsafeBufferPointer { r in
-                for (k, d) in (-maxShift ... maxShift).enumerated() {
+                for (k, d) in (centre - maxShift ... centre + maxShift).enumerated() {
                     var sum = 0.0, squares = 0.0, cross = 0.0
                     for i in lo ..< hi {
                         let v = p[i + d]
@@ -152,19 +184,90 @@ struct ProfileMotion {
         return (costs, refVar)
     }
 
-    /// The shift at the least of `costs` (index k is shift k − `maxShift`), refined by a parabola through it and its
-    /// neighbours; nil when the least sits at the edge of the search (the content moved further than we look) or
-    /// explains less than two thirds of `variance` (noise on a flat region matches nothing).
-    static func bestShift(_ costs: [Double], variance: Double, maxShift: Int) -> Double? {
-        guard costs.count == 2 * maxShift + 1, costs.count >= 3 else { return nil }
+    /// What a search found (``bestShift(_:variance:maxShift:centre:)``).
+    enum Match: Equatable {
+        /// The shift, px.
+        case found(Double)
+        /// The least mismatch sits at the edge of the search: the content moved further than it looks.
+        case beyondReach
+        /// The least mismatch explains less than two thirds of the reference's variation: nothing matches.
+        case poor
+
+        var shift: Double? {
+            if case .found(let shift) = self { shift } else { nil }
+        }
+    }
+
+    /// The shift at the least of `costs` (index k is shift `centre` + k − `maxShift`), refined by a parabola through
+    /// it and its neighbours; ``Match/beyondReach`` when the least sits at the edge of the search, ``Match/poor`` when
+    /// it explains less than two thirds of `variance` (noise on a flat region matches nothing).
+    static func bestShift(_ costs: [Double], variance: Double, maxShift: Int, centre: Int = 0) -> Match {
+        guard costs.count == 2 * maxShift + 1, costs.count >= 3 else { return .poor }
         var best = 0
         for k in 1 ..< costs.count where costs[k] < costs[best] { best = k }
-        guard best > 0, best < costs.count - 1, costs[best] < variance / 3 else { return nil }
+        guard best > 0, best < costs.count - 1 else { return .beyondReach }
+        guard costs[best] < variance / 3 else { return .poor }
         var frac = 0.0
         let a = costs[best - 1], b = costs[best], c = costs[best + 1]
         let denom = a - 2 * b + c
         if denom > 0 { frac = max(-0.5, min(0.5, 0.5 * (a - c) / denom)) }
-        return Double(best - maxShift) + frac
+        return .found(Double(centre + best - maxShift) + frac)
+    }
+}
+
+/// What keeps a fast motion in a profile search's reach (see ``ProfileMotion``): the last frame's profiles when it
+/// was matched, and where the content is expected from the motion the IMU reported since.
+struct ProfileReach {
+    /// The last frame's profiles and its displacement, when it was matched (or became the reference).
+    private(set) var last: (profiles: [[Double]?], displacement: Double)?
+    /// Where the content is expected (the output's displacement, px): the last one measured, moved on by the IMU's
+    /// travel since; nil without travel.
+    private var expected: Double?
+    /// The IMU's travel at the last frame, and how far it went from there to this one (px).
+    private var lastTravel: Double?
+    private(set) var moved: Double?
+
+    /// The search's centre against the reference (px, within ±2 `maxShift`) for a frame at which the IMU's travel
+    /// (its cumulative picture displacement, px, any level) is `travel`; 0 without travel, or on the first frame
+    /// with it. Call once per frame, before matching.
+    mutating func centre(travel: Double?, displacement: Double, carried: Double, maxShift: Int) -> Int {
+        let before = lastTravel
+        lastTravel = travel.flatMap { $0.isFinite ? $0 : nil }
+        guard let now = lastTravel, let before else {
+            expected = nil
+            moved = nil
+            return 0
+        }
+        moved = now - before
+        let position = (expected ?? displacement) + (now - before)
+        expected = position
+        return Self.clamped(position - carried, maxShift)
+    }
+
+    /// The search's centre against the last frame: the IMU's travel since it; 0 without.
+    func stepCentre(_ maxShift: Int) -> Int {
+        moved.map { Self.clamped($0, maxShift) } ?? 0
+    }
+
+    /// The frame was matched at `displacement` (or became the reference there).
+    mutating func matched(_ profiles: [[Double]?], at displacement: Double) {
+        last = (profiles, displacement)
+        if expected != nil { expected = displacement }
+    }
+
+    /// The frame was not matched: the next frame has no last frame to fall back on. Returns nil, for the caller's
+    /// result.
+    mutating func missed() -> Double? {
+        last = nil
+        return nil
+    }
+
+    /// `value` rounded, within twice the search's range (a profile is more than four ranges long, so the interior
+    /// every shift of a search about it reaches is never empty).
+    private static func clamped(_ value: Double, _ maxShift: Int) -> Int {
+        guard value.isFinite else { return 0 }
+        let reach = Double(2 * maxShift)
+        return Int(min(max(value, -reach), reach).rounded())
     }
 }
 
@@ -174,7 +277,8 @@ struct ProfileMotion {
 /// match noise, hardly counts.
 ///
 /// Like ``ProfileMotion``, each region's reference is re-anchored (all together) when the content has moved far, and
-/// the offset carried, so the output is one continuous displacement in pixels.
+/// the offset carried, so the output is one continuous displacement in pixels; and the same two things keep a fast
+/// motion in reach (``ProfileReach``).
 struct ProfileMotionGroup {
     /// The regions, fixed in frame coordinates until ``reset(regions:)``.
     private(set) var regions: [VitalsRect]
@@ -186,6 +290,7 @@ struct ProfileMotionGroup {
     private var carried = 0.0
     /// The last displacement in pixels (content moving down or right is positive).
     private(set) var displacement = 0.0
+    private var reach = ProfileReach()
 
     init(regions: [VitalsRect], vertical: Bool, maxShift: Int) {
         self.regions = regions
@@ -199,31 +304,53 @@ struct ProfileMotionGroup {
         self.regions = regions
         references = Array(repeating: nil, count: regions.count)
         carried = displacement
+        reach = ProfileReach()
     }
 
     /// Measures the frame; returns the displacement, or nil when no region could be matched (too small, flat, or
-    /// no reference yet).
-    mutating func update(_ view: VitalsPixelView) -> Double? {
+    /// no reference yet). `travel`: the picture's displacement the glasses' IMU integrates to (px, any level;
+    /// ``ProfileReach``), nil without an IMU.
+    mutating func update(_ view: VitalsPixelView, travel: Double? = nil) -> Double? {
+        let centre = reach.centre(travel: travel, displacement: displacement, carried: carried, maxShift: maxShift)
+        let profiles = regions.map { ProfileMotion.matchableProfile(view, $0, vertical: vertical, maxShift: maxShift) }
+        // A region without a reference of its size (the first frame, or clamped differently) starts one.
+        let fresh = regions.indices.filter { references[$0]?.count != profiles[$0]?.count }
+        let match = summedMatch(profiles, against: references, centre: centre)
+        for i in fresh { references[i] = profiles[i] }
+        switch match {
+        case .found(let shift)?:
+            displacement = carried + shift
+            if abs(shift) > Double(maxShift) * 0.5 {
+                carried += shift
+                references = profiles
+            }
+        case .beyondReach?, .poor?:
+            // Matched against the last frame instead, which becomes the reference.
+            guard let last = reach.last,
+                  let step = summedMatch(profiles, against: last.profiles, centre: reach.stepCentre(maxShift))?.shift
+            else { return reach.missed() }
+            displacement = last.displacement + step
+            carried = displacement
+            references = profiles
+        case nil:
+            return reach.missed()
+        }
+        reach.matched(profiles, at: displacement)
+        return displacement
+    }
+
+    /// The best shift of `profiles` against `references` (nil entries and mismatched sizes skipped), their mismatches
+    /// summed at every shift about `centre`; nil when no region could be matched.
+    private func summedMatch(_ profiles: [[Double]?], against references: [[Double]?], centre: Int) -> ProfileMotion.Match? {
         var total = [Double](repeating: 0, count: 2 * maxShift + 1), variance = 0.0
-        var profiles: [[Double]?] = []
         var matched = false
-        for (i, region) in regions.enumerated() {
-            let profile = ProfileMotion.matchableProfile(view, region, vertical: vertical, maxShift: maxShift)
-            profiles.append(profile)
-            guard let profile, let reference = references[i], reference.count == profile.count,
-                  let match = ProfileMotion.costs(of: profile, against: reference, maxShift: maxShift) else { continue }
+        for (profile, reference) in zip(profiles, references) {
+            guard let profile, let reference, reference.count == profile.count,
+                  let match = ProfileMotion.costs(of: profile, against: reference, maxShift: maxShift, centre: centre) else { continue }
             for k in total.indices { total[k] += match.costs[k] }
             variance += match.variance
             matched = true
         }
-        // A region without a reference of its size (the first frame, or clamped differently) starts one.
-        for i in regions.indices where references[i]?.count != profiles[i]?.count { references[i] = profiles[i] }
-        guard matched, let shift = ProfileMotion.bestShift(total, variance: variance, maxShift: maxShift) else { return nil }
-        displacement = carried + shift
-        if abs(shift) > Double(maxShift) * 0.5 {
-            carried += shift
-            references = profiles
-        }
-        return displacement
+        return matched ? ProfileMotion.bestShift(total, variance: variance, maxShift: maxShift, centre: centre) : nil
     }
 }

@@ -4,13 +4,13 @@ import Foundation
 extension VitalsEngine {
     /// The vertical motion this frame of the upper and lower chest rows.
     func measureChest(_ view: VitalsPixelView) -> (upper: Double?, lower: Double?) {
-        (chestUpper?.update(view), chestLower?.update(view))
+        (chestUpper?.update(view, travel: sensorTravel?.y), chestLower?.update(view, travel: sensorTravel?.y))
     }
 
     /// The background's motion this frame, horizontal and vertical: the camera's own motion (nil on an axis that
     /// could not be matched).
     func measureCamera(_ view: VitalsPixelView) -> (x: Double?, y: Double?) {
-        (backgroundHorizontal?.update(view), backgroundVertical?.update(view))
+        (backgroundHorizontal?.update(view, travel: sensorTravel?.x), backgroundVertical?.update(view, travel: sensorTravel?.y))
     }
 
     func breathing(_ result: inout VitalsFrameResult, at t: Double, duration: Double) {

@@ -50,10 +50,12 @@ extension VitalsEngine {
         // Both row trackers share one profile of the face (``headMotion`` and ``faceMotionY`` track the same region).
         let rows = faceMotionY?.profile(of: view)
         if let anchor = anchorBox, headMotion != nil {
-            if let dy = headMotion?.update(profile: rows) { lastFaceMatch = (dy, cameraMotion.y) }
+            if let dy = headMotion?.update(profile: rows, travel: sensorTravel?.y) { lastFaceMatch = (dy, cameraMotion.y) }
             headY = anchorOffset.y + Double(anchor.y) + lastFaceMatch.face + cameraMotion.y - lastFaceMatch.camera
         }
-        if let dx = faceMotionX?.update(view), let dy = faceMotionY?.update(profile: rows), let anchor = anchorBox {
+        // Both axes every frame, so that each keeps its own last match for the next frame (``ProfileReach``).
+        let dx = faceMotionX?.update(view, travel: sensorTravel?.x), dy = faceMotionY?.update(profile: rows, travel: sensorTravel?.y)
+        if let dx, let dy, let anchor = anchorBox {
             trackedBox = VitalsRect(x: anchor.x + Int(dx.rounded()), y: anchor.y + Int(dy.rounded()), width: anchor.width, height: anchor.height)
             subpixel = (Double(anchor.x) + dx, Double(anchor.y) + dy)
         }

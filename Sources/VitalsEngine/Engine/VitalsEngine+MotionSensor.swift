@@ -71,6 +71,25 @@ extension VitalsEngine {
         if let estimate = sensor.estimate() { motionEstimate = estimate }
     }
 
+    /// Moves ``sensorTravel`` on by how far the IMU says the picture moved from the frame at `previous` to the one at
+    /// `t` (px; content moving right and down positive): the rotation between the frames' times times the gains the
+    /// clock estimate measured. The profile searches are centred where it says the content went (``ProfileReach``).
+    /// Nothing before a trusted estimate (until then neither the sign nor the size of the coupling is known); the
+    /// travel holds across a gap longer than ``predictionGap`` and where the readings do not cover the span.
+    func advanceSensorTravel(from previous: Double?, to t: Double) {
+        guard let sensor = motionSensor, let estimate = motionEstimate else { return }
+        var travel = sensorTravel ?? (0, 0)
+        if let previous, t - previous <= Self.predictionGap,
+           let rotation = sensor.rotation(from: previous, to: t, offset: estimate.offset) {
+            travel.x += rotation.across * estimate.pixelsPerRadianAcross
+            travel.y += rotation.down * estimate.pixelsPerRadianDown
+        }
+        sensorTravel = travel
+    }
+
+    /// The longest time between two frames across which the IMU predicts the picture's motion, seconds.
+    static let predictionGap = 0.5
+
     /// The IMU on the colour trace's grid: the camera's displacement and its rate (px and px/s; across, down), and
     /// which grid points lie in strong rotation (see ``strongRotation``); nil without an IMU or where its readings do
     /// not cover the span.

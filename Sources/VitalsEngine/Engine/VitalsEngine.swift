@@ -116,6 +116,9 @@ public final class VitalsEngine {
     /// moved in the pulse band in the last window (band-passed σ, px, the larger axis).
     var sensorLines = SpectralLineFinder()
     var sensorMotionLevel = 0.0
+    /// The picture's displacement the IMU integrates to (px, across and down, any level), from the first trusted clock
+    /// estimate on; nil before (see ``advanceSensorTravel(from:to:)``).
+    var sensorTravel: (x: Double, y: Double)?
     /// How many times the measurement started over after it had begun (a gap in the input or the face lost for
     /// longer than ``VitalsEngineConfiguration/maximumGap``): the rare, visible exception, not every flicker.
     public private(set) var restarts = 0
@@ -144,6 +147,8 @@ public final class VitalsEngine {
         let t = Double(timestampUs) / 1_000_000
         if let last = lastTime, t - last > configuration.maximumGap { restartSignals() }
         if let last = lastTime, t <= last { return VitalsFrameResult(condition: condition, face: trackedBox) }
+        // Where the IMU says the picture went since the last frame: the profile searches look there first.
+        advanceSensorTravel(from: lastTime, to: t)
         lastTime = t
         frameTimes.append(t)
         while let first = frameTimes.first, t - first > 2 { frameTimes.removeFirst() }

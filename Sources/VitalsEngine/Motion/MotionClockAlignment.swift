@@ -203,6 +203,39 @@ public struct MotionClockAlignment: Sendable {
         return (angle, speed)
     }
 
+    /// The rotation the gyroscope measured between two instants on the video's clock, read at each plus `offset` on
+    /// the IMU's clock (rad; across, down): the rates integrated, linear between samples and held beyond the last
+    /// (the newest samples may not have arrived yet). Nil without two samples, for an empty or non-finite span, or
+    /// when the samples cover less than half of it.
+    public func rotation(from start: Double, to end: Double, offset: Double) -> (across: Double, down: Double)? {
+        guard rates.count >= 2, start.isFinite, end.isFinite, offset.isFinite, end > start,
+              let first = rates.first?.t, let last = rates.last?.t else { return nil }
+        let a = start + offset, b = end + offset
+        guard min(b, last) - max(a, first) >= (b - a) / 2 else { return nil }
+        var across = 0.0, down = 0.0
+        var t = a, rate = (Self.linear(rates, at: a, 0), Self.linear(rates, at: a, 1))
+        func step(to next: Double) {
+            let r = (Self.linear(rates, at: next, 0), Self.linear(rates, at: next, 1))
+            across += (next - t) * (rate.0 + r.0) / 2
+            down += (next - t) * (rate.1 + r.1) / 2
+            t = next
+            rate = r
+        }
+        // The samples strictly inside the span, found by bisection.
+        var low = 0, high = rates.count
+        while low < high {
+            let mid = (low + high) / 2
+            if rates[mid].t <= a { low = mid + 1 } else { high = mid }
+        }
+        var k = low
+        while k < rates.count, rates[k].t < b {
+            step(to: rates[k].t)
+            k += 1
+        }
+        step(to: b)
+        return (across, down)
+    }
+
     // MARK: - Arithmetic
 
     private static func value(_ frame: (t: Double, across: Double?, down: Double?), _ axis: Int) -> Double? {
