@@ -335,8 +335,8 @@ private func runSubject(index: Int, seed: UInt64, duration: Double, condition: B
             }
             if trace {
                 let gt = truth.meanPulseRate(in: max(0, ts - 12) ... ts) ?? 0
-                say(String(format: "    subject %d t %.1f pulse %.1f truth %.1f confidence %.0f method %@", index, ts, s.value, gt,
-                           s.confidence, (r.pulseMethod?.rawValue ?? "-") as NSString))
+                say(String(format: "    subject %d t %.1f pulse %.1f truth %.1f confidence %.0f method %@ doubt %@", index, ts, s.value, gt,
+                           s.confidence, (r.pulseMethod?.rawValue ?? "-") as NSString, (r.pulseDoubt.map { "\($0)" } ?? "-") as NSString))
             }
         }
         for s in r.breathingRate {
