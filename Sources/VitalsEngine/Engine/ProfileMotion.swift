@@ -54,35 +54,29 @@ struct ProfileMotion {
     /// integrates to (px, any level; ``ProfileReach``), nil without an IMU.
     mutating func update(profile: [Double]?, travel: Double? = nil) -> Double? {
         let centre = reach.centre(travel: travel, displacement: displacement, carried: carried, maxShift: maxShift)
-        guard let profile else { return reach.missed() }
+        guard let profile else {
+            reach.missed()
+            return nil
+        }
         guard !reference.isEmpty, reference.count == profile.count else {
             reference = profile
             reach.matched([profile], at: carried)
             return nil
         }
+        let maxShift = maxShift
         let onReference = Self.costs(of: profile, against: reference, maxShift: maxShift, centre: centre)
             .map { Self.bestShift($0.costs, variance: $0.variance, maxShift: maxShift, centre: centre) }
-        switch onReference {
-        case .found(let shift)?:
-            displacement = carried + shift
-            if abs(shift) > Double(maxShift) * 0.5 {
-                carried += shift
-                reference = profile
-            }
-        case .beyondReach?, .poor?:
-            // Matched against the last frame instead, which becomes the reference.
-            let stepCentre = reach.stepCentre(maxShift)
-            guard let last = reach.last, let previous = last.profiles[0], previous.count == profile.count,
-                  let match = Self.costs(of: profile, against: previous, maxShift: maxShift, centre: stepCentre),
-                  let step = Self.bestShift(match.costs, variance: match.variance, maxShift: maxShift, centre: stepCentre).shift
-            else { return reach.missed() }
-            displacement = last.displacement + step
+        let settled = reach.settle(onReference, carried: carried, maxShift: maxShift, profiles: [profile]) { last, centre in
+            guard let previous = last[0], previous.count == profile.count,
+                  let match = Self.costs(of: profile, against: previous, maxShift: maxShift, centre: centre) else { return nil }
+            return Self.bestShift(match.costs, variance: match.variance, maxShift: maxShift, centre: centre).shift
+        }
+        guard let settled else { return nil }
+        displacement = settled.displacement
+        if settled.becomesReference {
             carried = displacement
             reference = profile
-        case nil:
-            return reach.missed()
         }
-        reach.matched([profile], at: displacement)
         return displacement
     }
 
@@ -219,13 +213,14 @@ struct ProfileMotion {
 /// was matched, and where the content is expected from the motion the IMU reported since.
 struct ProfileReach {
     /// The last frame's profiles and its displacement, when it was matched (or became the reference).
-    private(set) var last: (profiles: [[Double]?], displacement: Double)?
+    private var last: (profiles: [[Double]?], displacement: Double)?
     /// Where the content is expected (the output's displacement, px): the last one measured, moved on by the IMU's
     /// travel since; nil without travel.
     private var expected: Double?
-    /// The IMU's travel at the last frame, and how far it went from there to this one (px).
+    /// The IMU's travel at the last frame.
     private var lastTravel: Double?
-    private(set) var moved: Double?
+    /// How far the IMU's travel went from the last frame to this one (px); nil without travel.
+    private var moved: Double?
 
     /// The search's centre against the reference (px, within ±2 `maxShift`) for a frame at which the IMU's travel
     /// (its cumulative picture displacement, px, any level) is `travel`; 0 without travel, or on the first frame
@@ -244,9 +239,31 @@ struct ProfileReach {
         return Self.clamped(position - carried, maxShift)
     }
 
-    /// The search's centre against the last frame: the IMU's travel since it; 0 without.
-    func stepCentre(_ maxShift: Int) -> Int {
-        moved.map { Self.clamped($0, maxShift) } ?? 0
+    /// Settles a frame after its match against the reference (`onReference`, nil when there was nothing to match):
+    /// found, it is the frame's displacement, and the frame becomes the reference when it moved more than half the
+    /// search's range; otherwise the frame is matched against the last frame (`againstLast`, given the last frame's
+    /// profiles and the centre to search about, the IMU's travel since; nil when that fails too) and becomes the
+    /// reference. Nil when neither matched: the next frame then has no last frame to fall back on.
+    mutating func settle(_ onReference: ProfileMotion.Match?, carried: Double, maxShift: Int, profiles: [[Double]?],
+                         againstLast: (_ last: [[Double]?], _ centre: Int) -> Double?)
+        -> (displacement: Double, becomesReference: Bool)?
+    {
+        let settled: (displacement: Double, becomesReference: Bool)
+        switch onReference {
+        case .found(let shift)?:
+            settled = (carried + shift, abs(shift) > Double(maxShift) * 0.5)
+        case .beyondReach?, .poor?:
+            guard let last, let step = againstLast(last.profiles, moved.map { Self.clamped($0, maxShift) } ?? 0) else {
+                missed()
+                return nil
+            }
+            settled = (last.displacement + step, true)
+        case nil:
+            missed()
+            return nil
+        }
+        matched(profiles, at: settled.displacement)
+        return settled
     }
 
     /// The frame was matched at `displacement` (or became the reference there).
@@ -255,11 +272,9 @@ struct ProfileReach {
         if expected != nil { expected = displacement }
     }
 
-    /// The frame was not matched: the next frame has no last frame to fall back on. Returns nil, for the caller's
-    /// result.
-    mutating func missed() -> Double? {
+    /// The frame was not matched: the next frame has no last frame to fall back on.
+    mutating func missed() {
         last = nil
-        return nil
     }
 
     /// `value` rounded, within twice the search's range (a profile is more than four ranges long, so the interior
@@ -311,37 +326,29 @@ struct ProfileMotionGroup {
     /// no reference yet). `travel`: the picture's displacement the glasses' IMU integrates to (px, any level;
     /// ``ProfileReach``), nil without an IMU.
     mutating func update(_ view: VitalsPixelView, travel: Double? = nil) -> Double? {
+        let maxShift = maxShift, vertical = vertical
         let centre = reach.centre(travel: travel, displacement: displacement, carried: carried, maxShift: maxShift)
         let profiles = regions.map { ProfileMotion.matchableProfile(view, $0, vertical: vertical, maxShift: maxShift) }
+        let onReferences = Self.summedMatch(profiles, against: references, centre: centre, maxShift: maxShift)
         // A region without a reference of its size (the first frame, or clamped differently) starts one.
-        let fresh = regions.indices.filter { references[$0]?.count != profiles[$0]?.count }
-        let match = summedMatch(profiles, against: references, centre: centre)
-        for i in fresh { references[i] = profiles[i] }
-        switch match {
-        case .found(let shift)?:
-            displacement = carried + shift
-            if abs(shift) > Double(maxShift) * 0.5 {
-                carried += shift
-                references = profiles
-            }
-        case .beyondReach?, .poor?:
-            // Matched against the last frame instead, which becomes the reference.
-            guard let last = reach.last,
-                  let step = summedMatch(profiles, against: last.profiles, centre: reach.stepCentre(maxShift))?.shift
-            else { return reach.missed() }
-            displacement = last.displacement + step
+        for i in regions.indices where references[i]?.count != profiles[i]?.count { references[i] = profiles[i] }
+        let settled = reach.settle(onReferences, carried: carried, maxShift: maxShift, profiles: profiles) { last, centre in
+            Self.summedMatch(profiles, against: last, centre: centre, maxShift: maxShift)?.shift
+        }
+        guard let settled else { return nil }
+        displacement = settled.displacement
+        if settled.becomesReference {
             carried = displacement
             references = profiles
-        case nil:
-            return reach.missed()
         }
-        reach.matched(profiles, at: displacement)
         return displacement
     }
 
     /// The best shift of `profiles` against `references` (nil entries and mismatched sizes skipped), their mismatches
     /// summed at every shift about `centre`; nil when no region could be matched.
-    private func summedMatch(_ profiles: [[Double]?], against references: [[Double]?], centre: Int) -> ProfileMotion.Match? {
+    private static func summedMatch(_ profiles: [[Double]?], against references: [[Double]?], centre: Int, maxShift: Int)
+        -> ProfileMotion.Match?
+    {
         var total = [Double](repeating: 0, count: 2 * maxShift + 1), variance = 0.0
         var matched = false
         for (profile, reference) in zip(profiles, references) {
