@@ -19,23 +19,22 @@ struct ProfileMotion {
     /// Search range in pixels.
     let maxShift: Int
     private var reference: [Double] = []
-    private var carried = 0.0
+    private var reach: ProfileReach
     /// The last displacement in pixels (content moving down or right is positive).
-    private(set) var displacement = 0.0
-    private var reach = ProfileReach()
+    var displacement: Double { reach.displacement }
 
     init(region: VitalsRect, vertical: Bool, maxShift: Int) {
         self.region = region
         self.vertical = vertical
         self.maxShift = maxShift
+        reach = ProfileReach(maxShift: maxShift)
     }
 
     /// Starts over on a new region, keeping the displacement continuous.
     mutating func reset(region: VitalsRect) {
         self.region = region
         reference = []
-        carried = displacement
-        reach = ProfileReach()
+        reach.restart()
     }
 
     /// Measures the frame; returns the displacement, or nil when the region is too small or flat.
@@ -53,30 +52,24 @@ struct ProfileMotion {
     /// small), no reference yet, or the match is flat or poor. `travel`: the picture's displacement the glasses' IMU
     /// integrates to (px, any level; ``ProfileReach``), nil without an IMU.
     mutating func update(profile: [Double]?, travel: Double? = nil) -> Double? {
-        let centre = reach.centre(travel: travel, displacement: displacement, carried: carried, maxShift: maxShift)
+        let centre = reach.centre(travel: travel)
         guard let profile else {
             reach.missed()
             return nil
         }
         guard !reference.isEmpty, reference.count == profile.count else {
             reference = profile
-            reach.matched([profile], at: carried)
+            reach.startReference([profile])
             return nil
         }
         let maxShift = maxShift
-        let onReference = Self.costs(of: profile, against: reference, maxShift: maxShift, centre: centre)
-            .map { Self.bestShift($0.costs, variance: $0.variance, maxShift: maxShift, centre: centre) }
-        let settled = reach.settle(onReference, carried: carried, maxShift: maxShift, profiles: [profile]) { last, centre in
-            guard let previous = last[0], previous.count == profile.count,
-                  let match = Self.costs(of: profile, against: previous, maxShift: maxShift, centre: centre) else { return nil }
-            return Self.bestShift(match.costs, variance: match.variance, maxShift: maxShift, centre: centre).shift
+        let onReference = Self.match(profile, against: reference, maxShift: maxShift, centre: centre)
+        let becomesReference = reach.settle(onReference, profiles: [profile]) { last, centre in
+            guard let previous = last[0], previous.count == profile.count else { return nil }
+            return Self.match(profile, against: previous, maxShift: maxShift, centre: centre)?.shift
         }
-        guard let settled else { return nil }
-        displacement = settled.displacement
-        if settled.becomesReference {
-            carried = displacement
-            reference = profile
-        }
+        guard let becomesReference else { return nil }
+        if becomesReference { reference = profile }
         return displacement
     }
 
@@ -133,8 +126,14 @@ struct ProfileMotion {
     /// The shift `d` minimising the mean squared difference between `p(i + d)` and `ref(i)` over the interior,
     /// each profile with its mean removed; nil when the reference is flat, the match poor or at the search's edge.
     static func shift(of p: [Double], against ref: [Double], maxShift: Int) -> Double? {
-        guard let match = costs(of: p, against: ref, maxShift: maxShift) else { return nil }
-        return bestShift(match.costs, variance: match.variance, maxShift: maxShift).shift
+        match(p, against: ref, maxShift: maxShift)?.shift
+    }
+
+    /// What a search of `p` against `ref` about `centre` found (``costs(of:against:maxShift:centre:)``, then
+    /// ``bestShift(_:variance:maxShift:centre:)``); nil when the profiles are too short or the reference is flat.
+    static func match(_ p: [Double], against ref: [Double], maxShift: Int, centre: Int = 0) -> Match? {
+        costs(of: p, against: ref, maxShift: maxShift, centre: centre)
+            .map { bestShift($0.costs, variance: $0.variance, maxShift: maxShift, centre: centre) }
     }
 
     /// The mismatch of `p` against `ref` at every shift from `centre` − `maxShift` to `centre` + `maxShift` (sum of
@@ -209,9 +208,16 @@ struct ProfileMotion {
     }
 }
 
-/// What keeps a fast motion in a profile search's reach (see ``ProfileMotion``): the last frame's profiles when it
-/// was matched, and where the content is expected from the motion the IMU reported since.
+/// A profile tracker's displacement, and what keeps a fast motion in its search's reach (see ``ProfileMotion``): the
+/// last frame's profiles when it was matched, and where the content is expected from the motion the IMU reported
+/// since. The tracker keeps its reference profiles; this keeps the displacement they were taken at.
 struct ProfileReach {
+    /// The search's range, px.
+    let maxShift: Int
+    /// The last displacement in pixels (content moving down or right is positive).
+    private(set) var displacement = 0.0
+    /// The displacement at which the reference was taken: a shift against the reference is measured from it.
+    private(set) var carried = 0.0
     /// The last frame's profiles and its displacement, when it was matched (or became the reference).
     private var last: (profiles: [[Double]?], displacement: Double)?
     /// Where the content is expected (the output's displacement, px): the last one measured, moved on by the IMU's
@@ -222,10 +228,25 @@ struct ProfileReach {
     /// How far the IMU's travel went from the last frame to this one (px); nil without travel.
     private var moved: Double?
 
+    init(maxShift: Int) {
+        self.maxShift = maxShift
+    }
+
+    /// Starts over on new regions (no reference, no last frame, no travel), keeping the displacement continuous.
+    mutating func restart() {
+        self = ProfileReach(maxShift: maxShift, displacement: displacement)
+    }
+
+    private init(maxShift: Int, displacement: Double) {
+        self.maxShift = maxShift
+        self.displacement = displacement
+        carried = displacement
+    }
+
     /// The search's centre against the reference (px, within ±2 `maxShift`) for a frame at which the IMU's travel
     /// (its cumulative picture displacement, px, any level) is `travel`; 0 without travel, or on the first frame
     /// with it. Call once per frame, before matching.
-    mutating func centre(travel: Double?, displacement: Double, carried: Double, maxShift: Int) -> Int {
+    mutating func centre(travel: Double?) -> Int {
         let before = lastTravel
         lastTravel = travel.flatMap { $0.isFinite ? $0 : nil }
         guard let now = lastTravel, let before else {
@@ -239,14 +260,20 @@ struct ProfileReach {
         return Self.clamped(position - carried, maxShift)
     }
 
+    /// The frame's `profiles` became the reference, at the carried displacement (a tracker's first frame, or its
+    /// first after ``restart()``).
+    mutating func startReference(_ profiles: [[Double]?]) {
+        matched(profiles, at: carried)
+    }
+
     /// Settles a frame after its match against the reference (`onReference`, nil when there was nothing to match):
-    /// found, it is the frame's displacement, and the frame becomes the reference when it moved more than half the
+    /// found, it is the frame's ``displacement``, and the frame becomes the reference when it moved more than half the
     /// search's range; otherwise the frame is matched against the last frame (`againstLast`, given the last frame's
     /// profiles and the centre to search about, the IMU's travel since; nil when that fails too) and becomes the
-    /// reference. Nil when neither matched: the next frame then has no last frame to fall back on.
-    mutating func settle(_ onReference: ProfileMotion.Match?, carried: Double, maxShift: Int, profiles: [[Double]?],
-                         againstLast: (_ last: [[Double]?], _ centre: Int) -> Double?)
-        -> (displacement: Double, becomesReference: Bool)?
+    /// reference. Returns whether the frame's profiles are the reference from now on (the caller keeps them); nil
+    /// when neither matched, and the next frame then has no last frame to fall back on.
+    mutating func settle(_ onReference: ProfileMotion.Match?, profiles: [[Double]?],
+                         againstLast: (_ last: [[Double]?], _ centre: Int) -> Double?) -> Bool?
     {
         let settled: (displacement: Double, becomesReference: Bool)
         switch onReference {
@@ -262,8 +289,10 @@ struct ProfileReach {
             missed()
             return nil
         }
-        matched(profiles, at: settled.displacement)
-        return settled
+        displacement = settled.displacement
+        if settled.becomesReference { carried = displacement }
+        matched(profiles, at: displacement)
+        return settled.becomesReference
     }
 
     /// The frame was matched at `displacement` (or became the reference there).
@@ -302,24 +331,23 @@ struct ProfileMotionGroup {
     /// Search range in pixels.
     let maxShift: Int
     private var references: [[Double]?]
-    private var carried = 0.0
+    private var reach: ProfileReach
     /// The last displacement in pixels (content moving down or right is positive).
-    private(set) var displacement = 0.0
-    private var reach = ProfileReach()
+    var displacement: Double { reach.displacement }
 
     init(regions: [VitalsRect], vertical: Bool, maxShift: Int) {
         self.regions = regions
         self.vertical = vertical
         self.maxShift = maxShift
         references = Array(repeating: nil, count: regions.count)
+        reach = ProfileReach(maxShift: maxShift)
     }
 
     /// Starts over on new regions, keeping the displacement continuous.
     mutating func reset(regions: [VitalsRect]) {
         self.regions = regions
         references = Array(repeating: nil, count: regions.count)
-        carried = displacement
-        reach = ProfileReach()
+        reach.restart()
     }
 
     /// Measures the frame; returns the displacement, or nil when no region could be matched (too small, flat, or
@@ -327,20 +355,16 @@ struct ProfileMotionGroup {
     /// ``ProfileReach``), nil without an IMU.
     mutating func update(_ view: VitalsPixelView, travel: Double? = nil) -> Double? {
         let maxShift = maxShift, vertical = vertical
-        let centre = reach.centre(travel: travel, displacement: displacement, carried: carried, maxShift: maxShift)
+        let centre = reach.centre(travel: travel)
         let profiles = regions.map { ProfileMotion.matchableProfile(view, $0, vertical: vertical, maxShift: maxShift) }
         let onReferences = Self.summedMatch(profiles, against: references, centre: centre, maxShift: maxShift)
         // A region without a reference of its size (the first frame, or clamped differently) starts one.
         for i in regions.indices where references[i]?.count != profiles[i]?.count { references[i] = profiles[i] }
-        let settled = reach.settle(onReferences, carried: carried, maxShift: maxShift, profiles: profiles) { last, centre in
+        let becomesReference = reach.settle(onReferences, profiles: profiles) { last, centre in
             Self.summedMatch(profiles, against: last, centre: centre, maxShift: maxShift)?.shift
         }
-        guard let settled else { return nil }
-        displacement = settled.displacement
-        if settled.becomesReference {
-            carried = displacement
-            references = profiles
-        }
+        guard let becomesReference else { return nil }
+        if becomesReference { references = profiles }
         return displacement
     }
 
