@@ -10,10 +10,10 @@ struct LagCurvatureTests {
     static let band = (low: 0.67, high: 3.0)
 
     /// The six recorded motion signals of a face whose skin regions lag it by `lag` across (px) and not at all down:
-    /// face position, lag, camera (still).
-    static func recorded(lag: [Double]) -> [[Double]] {
+    /// face position (moving `faceGain` times the lag), lag, camera (still).
+    static func recorded(lag: [Double], faceGain: Double = 2) -> [[Double]] {
         let still = [Double](repeating: 0, count: lag.count)
-        return [lag.map { 200 + 2 * $0 }, still.map { _ in 300 }, lag, still, still, still]
+        return [lag.map { 200 + faceGain * $0 }, still.map { _ in 300 }, lag, still, still, still]
     }
 
     /// A lag that sways slowly by `slow` px (0.13 Hz) with a fast rhythm of `fast` px (1.1 Hz, 66 bpm) on top, over
@@ -58,18 +58,20 @@ struct LagCurvatureTests {
         #expect(abs(curved - 90) < 1.5, "with the squares the pulse wins: \(curved)")
     }
 
-    @Test("the squares are left out of short fits and of a lag that barely swings in the band")
+    @Test("the squares are left out of short fits, of a lag that barely swings in the band and of a face moving far")
     func curvatureGate() {
         let squares = VitalsEngine.curvatureSignals
-        func left(_ lag: [Double], span: Double) -> Set<Int> {
-            VitalsEngine.curvatureLeft(VitalsEngine.echoSignals(Self.recorded(lag: lag)), span: span, rate: Self.fs,
-                                       low: Self.band.low, high: Self.band.high)
+        func left(_ lag: [Double], span: Double, faceGain: Double = 2) -> Set<Int> {
+            VitalsEngine.curvatureLeft(VitalsEngine.echoSignals(Self.recorded(lag: lag, faceGain: faceGain)), span: span,
+                                       rate: Self.fs, low: Self.band.low, high: Self.band.high)
         }
         let swinging = Self.lag(slow: 1.5, fast: 0.5, seconds: 30)
         #expect(left(swinging, span: 30).isEmpty)
         #expect(left(swinging, span: VitalsEngine.curvatureSpan - 1) == squares, "a fit shorter than the span")
         // A 3 px shake's lag: 0.2 px in the band.
         #expect(left(Self.lag(slow: 1.5, fast: 0.28, seconds: 30), span: 30) == squares, "too little motion in the band")
+        // A nod: the face moves by about 3.5 px in the band (ten times the lag), its regions placed again and again.
+        #expect(left(swinging, span: 30, faceGain: 10) == squares, "the face itself moves too far")
         // Not the recorded signals: nothing is added, so there are no squares to leave.
         #expect(VitalsEngine.echoSignals([swinging]).count == 1)
     }

@@ -222,6 +222,12 @@ extension VitalsEngine {
     /// 0.4–0.6 px in the band, a 3 px shake by 0.2–0.3: there three more signals took more of the pulse than the
     /// curvature's echo they explained (the shaken real-photograph clips after HEVC, sample MAE 8.3 → 13.6 bpm).
     static let curvatureLag = 0.3
+    /// The most pulse-band motion of the face itself (band-passed σ of its tracked position, px, the larger axis)
+    /// for the lag's squares to be fitted. The squares stand for the shading under regions that stay on one part of
+    /// the face; a face moving by several pixels within a beat (a nod, a step: 4–6 px in the simulator, against
+    /// 0.9 for an 8 px drift) has its regions placed again and again, and the squares follow the placements: they
+    /// cost a nodding subject its value (the simulator's `hvc1-1M-nod`, 6/6 → 5/6 within 3 bpm).
+    static let curvatureFaceMotion = 2.0
     /// The least span of a fit, seconds, for the lag's squares to be fitted: over a shorter one three more signals
     /// lean on the pulse (a clip of a 93.8 bpm pulse drifting at 1 Mbit/s, fitted over its first 13 s, read the
     /// rest of a motion line, 42.9 bpm, as stable).
@@ -231,8 +237,8 @@ extension VitalsEngine {
     static let curvatureSignals = Set(recordedMotionSignals ..< pictureMotionSignals)
 
     /// The signals of `motion` (``echoSignals(_:)``'s, then any others) the pulse's fit over `span` seconds leaves
-    /// out: the lag's squares, unless the fit is at least ``curvatureSpan`` long and the lag moves by at least
-    /// ``curvatureLag`` in the band `low`–`high` Hz.
+    /// out: the lag's squares, unless the fit is at least ``curvatureSpan`` long, the lag moves by at least
+    /// ``curvatureLag`` in the band `low`–`high` Hz and the face by at most ``curvatureFaceMotion``.
     ///
     /// Only the pulse's longer fit (``motionFitSpan``) takes them. A trace fitted over its own window, as HRV's
     /// are, leaves them out: over the simulator's moving subjects they raised the 40 s RMSSD error from 13.0 to
@@ -240,8 +246,11 @@ extension VitalsEngine {
     static func curvatureLeft(_ motion: [[Double]], span: Double, rate: Double, low: Double, high: Double) -> Set<Int> {
         let squares = curvatureSignals
         guard motion.count >= pictureMotionSignals, span >= curvatureSpan else { return squares }
-        let lag = [motion[2], motion[3]].map { SignalMath.standardDeviation(SignalMath.bandPass($0, sampleRate: rate, low: low, high: high)) }
-        return lag.contains { $0 >= curvatureLag } ? [] : squares
+        func inBand(_ k: Int) -> Double {
+            SignalMath.standardDeviation(SignalMath.bandPass(motion[k], sampleRate: rate, low: low, high: high))
+        }
+        guard max(inBand(0), inBand(1)) <= curvatureFaceMotion else { return squares }
+        return max(inBand(2), inBand(3)) >= curvatureLag ? [] : squares
     }
 
     /// The band spectrum of `x` on the pulse band's grid (band-passed first).
