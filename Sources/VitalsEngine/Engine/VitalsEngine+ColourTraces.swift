@@ -202,7 +202,8 @@ extension VitalsEngine {
 
     /// The picture's motion signals the skin's colour echo is fitted to: the ones each sample records
     /// (`Sample.motion`), then the square of the skin regions' lag across (signal 2), the square of their lag down
-    /// (signal 3) and the product of the two: always ``pictureMotionSignals`` of them.
+    /// (signal 3) and the product of the two: ``pictureMotionSignals`` of them (signals that are not the recorded
+    /// six come back as they are).
     ///
     /// The skin's colour is a smooth function of where its regions sit on the face: to first order it follows the
     /// lag, which the linear fit takes out. When the lag also swings slowly over the fit, as with a wearer whose
@@ -224,8 +225,8 @@ extension VitalsEngine {
     static let curvatureLag = 0.3
     /// The most pulse-band motion of the face itself (band-passed σ of its tracked position, px, the larger axis)
     /// for the lag's squares to be fitted. The squares stand for the shading under regions that stay on one part of
-    /// the face; a face moving by several pixels within a beat (a nod, a step: 4–6 px in the simulator, against
-    /// 0.9 for an 8 px drift) has its regions placed again and again, and the squares follow the placements: they
+    /// the face; a face moving by several pixels within a beat (the simulator's nod: 4–6 px, against 0.9 for an
+    /// 8 px drift) has its regions placed again and again, and the squares follow the placements: they
     /// cost a nodding subject its value (the simulator's `hvc1-1M-nod`, 6/6 → 5/6 within 3 bpm).
     static let curvatureFaceMotion = 2.0
     /// The least span of a fit, seconds, for the lag's squares to be fitted: over a shorter one three more signals
@@ -241,7 +242,7 @@ extension VitalsEngine {
     /// ``curvatureLag`` in the band `low`–`high` Hz and the face by at most ``curvatureFaceMotion``.
     ///
     /// Only the pulse's longer fit (``motionFitSpan``) takes them. A trace fitted over its own window, as HRV's
-    /// are, leaves them out: over the simulator's moving subjects they raised the 40 s RMSSD error from 13.0 to
+    /// are, leaves them out: on the simulator's `raw-motion` subjects they raised the 40 s RMSSD error from 13.0 to
     /// 17.0 ms while the pulse's rate moved by 0.02 bpm.
     static func curvatureLeft(_ motion: [[Double]], span: Double, rate: Double, low: Double, high: Double) -> Set<Int> {
         let squares = curvatureSignals
