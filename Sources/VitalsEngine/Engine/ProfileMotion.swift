@@ -17,7 +17,7 @@ struct ProfileMotion {
     /// Whether rows (vertical motion) or columns (horizontal motion) are profiled.
     let vertical: Bool
     /// Search range in pixels.
-    let maxShift: Int
+    var maxShift: Int { reach.maxShift }
     private var reference: [Double] = []
     private var reach: ProfileReach
     /// The last displacement in pixels (content moving down or right is positive).
@@ -26,7 +26,6 @@ struct ProfileMotion {
     init(region: VitalsRect, vertical: Bool, maxShift: Int) {
         self.region = region
         self.vertical = vertical
-        self.maxShift = maxShift
         reach = ProfileReach(maxShift: maxShift)
     }
 
@@ -329,7 +328,7 @@ struct ProfileMotionGroup {
     /// Whether rows (vertical motion) or columns (horizontal motion) are profiled.
     let vertical: Bool
     /// Search range in pixels.
-    let maxShift: Int
+    var maxShift: Int { reach.maxShift }
     private var references: [[Double]?]
     private var reach: ProfileReach
     /// The last displacement in pixels (content moving down or right is positive).
@@ -338,7 +337,6 @@ struct ProfileMotionGroup {
     init(regions: [VitalsRect], vertical: Bool, maxShift: Int) {
         self.regions = regions
         self.vertical = vertical
-        self.maxShift = maxShift
         references = Array(repeating: nil, count: regions.count)
         reach = ProfileReach(maxShift: maxShift)
     }
