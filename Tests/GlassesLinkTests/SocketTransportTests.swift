@@ -6,6 +6,10 @@ import WearablesKit
 @testable import GlassesLink
 @testable import GlassesLinkCore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The device side of a socket test: answers the host's hello with its identity, state and some video.
 final class ScriptedDevice: Sendable {
     private let link = Mutex<(any HostLink)?>(nil)
@@ -152,6 +156,40 @@ struct SocketTransportTests {
                 events.contains { if case .message(.heartbeat(_, 18, _)) = $0 { true } else { false } }
             })
         host.close()
+    }
+
+    @Test("stopping a listener returns once its links have written what they had queued (a fault, the goodbye): a process may exit right after")
+    func listenerStopDrainsWriters() throws {
+        let path = Self.temporarySocketPath()
+        let device = ScriptedDevice(sampleCount: 0)
+        let listener = try LinkListener.listen(on: .unix(path: path), onConnection: device.accept)
+        defer { listener.stop() }
+        // A raw client that reads to the end: it counts bytes, and never answers.
+        guard case .success(let client) = SocketCalls.socket(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue)) else {
+            Issue.record("no Unix socket")
+            return
+        }
+        #expect(SocketCalls.withUnixAddress(path) { Glibc.connect(client.descriptor, $0, $1) == 0 })
+        let received = Atomic<Int>(0)
+        let ended = DispatchSemaphore(value: 0)
+        let reader = Thread {
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+            defer { buffer.deallocate() }
+            while case .success(let count) = SocketCalls.read(client, into: buffer), count > 0 {
+                received.add(count, ordering: .relaxed)
+            }
+            ended.signal()
+        }
+        reader.start()
+        #expect(device.connections.wait { !$0.isEmpty })
+        let end = try #require(device.current as? DeviceEndLink)
+        // Far more than a socket buffer holds: the writer is still at it when stop() is called.
+        let queued = 16 << 20
+        #expect(end.transmitRaw([UInt8](repeating: 0x47, count: queued)))
+        listener.stop()
+        #expect(end.endpoint.waitForWireDrain(until: .now()), "stop() returned while the writer still held bytes")
+        #expect(ended.wait(timeout: .now() + 20) == .success)
+        #expect(received.load(ordering: .relaxed) > queued, "the bytes and the goodbye after them all arrived")
     }
 
     @Test("stopping a listener closes the links it accepted and frees the address")

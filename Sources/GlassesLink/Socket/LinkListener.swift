@@ -115,7 +115,13 @@ public final class LinkListener: Sendable {
         guard let links else { return }
         handle.shutdown()
         if case .unix(let path) = address { SocketCalls.removeSocketFile(path) }
-        if closingConnections { links.forEach { $0.close() } }
+        if closingConnections {
+            links.forEach { $0.close() }
+            // A process that exits right after stop() would otherwise drop what the writers still hold (a fault sent
+            // just before, the goodbye). Bounded: a peer that stopped reading is cut after the wire's grace.
+            let deadline = DispatchTime.now() + SocketWire.shutdownGrace + .seconds(1)
+            for link in links { link.waitForWireDrain(until: deadline) }
+        }
         if acceptThread.load(ordering: .acquiring) != UInt(pthread_self()) {
             _ = acceptLoopDone.wait(timeout: .now() + 5)
         }

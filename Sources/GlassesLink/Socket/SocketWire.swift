@@ -15,11 +15,13 @@ final class SocketWire: RawByteWire {
     private let closing = Atomic<Bool>(false)
     private let peerName: String
     private let statistics = Mutex(LinkFrameDecoder.Statistics())
+    let drain: WireDrain? = WireDrain()
 
     var decoderStatistics: LinkFrameDecoder.Statistics? { statistics.withLock { $0 } }
 
-    /// How long a shutdown waits for queued frames (the goodbye) before cutting the socket anyway.
-    private static let shutdownGrace: DispatchTimeInterval = .seconds(2)
+    /// How long a shutdown waits for queued frames (the goodbye) before cutting the socket anyway; the writer then
+    /// finishes, so a wait on ``drain`` a second longer always ends.
+    static let shutdownGrace: DispatchTimeInterval = .seconds(2)
 
     init(handle: SocketHandle, endpoint: LinkEndpoint, peerName: String, maxPayloadSize: Int) {
         self.handle = handle
@@ -71,7 +73,11 @@ final class SocketWire: RawByteWire {
     func shutdown() {
         guard !closing.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let handle = handle
-        writer.async { handle.shutdown() }
+        let drain = drain
+        writer.async {
+            handle.shutdown()
+            drain?.finish()
+        }
         // A peer that stopped reading must not keep the socket open forever.
         DispatchQueue.global().asyncAfter(deadline: .now() + Self.shutdownGrace) { handle.shutdown() }
     }

@@ -14,6 +14,36 @@ package protocol LinkWire: AnyObject, Sendable {
     func transmit(_ frame: LinkFrame)
     /// Stops the wire once every queued frame is out; later frames are discarded.
     func shutdown()
+    /// Finished once a ``shutdown()`` has written every frame queued before it (or cut the connection after its
+    /// grace); nil for a wire that hands frames over at once, or that cannot tell.
+    var drain: WireDrain? { get }
+}
+
+extension LinkWire {
+    package var drain: WireDrain? { nil }
+}
+
+/// Tells a process that is about to exit when a closing wire's last frames (a fault, the goodbye) are out, so that
+/// exiting does not drop them from its queue.
+package final class WireDrain: Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let finished = Atomic<Bool>(false)
+
+    package init() {}
+
+    /// Called by the wire once its last queued write returned.
+    package func finish() {
+        guard !finished.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        done.signal()
+    }
+
+    /// Waits until ``finish()`` or `deadline`; true when finished.
+    package func wait(until deadline: DispatchTime) -> Bool {
+        guard !finished.load(ordering: .acquiring) else { return true }
+        guard done.wait(timeout: deadline) == .success else { return false }
+        done.signal()  // for any other waiter
+        return true
+    }
 }
 
 /// A wire that also carries raw bytes between frames (a socket's): the hook through which the simulator's `garbage`
@@ -85,6 +115,8 @@ package final class LinkEndpoint: Sendable {
     private let deliver: @Sendable (@escaping @Sendable () -> Void) -> Void
     private let state: Mutex<EndpointStateMachine>
     private let wireBox = Mutex<(any LinkWire)?>(nil)
+    /// The drain of the wire this end shut down, kept for ``waitForWireDrain(until:)``.
+    private let closedWireDrain = Mutex<WireDrain?>(nil)
     /// Host end, when gated: how many more video samples the consumer can take now (see ``gateVideoCredit(room:)``).
     ///
     /// Boxed in a class: a closure stored directly as a `Mutex`'s value is reabstracted on every `withLock`
@@ -179,6 +211,15 @@ package final class LinkEndpoint: Sendable {
         fail(LinkError(.closedLocally, "the \(configuration.role.name) closed the link"), notifyPeer: true)
     }
 
+    /// After ``close()``: waits until the wire has written what was queued before it (the goodbye, a fault sent just
+    /// before), or until `deadline`. Returns at once for a wire that cannot tell, or one not shut down yet.
+    /// - Returns: false when the deadline passed first.
+    @discardableResult
+    package func waitForWireDrain(until deadline: DispatchTime) -> Bool {
+        guard let drain = closedWireDrain.withLock({ $0 }) else { return true }
+        return drain.wait(until: deadline)
+    }
+
     /// Writes raw bytes onto the wire between frames; false when the link has closed or the wire carries none.
     package func transmitRaw(_ bytes: [UInt8]) -> Bool {
         guard !isClosed, let wire = wire as? any RawByteWire else { return false }
@@ -226,6 +267,7 @@ package final class LinkEndpoint: Sendable {
                     defer { box = nil }
                     return box
                 }
+                if let drain = wire?.drain { closedWireDrain.withLock { $0 = drain } }
                 wire?.shutdown()
             // Weak: the endpoint holds the scheduler (and a pending timer in its state), so a strong capture would
             // keep both alive in a cycle whenever a scheduler is dropped with work still queued. The link ends own
