@@ -11,8 +11,9 @@
 ///
 /// Two lanes: the *measurable* lane looks for faces the engine can measure (at least
 /// ``VitalsEngineConfiguration/minimumFaceFraction`` of the frame's shorter side, 48 px at 504×896) in every cycle;
-/// the *too-far* lane (faces from two thirds of that, reported `faceTooFar`) only in every ``tooFarEvery``-th cycle,
-/// the first one included, after the measurable lane.
+/// the *too-far* lane (faces from two thirds of that, reported `faceTooFar`) after it: whole in the first cycle, then
+/// a ``tooFarEvery``-th of its bands in each cycle, so that it is searched in full every ``tooFarEvery`` cycles (about
+/// 5 s) without making any cycle dearer than the others.
 ///
 /// Nothing is searched where nothing changed: the frame is cut into tiles (12 px of the measurable lane's level 0,
 /// about 24 px at 504×896) whose mean luma is compared with the tile's when each pyramid level last scanned it; a
@@ -31,8 +32,10 @@
 struct FaceScout {
     /// Seconds a cycle is spread over: a face in view is found within this and a frame (0.5 s at 24 fps).
     static let cycleSeconds = 0.42
-    /// Every this many cycles, the too-far lane is searched too (about every 2.5 s).
-    static let tooFarEvery = 6
+    /// The too-far lane is searched in full every this many cycles (about every 5 s), a slice in each. (Every sixth
+    /// cycle, whole, it cost 10 % of the no-face search's windows and 16 % of its pixels, and made those cycles'
+    /// frames twice as dear.)
+    static let tooFarEvery = 12
     /// Most windows one job evaluates (a band of rows of one level).
     static let bandWindows = 8_000
     /// A tile's mean luma must move by at least this (0–255) for its windows to be evaluated again.
@@ -93,6 +96,8 @@ struct FaceScout {
     private(set) var lastFramePixels = 0
 
     private(set) var levels: [Level] = []
+    /// The widest level's width: the integral images' row length.
+    private var widestLevel = 0
     private var frameWidth = 0, frameHeight = 0
     private var tileSize = 1, tilesAcross = 0, tilesDown = 0
     /// Per level, each tile's mean luma when the level last scanned it (nan: never).
@@ -152,6 +157,7 @@ struct FaceScout {
         add(from: measurable, upTo: nil, tooFar: false)
         if tooFar >= 1 { add(from: tooFar, upTo: measurable, tooFar: true) }
         self.levels = levels
+        widestLevel = levels.map(\.width).max() ?? 0
         tileSize = max(8, Int((12 * measurable).rounded()))
         tilesAcross = (width + tileSize - 1) / tileSize
         tilesDown = (height + tileSize - 1) / tileSize
@@ -236,11 +242,11 @@ struct FaceScout {
     private mutating func startCycle(at t: Double) {
         cycleStart = t
         var jobs: [Job] = []
-        let withTooFar = cycle % Self.tooFarEvery == 0
+        var tooFarJobs: [Job] = []
         // The measurable lane first (its levels come first in ``levels``), then the too-far lane: a face just over
         // the measurable size is found at its size before the too-far lane's smaller windows find it too small.
         let order = levels.indices.filter { !levels[$0].tooFar }.reversed() + levels.indices.filter { levels[$0].tooFar }.reversed()
-        for i in order where withTooFar || !levels[i].tooFar {
+        for i in order {
             let level = levels[i]
             let origins = (level.height - Self.windowSize) / level.step + 1
             let perRow = (level.width - Self.windowSize) / level.step + 1
@@ -249,9 +255,20 @@ struct FaceScout {
             var row = 0
             while row < origins {
                 let end = min(origins, row + rowsPerBand)
-                jobs.append(.band(level: i, rows: (row * level.step) ..< (end * level.step)))
+                let job = Job.band(level: i, rows: (row * level.step) ..< (end * level.step))
+                if level.tooFar { tooFarJobs.append(job) } else { jobs.append(job) }
                 row = end
             }
+        }
+        // The too-far lane: whole in the first cycle (after a start or a reset), then the next tooFarEvery-th of its
+        // bands in each cycle, in order, so that it is searched in full every ``tooFarEvery`` cycles at an even cost.
+        // In order matters: a level's pass begins at its first band, which notes the tiles changed since the level's
+        // last pass, and ends at its last, which marks them scanned.
+        if cycle == 0 {
+            jobs += tooFarJobs
+        } else {
+            let slice = (cycle - 1) % Self.tooFarEvery, count = tooFarJobs.count
+            jobs += tooFarJobs[slice * count / Self.tooFarEvery ..< (slice + 1) * count / Self.tooFarEvery]
         }
         jobs.append(.skin)
         let total = Double(max(1, jobs.reduce(0) { $0 + jobWork($1) }))
@@ -334,10 +351,14 @@ struct FaceScout {
                                            firstRow: firstRow, lastRow: lastRow)
         }
         // The band's rows of the level, read from this frame straight into the integral images.
-        workspace.prepare(for: detector, width: level.width, height: bandRows)
+        // Laid out once for the widest level: preparing for each wider level in turn re-packed the cascade's
+        // stumps up to once a level in the first cycle.
+        workspace.prepare(for: detector, width: widestLevel, height: bandRows)
         let columns = self.columns[index]
-        workspace.integrate(width: level.width, height: bandRows) { r, out in
-            Self.levelRow(view, level: level, columns: columns, row: top + r, into: out)
+        withUnsafeTemporaryAllocation(of: UInt16.self, capacity: max(1, view.width)) { pairs in
+            workspace.integrate(width: level.width, height: bandRows) { r, out in
+                Self.levelRow(view, level: level, columns: columns, row: top + r, pairs: pairs.baseAddress!, into: out)
+            }
         }
         lastFramePixels += level.width * bandRows
         var found: [(x: Int, y: Int, frame: Int)] = []
@@ -440,8 +461,11 @@ struct FaceScout {
     }
 
     /// Row `y` of a level, read from the frame into `out` (the level's width): each pixel the mean of 2×2 samples
-    /// inside the frame area it covers (columns from ``levelColumns(_:frameWidth:)``).
-    static func levelRow(_ view: VitalsPixelView, level: Level, columns: [Int32], row y: Int, into out: UnsafeMutablePointer<UInt8>) {
+    /// inside the frame area it covers (columns from ``levelColumns(_:frameWidth:)``). `pairs` holds at least the
+    /// frame's width: for NV12 the two frame rows are summed into it once, column by column, so that a pixel takes
+    /// two reads instead of four (the same sums).
+    static func levelRow(_ view: VitalsPixelView, level: Level, columns: [Int32], row y: Int,
+                         pairs: UnsafeMutablePointer<UInt16>, into out: UnsafeMutablePointer<UInt8>) {
         let f = level.factor, w = level.width
         let y0 = min(view.height - 1, Int((Double(y) + 0.25) * f)), y1 = min(view.height - 1, Int((Double(y) + 0.75) * f))
         columns.withUnsafeBufferPointer { c in
@@ -453,9 +477,11 @@ struct FaceScout {
                 }
             } else {
                 let a = view.plane0 + y0 * view.bytesPerRow0, b = view.plane0 + y1 * view.bytesPerRow0
+                // The columns increase along the row: the last is the rightmost read.
+                let span = w > 0 ? Int(c[2 * w - 1]) + 1 : 0
+                for k in 0 ..< span { pairs[k] = UInt16(a[k]) &+ UInt16(b[k]) }
                 for x in 0 ..< w {
-                    let i = Int(c[2 * x]), j = Int(c[2 * x + 1])
-                    let s = UInt32(a[i]) &+ UInt32(a[j]) &+ UInt32(b[i]) &+ UInt32(b[j])
+                    let s = UInt32(pairs[Int(c[2 * x])]) &+ UInt32(pairs[Int(c[2 * x + 1])])
                     out[x] = UInt8(truncatingIfNeeded: (s &+ 2) >> 2)
                 }
             }
