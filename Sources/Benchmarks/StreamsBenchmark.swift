@@ -27,7 +27,9 @@ import WearablesKit
 /// `ffmpeg -threads 1`, over 24 fps, is the most streams a core could keep up with doing nothing else.
 func runStreamsBenchmark(_ arguments: [String]) {
     var seconds = 12.0
-    var counts = [1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24]
+    // Up to 32 a core (the no-face clip's decoding alone allows 23 a core here): a series that keeps up with every
+    // count says so, as a lower bound.
+    var counts = [1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 28, 32, 36, 40, 48, 56, 64]
     var clip: String?
     var single: Int?
     var series: [StreamsSeries] = StreamsSeries.allCases
@@ -168,6 +170,7 @@ private func streamsSeries(counts: [Int], seconds: Double, series: StreamsSeries
                      + "nothing but decode", ceiling.framesPerCPUSecond, ceiling.framesPerCPUSecond / 24))
     }
     var kept = 0
+    var failed = false
     var perStreamRSS: Double?
     var cpuPerStream: Double?
     for count in counts {
@@ -181,13 +184,19 @@ private func streamsSeries(counts: [Int], seconds: Double, series: StreamsSeries
                      + "second %.1f, most behind %.1f frames; peak RSS %.0f MiB, +%.1f MiB per stream over the %.0f MiB before",
                      count, verdict, sample.cpuCores, sample.cpuCores / Double(count), sample.meanFPS, sample.minFPS,
                      sample.largestLag, sample.peakRSS, (sample.peakRSS - sample.baseRSS) / Double(count), sample.baseRSS))
-        guard sample.keptUp else { break }
+        guard sample.keptUp else {
+            failed = true
+            break
+        }
         kept = count
         perStreamRSS = (sample.peakRSS - sample.baseRSS) / Double(count)
     }
     _ = getloadavg(&load, 3)
-    print(String(format: "kept up with %d stream(s) on %d cores: %.1f per core; peak RSS per stream %@; "
-                 + "load average at end %.2f", kept, cores, Double(kept) / Double(cores),
+    // Every count kept up (or a count could not be run): the count is a lower bound, not where the process stops.
+    let atLeast = failed ? "" : "at least "
+    print(String(format: "kept up with %@%d stream(s) on %d cores: %.1f per core%@; peak RSS per stream %@; "
+                 + "load average at end %.2f", atLeast, kept, cores, Double(kept) / Double(cores),
+                 failed ? "" : " (no count tried fell behind: a lower bound)",
                  perStreamRSS.map { String(format: "%.1f MiB", $0) } ?? "n/a", load[0]))
     if let cpuPerStream, cpuPerStream > 0 {
         print(String(format: "CPU-bound estimate (if the cores were this process's alone): %.2f cores per stream at 24 fps (CPU over "
@@ -196,8 +205,9 @@ private func streamsSeries(counts: [Int], seconds: Double, series: StreamsSeries
     }
     if let ceiling {
         let perCore = ceiling.framesPerCPUSecond / 24
-        print(String(format: "against decoding's ceiling: kept up with %.1f per core of the %.1f that ffmpeg's decoding alone "
-                     + "would allow (%.2f×)", Double(kept) / Double(cores), perCore, Double(kept) / Double(cores) / perCore))
+        print(String(format: "against decoding's ceiling: kept up with %@%.1f per core of the %.1f that ffmpeg's decoding alone "
+                     + "would allow (%@%.2f×)", atLeast, Double(kept) / Double(cores), perCore, atLeast,
+                     Double(kept) / Double(cores) / perCore))
     }
 }
 

@@ -116,6 +116,9 @@ struct FaceScout {
     /// The cycle's jobs still to run, each with the time it falls due.
     private var queue: [(job: Job, due: Double)] = []
     private var cycle = 0
+    /// The too-far lane's next band (an index into its bands in order), moved on only when a band has run: bands
+    /// dropped with a cycle's queue after a stall are run in the next cycle, so no pass over a level skips one.
+    private var tooFarNext = 0
     private var cycleStart = -Double.infinity
     private var frame = 0
     /// Whether the cycle under way has found any face (the skin fallback runs only when it has not).
@@ -128,6 +131,7 @@ struct FaceScout {
         for i in hits.indices { hits[i] = [] }
         queue = []
         cycle = 0
+        tooFarNext = 0
         cycleStart = -Double.infinity
         cycleFoundFace = false
     }
@@ -171,6 +175,7 @@ struct FaceScout {
         workspace = FaceDetector.Workspace()
         queue = []
         cycle = 0
+        tooFarNext = 0
         cycleStart = -Double.infinity
     }
 
@@ -203,6 +208,7 @@ struct FaceScout {
             queue.removeFirst()
             switch job {
             case .band(let level, let rows):
+                if levels[level].tooFar { tooFarNext += 1 }
                 scanBand(level: level, rows: rows, view: view, means: means, detector: detector, changed: &hitsChanged)
             case .skin:
                 if !cycleFoundFace, skinChanged(means) {
@@ -260,15 +266,18 @@ struct FaceScout {
                 row = end
             }
         }
-        // The too-far lane: whole in the first cycle (after a start or a reset), then the next tooFarEvery-th of its
-        // bands in each cycle, in order, so that it is searched in full every ``tooFarEvery`` cycles at an even cost.
-        // In order matters: a level's pass begins at its first band, which notes the tiles changed since the level's
-        // last pass, and ends at its last, which marks them scanned.
+        // The too-far lane: whole in the first cycle (after a start or a reset), then its next bands, a
+        // tooFarEvery-th of them, in each cycle, so that it is searched in full every ``tooFarEvery`` cycles at an even
+        // cost. In order matters: a level's pass begins at its first band, which notes the tiles changed since the
+        // level's last pass, and ends at its last, which marks them scanned; every band between must run.
+        let count = tooFarJobs.count
+        if tooFarNext >= count { tooFarNext = 0 }
         if cycle == 0 {
-            jobs += tooFarJobs
-        } else {
-            let slice = (cycle - 1) % Self.tooFarEvery, count = tooFarJobs.count
-            jobs += tooFarJobs[slice * count / Self.tooFarEvery ..< (slice + 1) * count / Self.tooFarEvery]
+            jobs += tooFarJobs[tooFarNext...]
+        } else if count > 0 {
+            // Up to the next of the pass's tooFarEvery boundaries (band ⌈k × count / tooFarEvery⌉) after the next band.
+            let k = tooFarNext * Self.tooFarEvery / count + 1
+            jobs += tooFarJobs[tooFarNext ..< min(count, (k * count + Self.tooFarEvery - 1) / Self.tooFarEvery)]
         }
         jobs.append(.skin)
         let total = Double(max(1, jobs.reduce(0) { $0 + jobWork($1) }))
