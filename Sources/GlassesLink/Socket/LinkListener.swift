@@ -104,7 +104,9 @@ public final class LinkListener: Sendable {
     }
 
     /// Stops accepting, closes the links it accepted unless `closingConnections` is false, and removes the Unix
-    /// socket file. Waits (briefly) for the accepting thread to end.
+    /// socket file. Waits (briefly) for the accepting thread to end, and for the closed links to write what they had
+    /// queued (a fault, the goodbye): at most the socket wire's 2 s grace and a second, for a peer that stopped
+    /// reading, so that a process may exit right after.
     public func stop(closingConnections: Bool = true) {
         let links: [LinkEndpoint]? = state.withLock { state in
             guard !state.stopped else { return nil }
