@@ -8,8 +8,8 @@ import GlassesVideo
 import Synchronization
 import WearablesKit
 
-/// `Benchmarks streams [--seconds S] [--counts 1,2,4,…] [--clip PATH] [--series rendered,passthrough,files]
-/// [--lateness-ms MS] [--handoff-frames N]`: for each series and each count N (in order, stopping at the first that fails) runs N streams
+/// `Benchmarks streams [--seconds S] [--counts 1,2,4,…] [--clip PATH] [--no-face-clip PATH]
+/// [--series rendered,passthrough,files] [--lateness-ms MS] [--handoff-frames N]`: for each series and each count N (in order, stopping at the first that fails) runs N streams
 /// in this process, each with its own pipeline (source, decoder, SDK, engine) on its own real-time clock, for S
 /// seconds (default 12), and says whether every stream kept up: no frame dropped anywhere (by the glasses for lack of
 /// link credit, by the bridge, by an engine's queue) and, from the 3 s mark, no stream more than a quarter second
@@ -23,6 +23,8 @@ import WearablesKit
 ///   (default 250, ``BridgeSettings/fileLatenessTolerance``) for room before it is skipped.
 /// `--handoff-frames` sets every stream's hand-off places (``BridgeSettings/frameCapacity``, default 3), which are
 /// also the credit glasses get.
+/// With `--no-face-clip` (a clip like `--clip` with no face in view) each clip series runs on it too, and a table puts
+/// the series with a face and without one side by side.
 /// Before the clip's series it measures what decoding alone allows: the clip's frames per CPU second under
 /// `ffmpeg -threads 1`, over 24 fps, is the most streams a core could keep up with doing nothing else.
 func runStreamsBenchmark(_ arguments: [String]) {
@@ -31,6 +33,7 @@ func runStreamsBenchmark(_ arguments: [String]) {
     // count says so, as a lower bound.
     var counts = [1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 28, 32, 36, 40, 48, 56, 64]
     var clip: String?
+    var noFaceClip: String?
     var single: Int?
     var series: [StreamsSeries] = StreamsSeries.allCases
     var latenessMs = 250
@@ -42,6 +45,7 @@ func runStreamsBenchmark(_ arguments: [String]) {
         case "--seconds": seconds = max(4, Double(value) ?? seconds)
         case "--counts": counts = value.split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
         case "--clip": clip = value
+        case "--no-face-clip": noFaceClip = value
         case "--one": single = Int(value).flatMap { $0 > 0 ? $0 : nil }
         case "--lateness-ms": latenessMs = Int(value).map { max(0, $0) } ?? latenessMs
         case "--handoff-frames": handoffFrames = Int(value).flatMap { (1...64).contains($0) ? $0 : nil } ?? handoffFrames
@@ -63,12 +67,44 @@ func runStreamsBenchmark(_ arguments: [String]) {
         print(samplePrefix + String(decoding: json, as: UTF8.self))
         exit(0)
     }
+    // Each clip series with a face (--clip), then without one (--no-face-clip), then the two side by side.
+    var rows: [(series: StreamsSeries, face: StreamsOutcome?, noFace: StreamsOutcome?)] = []
     for kind in series {
-        if kind != .rendered && clip == nil {
+        if kind != .rendered && clip == nil && noFaceClip == nil {
             print("(the \(kind.rawValue) series needs --clip: left out)")
             continue
         }
-        streamsSeries(counts: counts, seconds: seconds, series: kind, clip: clip, tuning: tuning)
+        let face = kind == .rendered || clip != nil
+            ? streamsSeries(counts: counts, seconds: seconds, series: kind, clip: clip, tuning: tuning) : nil
+        let noFace = kind == .rendered ? nil : noFaceClip.map {
+            streamsSeries(counts: counts, seconds: seconds, series: kind, clip: $0, tuning: tuning)
+        }
+        rows.append((kind, face, noFace))
+    }
+    guard noFaceClip != nil, !rows.isEmpty else { return }
+    print("streams kept up, per core, against decoding's ceiling measured before each series (\"≥\": every count "
+          + "tried kept up):")
+    print("series       | with a face (\(clip.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "-")) | "
+          + "without a face (\(noFaceClip.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "-"))")
+    for row in rows {
+        print(row.series.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)
+              + " | \(row.face?.summary ?? "-") | \(row.noFace?.summary ?? "-")")
+    }
+}
+
+/// What one series found: the count kept up, on how many cores, and decoding's ceiling per core when measured.
+private struct StreamsOutcome {
+    var kept: Int
+    var cores: Int
+    /// Whether a count fell behind (false: every count tried kept up, so `kept` is a lower bound).
+    var failed: Bool
+    var ceilingPerCore: Double?
+
+    var summary: String {
+        let atLeast = failed ? "" : "≥"
+        let perCore = Double(kept) / Double(max(1, cores))
+        let ratio = ceilingPerCore.map { String(format: ", %@%.2f× of %.1f", atLeast, perCore / $0, $0) } ?? ""
+        return String(format: "%@%d (%.1f per core%@)", atLeast, kept, perCore, ratio)
     }
 }
 
@@ -85,7 +121,7 @@ private enum StreamsSeries: String, CaseIterable {
 
 private func streamsUsage() -> Never {
     FileHandle.standardError.write(Data(("usage: Benchmarks streams [--seconds S] [--counts 1,2,4,...] [--clip PATH] "
-        + "[--series rendered,passthrough,files] [--lateness-ms MS] [--handoff-frames N]\n").utf8))
+        + "[--no-face-clip PATH] [--series rendered,passthrough,files] [--lateness-ms MS] [--handoff-frames N]\n").utf8))
     exit(64)
 }
 
@@ -139,7 +175,9 @@ private func streamsSample(count: Int, seconds: Double, series: StreamsSeries, c
 }
 
 /// One series of counts: simulated glasses (`clip` nil) or copies of a clip played as files in real time.
-private func streamsSeries(counts: [Int], seconds: Double, series: StreamsSeries, clip: String?, tuning: StreamsTuning) {
+@discardableResult
+private func streamsSeries(counts: [Int], seconds: Double, series: StreamsSeries, clip: String?,
+                           tuning: StreamsTuning) -> StreamsOutcome {
     let cores = ProcessInfo.processInfo.activeProcessorCount
     var load = [Double](repeating: 0, count: 3)
     _ = getloadavg(&load, 3)
@@ -209,6 +247,7 @@ private func streamsSeries(counts: [Int], seconds: Double, series: StreamsSeries
                      + "would allow (%@%.2f×)", atLeast, Double(kept) / Double(cores), perCore, atLeast,
                      Double(kept) / Double(cores) / perCore))
     }
+    return StreamsOutcome(kept: kept, cores: cores, failed: failed, ceilingPerCore: ceiling.map { $0.framesPerCPUSecond / 24 })
 }
 
 /// The clip's frames per CPU second when `ffmpeg -threads 1` only decodes it (the best of three runs by CPU time),
