@@ -21,8 +21,8 @@ import WearablesKit
 ///   encoder), over in-process links with credit and WearablesKit sessions, as real glasses reach the bridge;
 /// - `files` (needs `--clip`): the clip played as files in real time, a late frame waiting up to `--lateness-ms`
 ///   (default 250, ``BridgeSettings/fileLatenessTolerance``) for room before it is skipped.
-/// `--handoff-frames` sets every stream's hand-off places (``BridgeSettings/frameCapacity``, default 3), which are
-/// also the credit glasses get.
+/// `--handoff-frames` sets every stream's hand-off places, which are also the credit glasses get (by default 3 for a
+/// file, and half a second's worth, 12, for glasses sending HEVC: ``BridgeSettings/encodedBacklog``).
 /// With `--no-face-clip` (a clip like `--clip` with no face in view) each clip series runs on it too, and a table puts
 /// the series with a face and without one side by side.
 /// Before the clip's series it measures what decoding alone allows: the clip's frames per CPU second under
@@ -129,7 +129,8 @@ private func streamsUsage() -> Never {
 private struct StreamsTuning {
     /// A late file frame's wait for room (``BridgeSettings/fileLatenessTolerance``).
     var latenessMs = 250
-    /// The hand-off's places (``BridgeSettings/frameCapacity``, the glasses' credit); nil: the default.
+    /// Every stream's hand-off places (the glasses' credit); nil: the defaults (``BridgeSettings/frameCapacity``,
+    /// ``BridgeSettings/encodedBacklog``).
     var handoffFrames: Int?
 
     /// The child's arguments for these settings.
@@ -138,7 +139,10 @@ private struct StreamsTuning {
     /// Applies them to one stream's settings.
     func apply(to settings: inout BridgeSettings) {
         settings.fileLatenessTolerance = .milliseconds(Int64(latenessMs))
-        if let handoffFrames { settings.frameCapacity = handoffFrames }
+        if let handoffFrames {
+            settings.frameCapacity = handoffFrames
+            settings.encodedBacklog = .zero
+        }
     }
 }
 
@@ -295,15 +299,33 @@ private final class StreamWatch: Sendable {
     }
 
     private let lines = Mutex<[Line]>([])
+    /// The time of the first stats line that counted a dropped frame (by the glasses, the bridge or the engine).
+    private let firstDrop = Mutex<Double?>(nil)
 
     func observe(_ event: BridgeEvent, at seconds: Double) {
-        guard case .stats(let stats, _, _, _) = event, seconds >= 3 else { return }
+        guard case .stats(let stats, _, _, _) = event else { return }
+        if stats.deviceDroppedFrames + stats.accounting.dropped + stats.engineDroppedFrames > 0 {
+            firstDrop.withLock { $0 = $0 ?? seconds }
+        }
+
+        guard seconds >= 3 else { return }
         lines.withLock { $0.append(Line(seconds: seconds, fps: stats.framesPerSecondOut, submitted: stats.accounting.submitted)) }
     }
+
+    /// When this stream's first drop was counted (its stats line's time), if it dropped any.
+    var firstDropSeconds: Double? { firstDrop.withLock { $0 } }
 
     /// The lowest rate of the intervals that ended before `end` (the last, cut short by the stop, is left out).
     func minFPS(before end: Double) -> Double {
         lines.withLock { $0 }.filter { $0.seconds < end }.map(\.fps).min() ?? 0
+    }
+
+    /// Frames submitted per second from its first stats line to its last before `end` (nil with fewer than two):
+    /// the rate once started, which the time to connect and start each stream (longer with more of them) leaves out.
+    func steadyFPS(before end: Double) -> Double? {
+        let kept = lines.withLock { $0 }.filter { $0.seconds < end }
+        guard let first = kept.first, let last = kept.last, last.seconds > first.seconds else { return nil }
+        return Double(last.submitted &- first.submitted) / (last.seconds - first.seconds)
     }
 
     /// The most frames the stream was behind 24 fps at any stats line before `end`, counted from its first line.
@@ -398,10 +420,20 @@ private func streamsRun(count: Int, seconds: Double, series: StreamsSeries, clip
     }
     let minFPS = watches.map { $0.minFPS(before: seconds - 0.5) }.min() ?? 0
     let lag = watches.map { $0.largestLag(before: seconds - 0.5) }.max() ?? 0
+    let drops = watches.compactMap(\.firstDropSeconds).sorted()
+    if let first = drops.first, !problems.isEmpty {
+        problems[0] += String(format: " (%d stream(s) dropped, the first by the stats line at %.1f s)", drops.count, first)
+    }
     if lag > StreamWatch.lagLimit {
         problems.append(String(format: "a stream fell %.0f frames behind 24 fps", lag))
     }
-    if meanFPS < 24 * 0.95 { problems.append(String(format: "the streams delivered %.1f fps on average", meanFPS)) }
+    // The rate from the 3 s mark: over the whole run the time to connect and start each stream, longer with more
+    // of them, lowered it below 95 % of 24 fps for counts that never fell behind.
+    let steady = watches.compactMap { $0.steadyFPS(before: seconds - 0.5) }
+    let steadyFPS = steady.isEmpty ? 0 : steady.reduce(0, +) / Double(steady.count)
+    if steadyFPS < 24 * 0.95 {
+        problems.append(String(format: "the streams delivered %.1f fps on average from the 3 s mark", steadyFPS))
+    }
     return StreamsSample(
         keptUp: problems.isEmpty, problem: problems.first ?? "", cpuCores: cpu / wall, minFPS: minFPS, meanFPS: meanFPS,
         largestLag: lag, baseRSS: baseRSS, peakRSS: peak.withLock { $0 })

@@ -1,6 +1,7 @@
 import Foundation
 import GlassesMedia
 import Testing
+import WearablesKit
 @testable import GlassesBridge
 
 /// The hand-off's accounting at the run's end: frames after `.finish` are outside the run.
@@ -12,6 +13,25 @@ struct FrameHandoffTests {
         return VideoFrame(
             presentationTimeUs: Int64(index) * 41_667,
             content: .hevc(HEVCSample(data: Data([0, 0, 1]), isKeyframe: index == 0, codecConfiguration: configuration)))
+    }
+
+    @Test("glasses sending HEVC get half a second of places; raw frames, files and streams the frame capacity")
+    func placesFollowTheCodec() throws {
+        func settings(_ codec: VideoCodec, fps: UInt) throws -> BridgeSettings {
+            try BridgeSettings(streamConfiguration: StreamConfiguration.validated(
+                videoCodec: codec, resolution: .medium, frameRate: fps))
+        }
+        #expect(try settings(.hvc1, fps: 24).handoffPlaces(glasses: true) == 12)
+        #expect(try settings(.hvc1, fps: 30).handoffPlaces(glasses: true) == 15)
+        #expect(try settings(.hvc1, fps: 24).handoffPlaces(glasses: false) == 3)
+        #expect(try settings(.raw, fps: 24).handoffPlaces(glasses: true) == 3)
+        var custom = try settings(.hvc1, fps: 2)
+        #expect(custom.handoffPlaces(glasses: true) == 3, "never fewer than frameCapacity")
+        custom.encodedBacklog = .seconds(3600)
+        #expect(custom.handoffPlaces(glasses: true) == 120, "at most 120")
+        custom.encodedBacklog = .milliseconds(-5)
+        custom.frameCapacity = 0
+        #expect(custom.handoffPlaces(glasses: true) == 1)
     }
 
     @Test("a frame pushed after the run's end is neither received nor dropped")

@@ -167,6 +167,43 @@ struct PipelineEndToEndTests {
         #expect(run.events.submitted(by: 6) > run.events.submitted(by: 4.5))
     }
 
+    /// Glasses sending HEVC get half a second of hand-off places, and so of credit (`BridgeSettings.encodedBacklog`):
+    /// an engine that stalls for about half a second from the first frame (11 frames at 24 fps) costs the glasses no
+    /// frame. With the places raw frames get (3), the same stall makes them drop for credit.
+    @Test(arguments: [true, false])
+    func hevcGlassesWaitOutAHalfSecondStall(halfSecondOfPlaces: Bool) async throws {
+        var backend = RecordingBackend()
+        let gate = Gate()
+        backend.gate = gate
+        let clock = Mutex<ManualScheduler?>(nil)
+        let firstArrival = Mutex<Duration?>(nil)
+        let run = try SimulatedRun(codec: .hvc1, seconds: 3, backend: backend) { settings in
+            settings.virtualTimeWaitsForEngine = false
+            if !halfSecondOfPlaces { settings.encodedBacklog = .zero }
+            // The engine holds the first frame until 480 ms after it arrived.
+            settings.frameObserver = { _, arrival in
+                let first = firstArrival.withLock { first in
+                    defer { first = first ?? arrival }
+                    return first == nil
+                }
+                if first { clock.withLock { $0 }?.schedule(after: .milliseconds(480)) { gate.open() } }
+            }
+        }
+        clock.withLock { $0 = run.scheduler }
+        let result = await run.run()
+        checkInvariants(result, run)
+        #expect(firstArrival.withLock { $0 } != nil, "no frame arrived")
+        let droppedForCredit = run.glasses.statistics.droppedForCredit
+        let accounting = result.summary.stats.accounting
+        #expect(accounting.submitted > 0)
+        if halfSecondOfPlaces {
+            #expect(droppedForCredit == 0, "the glasses dropped \(droppedForCredit) for credit")
+            #expect(accounting.dropped == 0, "dropped: \(accounting.droppedByReason)")
+        } else {
+            #expect(droppedForCredit > 0, "with 3 places the glasses dropped nothing: the stall was too short to test")
+        }
+    }
+
     /// #19: a run ends with work still pending on its virtual clock (the next stats tick, heartbeats, the frame
     /// clock). None of it may keep the scheduler, the glasses or the pipeline alive once the run's owner lets go: the
     /// stats tick once captured its own scheduler, and that cycle leaked everything pending on it.

@@ -30,8 +30,16 @@ public struct BridgeSettings: Sendable {
     public var videoOutPath: String?
     /// How often periodic stats are emitted.
     public var statsInterval: Duration = .seconds(1)
-    /// Frames that may wait for the worker before the oldest is dropped as late.
+    /// Frames that may wait for the worker before the oldest is dropped as late: the hand-off's places, and for
+    /// glasses the video credit they get. Glasses sending HEVC get more (``encodedBacklog``).
     public var frameCapacity: Int = 3
+    /// Glasses sending HEVC: how much of their video may wait for the worker, as time at the stream's frame rate
+    /// (half a second: 12 places at 24 fps, 15 at 30; never fewer than ``frameCapacity``, at most 120). These places
+    /// are also the glasses' credit. An HEVC sample is tens of kilobytes, and one the glasses drop for want of credit
+    /// costs every frame up to the next keyframe, so a moment of contention (every stream's keyframe at once, a
+    /// process starting many streams) is waited out rather than lost. Raw frames (677 kB each at 504×896) keep
+    /// ``frameCapacity``; files and network streams wait for room instead (``fileLatenessTolerance``).
+    public var encodedBacklog: Duration = .milliseconds(500)
     /// A file played in real time: how long past its time a frame may wait for room in the hand-off before it is
     /// skipped as late (``LateFramePolicy``). A quarter second lets a moment of contention pass without a loss,
     /// which for HEVC would cost every frame up to the next keyframe.
@@ -67,6 +75,21 @@ public struct BridgeSettings: Sendable {
     public init(streamConfiguration: StreamConfiguration) {
         self.streamConfiguration = streamConfiguration
     }
+
+    /// The hand-off's places for a run: ``frameCapacity``, or for glasses sending HEVC enough places for
+    /// ``encodedBacklog`` at the stream's frame rate.
+    package func handoffPlaces(glasses: Bool) -> Int {
+        let places = max(1, frameCapacity)
+        guard glasses, streamConfiguration.videoCodec == .hvc1 else { return places }
+        let (seconds, attoseconds) = encodedBacklog.components
+        guard seconds >= 0, seconds < 60 else { return seconds < 0 ? places : max(places, Self.mostEncodedPlaces) }
+        let backlog = Double(seconds) + Double(attoseconds) / 1e18
+        let wanted = (backlog * Double(streamConfiguration.frameRate)).rounded(.up)
+        return min(max(places, Int(wanted)), max(places, Self.mostEncodedPlaces))
+    }
+
+    /// The most places ``encodedBacklog`` can ask for: five seconds at 24 fps.
+    private static let mostEncodedPlaces = 120
 }
 
 /// The pipeline: glasses (or a file) → decode → one serial worker → SmartSpectra custom input → metrics → events.
@@ -266,7 +289,7 @@ public final class BridgePipeline: Sendable {
         }
 
         // 2. The worker, then frame delivery.
-        let handoff = FrameHandoff(frameCapacity: settings.frameCapacity, counters: counters)
+        let handoff = FrameHandoff(frameCapacity: settings.handoffPlaces(glasses: source.isGlasses), counters: counters)
         let worker = FrameWorker(handoff: handoff, context: FrameWorkerContext(
             sdk: sdk, input: input, counters: counters,
             outputFormat: settings.pixelFormat == .bgra ? .bgra32 : .nv12VideoRange,

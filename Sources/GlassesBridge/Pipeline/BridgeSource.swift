@@ -55,6 +55,12 @@ public struct BridgeSource: Sendable {
         return false
     }
 
+    /// Whether frames come from glasses over a link (real or simulated), which get credit for the hand-off's room.
+    package var isGlasses: Bool {
+        if case .glasses = kind { return true }
+        return false
+    }
+
     /// Glasses reached by opening links with `connect` (called again to reconnect after a loss).
     /// - Parameters:
     ///   - truth: ground truth over a span of the run, when known (simulators).
