@@ -20,7 +20,8 @@ import WearablesKit
 ///   simulated glasses that send the clip's own samples (``VideoFileFeed/passthrough``, glasses with a hardware
 ///   encoder), over in-process links with credit and WearablesKit sessions, as real glasses reach the bridge;
 /// - `files` (needs `--clip`): the clip played as files in real time, a late frame waiting up to `--lateness-ms`
-///   (default 250, ``BridgeSettings/fileLatenessTolerance``) for room before it is skipped.
+///   for room before it is skipped (by default 250, ``BridgeSettings/fileLatenessTolerance``, and 500 for HEVC,
+///   ``BridgeSettings/encodedBacklog``).
 /// `--handoff-frames` sets every stream's hand-off places, which are also the credit glasses get (by default 3 for a
 /// file, and half a second's worth, 12, for glasses sending HEVC: ``BridgeSettings/encodedBacklog``).
 /// With `--no-face-clip` (a clip like `--clip` with no face in view) each clip series runs on it too, and a table puts
@@ -36,7 +37,7 @@ func runStreamsBenchmark(_ arguments: [String]) {
     var noFaceClip: String?
     var single: Int?
     var series: [StreamsSeries] = StreamsSeries.allCases
-    var latenessMs = 250
+    var latenessMs: Int?
     var handoffFrames: Int?
     var index = 0
     while index < arguments.count {
@@ -127,21 +128,32 @@ private func streamsUsage() -> Never {
 
 /// How the streams' pipelines are set, the same in the parent and in every child.
 private struct StreamsTuning {
-    /// A late file frame's wait for room (``BridgeSettings/fileLatenessTolerance``).
-    var latenessMs = 250
+    /// A late file frame's wait for room, raw or HEVC; nil: the defaults (``BridgeSettings/fileLatenessTolerance``,
+    /// 250 ms, and for HEVC ``BridgeSettings/encodedBacklog``, 500 ms).
+    var latenessMs: Int?
     /// Every stream's hand-off places (the glasses' credit); nil: the defaults (``BridgeSettings/frameCapacity``,
     /// ``BridgeSettings/encodedBacklog``).
     var handoffFrames: Int?
 
     /// The child's arguments for these settings.
-    var arguments: [String] { ["--lateness-ms", String(latenessMs)] + (handoffFrames.map { ["--handoff-frames", String($0)] } ?? []) }
+    var arguments: [String] {
+        (latenessMs.map { ["--lateness-ms", String($0)] } ?? []) + (handoffFrames.map { ["--handoff-frames", String($0)] } ?? [])
+    }
+
+    /// What a late file frame waits, in words.
+    var latenessWords: String { latenessMs.map { "\($0) ms" } ?? "250 ms (500 ms for HEVC)" }
 
     /// Applies them to one stream's settings.
-    func apply(to settings: inout BridgeSettings) {
-        settings.fileLatenessTolerance = .milliseconds(Int64(latenessMs))
+    func apply(to settings: inout BridgeSettings, file: Bool) {
+        if let latenessMs {
+            // A file's HEVC frames wait max(this, encodedBacklog); the backlog's places are the glasses' alone.
+            settings.fileLatenessTolerance = .milliseconds(Int64(latenessMs))
+            if file { settings.encodedBacklog = .zero }
+        }
         if let handoffFrames {
+            // Glasses sending HEVC get at least encodedBacklog's places; a file, frameCapacity's.
             settings.frameCapacity = handoffFrames
-            settings.encodedBacklog = .zero
+            if !file { settings.encodedBacklog = .zero }
         }
     }
 }
@@ -190,7 +202,7 @@ private func streamsSeries(counts: [Int], seconds: Double, series: StreamsSeries
     case .files:
         print("several streams in one process: copies of \(clipName) (504x896 hvc1 "
               + "24 fps, the simulated glasses' video) played as files in real time, each with its own pipeline and "
-              + "embedded engine (no simulator in the process), a late frame waiting up to \(tuning.latenessMs) ms for room, "
+              + "embedded engine (no simulator in the process), a late frame waiting up to \(tuning.latenessWords) for room, "
               + "\(Int(seconds)) s per count, \(cores) cores")
     case .passthrough:
         print("several glasses in one process: 504x896 hvc1 24 fps simulated glasses sending \(clipName)'s own HEVC "
@@ -360,7 +372,7 @@ private func streamsRun(count: Int, seconds: Double, series: StreamsSeries, clip
                 videoCodec: .hvc1, resolution: .medium, frameRate: 24))
             else { fatalError("the settings could not be made") }
             settings.duration = .milliseconds(Int64(seconds * 1000))
-            tuning.apply(to: &settings)
+            tuning.apply(to: &settings, file: true)
             pipelines.append(BridgePipeline(settings: settings, source: .file(clip), clock: .realTime(scheduler)) { event, time in
                 watch.observe(event, at: time)
             })
@@ -377,7 +389,7 @@ private func streamsRun(count: Int, seconds: Double, series: StreamsSeries, clip
             }
         }
         settings.duration = .milliseconds(Int64(seconds * 1000))
-        tuning.apply(to: &settings)
+        tuning.apply(to: &settings, file: false)
         let source = BridgeSource.glasses("sim#\(index + 1)") {
             let pair = InProcessLink.makePair(scheduler: scheduler)
             glasses.attach(pair.device)

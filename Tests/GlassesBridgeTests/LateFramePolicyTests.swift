@@ -56,6 +56,20 @@ struct LateFramePolicyTests {
         #expect(policy.frameDue(.independent, due: .milliseconds(542), room: 1) == .push)
     }
 
+    @Test("an HEVC frame waits up to the longer encoded tolerance; a raw frame up to the tolerance")
+    func hevcWaitsLonger() {
+        var policy = LateFramePolicy(tolerance: Self.tolerance, encodedTolerance: .milliseconds(500))
+        #expect(policy.frameDue(.predicted, due: .milliseconds(500), room: 0) == .waitForRoom(until: .seconds(1)))
+        #expect(policy.waitEnded(.predicted, gotRoom: true) == .push)
+        #expect(policy.frameDue(.keyframe, due: .seconds(1), room: 0) == .waitForRoom(until: .milliseconds(1500)))
+        #expect(policy.waitEnded(.keyframe, gotRoom: true) == .push)
+        #expect(policy.frameDue(.independent, due: .seconds(2), room: 0) == .waitForRoom(until: .milliseconds(2250)))
+        // Never shorter than the tolerance.
+        var shorter = LateFramePolicy(tolerance: Self.tolerance, encodedTolerance: .milliseconds(100))
+        #expect(shorter.encodedTolerance == Self.tolerance)
+        #expect(shorter.frameDue(.predicted, due: .milliseconds(500), room: 0) == .waitForRoom(until: .milliseconds(750)))
+    }
+
     @Test("a negative tolerance counts as none: the wait ends at the frame's own time")
     func negativeTolerance() {
         var policy = LateFramePolicy(tolerance: .milliseconds(-40))

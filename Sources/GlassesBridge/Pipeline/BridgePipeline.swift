@@ -33,16 +33,18 @@ public struct BridgeSettings: Sendable {
     /// Frames that may wait for the worker before the oldest is dropped as late: the hand-off's places, and for
     /// glasses the video credit they get. Glasses sending HEVC get more (``encodedBacklog``).
     public var frameCapacity: Int = 3
-    /// Glasses sending HEVC: how much of their video may wait for the worker, as time at the stream's frame rate
-    /// (half a second: 12 places at 24 fps, 15 at 30; never fewer than ``frameCapacity``, at most 120). These places
-    /// are also the glasses' credit. An HEVC sample is tens of kilobytes, and one the glasses drop for want of credit
-    /// costs every frame up to the next keyframe, so a moment of contention (every stream's keyframe at once, a
-    /// process starting many streams) is waited out rather than lost. Raw frames (677 kB each at 504×896) keep
-    /// ``frameCapacity``; files and network streams wait for room instead (``fileLatenessTolerance``).
+    /// How far behind HEVC video may fall before a frame is lost: an HEVC sample is tens of kilobytes, and one that
+    /// is lost costs every frame up to the next keyframe, so a moment of contention (every stream's keyframe at once,
+    /// a process starting many streams) is waited out rather than lost. Half a second by default.
+    /// - Glasses sending HEVC get that much video as hand-off places, at the stream's frame rate (12 at 24 fps, 15 at
+    ///   30; never fewer than ``frameCapacity``, at most 120). These places are also the glasses' credit. Raw frames
+    ///   (677 kB each at 504×896) keep ``frameCapacity``.
+    /// - A file played in real time lets an HEVC frame wait for room up to this past its time, when that is longer
+    ///   than ``fileLatenessTolerance``.
     public var encodedBacklog: Duration = .milliseconds(500)
     /// A file played in real time: how long past its time a frame may wait for room in the hand-off before it is
-    /// skipped as late (``LateFramePolicy``). A quarter second lets a moment of contention pass without a loss,
-    /// which for HEVC would cost every frame up to the next keyframe.
+    /// skipped as late (``LateFramePolicy``; an HEVC frame up to ``encodedBacklog`` when that is longer). A quarter
+    /// second lets a moment of contention pass without a loss.
     public var fileLatenessTolerance: Duration = .milliseconds(250)
     /// Frames that may wait inside the engine before new ones are dropped as late.
     public var engineQueueLimit: Int = 4
@@ -351,7 +353,8 @@ public final class BridgePipeline: Sendable {
                 // the metrics streams; holding it here kept the consumers waiting for their 5 s guard).
                 waitForEngineQueue: { [weak sdk] in sdk?.waitForQueueRoom(allowingPending: 0) },
                 waitForEngine: settings.virtualTimeWaitsForEngine, pipelined: settings.virtualTimePipelined,
-                latenessTolerance: settings.fileLatenessTolerance, record: record, emit: emitClosure,
+                latenessTolerance: settings.fileLatenessTolerance, encodedLatenessTolerance: settings.encodedBacklog,
+                record: record, emit: emitClosure,
                 finish: { [weak self] reason, failure in self?.sourceFinished(reason: reason, failure: failure) }
             ))
         }

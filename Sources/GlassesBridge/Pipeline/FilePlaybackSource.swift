@@ -30,6 +30,8 @@ final class FilePlaybackSource: FrameSource {
         let pipelined: Bool
         /// In real time, how long past its time a frame may wait for room before it is skipped.
         let latenessTolerance: Duration
+        /// The same for an HEVC frame, when longer (one skipped costs every frame up to the next keyframe).
+        var encodedLatenessTolerance: Duration = .zero
         let record: (@Sendable (VideoFrame) -> Void)?
         let emit: @Sendable (BridgeEvent) -> Void
         /// The run must end; `reason` names why when it ended normally.
@@ -98,7 +100,7 @@ final class FilePlaybackSource: FrameSource {
         }
         deps.emit(.state(.streaming, detail: "\(reader.width)x\(reader.height) from \(deps.path)"))
         let wallStart = ContinuousClock.now
-        var latePolicy = LateFramePolicy(tolerance: deps.latenessTolerance)
+        var latePolicy = LateFramePolicy(tolerance: deps.latenessTolerance, encodedTolerance: deps.encodedLatenessTolerance)
         var firstUs: Int64?
         while !isStopped {
             let frame: VideoFrame?

@@ -4,9 +4,10 @@ import WearablesKit
 /// it. A plain value with no clock and no I/O; ``FilePlaybackSource`` owns one and acts on what it returns.
 ///
 /// - A frame with room in the hand-off is pushed.
-/// - A frame without room waits for it up to ``tolerance`` past its due time, so a moment of contention (every
-///   stream of a process starting at once, a keyframe, another process's burst) costs no frame. Only a frame still
-///   without room then is skipped, as ``FrameDropReason/late``.
+/// - A frame without room waits for it up to ``tolerance`` past its due time (an HEVC frame up to
+///   ``encodedTolerance``, when that is longer), so a moment of contention (every stream of a process starting at
+///   once, a keyframe, another process's burst) costs no frame. Only a frame still without room then is skipped, as
+///   ``FrameDropReason/late``.
 /// - An HEVC frame predicts from the frames before it up to the last keyframe, so once one is skipped, every frame
 ///   after it up to the next keyframe is undecodable: those are skipped here too, as
 ///   ``FrameDropReason/awaitingKeyframe``, instead of being decoded into damaged pictures (which cost the CPU that
@@ -44,12 +45,17 @@ struct LateFramePolicy: Sendable, Hashable {
 
     /// How late past its due time a frame may still be pushed.
     let tolerance: Duration
+    /// How late an HEVC frame may still be pushed: never less than ``tolerance``. One skipped costs every frame up to
+    /// the next keyframe, so HEVC may wait longer (``BridgeSettings/encodedBacklog``).
+    let encodedTolerance: Duration
     /// Whether a skipped HEVC frame left the frames up to the next keyframe undecodable.
     private(set) var awaitingKeyframe = false
 
-    /// A policy that lets a frame wait up to `tolerance` for room (negative values count as zero).
-    init(tolerance: Duration) {
+    /// A policy that lets a frame wait up to `tolerance` for room, and an HEVC frame up to `encodedTolerance` if
+    /// that is longer (negative values count as zero).
+    init(tolerance: Duration, encodedTolerance: Duration = .zero) {
         self.tolerance = max(.zero, tolerance)
+        self.encodedTolerance = max(self.tolerance, encodedTolerance)
     }
 
     /// A frame that is due at `due` (offset from the start of playback) has reached its time, and the hand-off has
@@ -60,7 +66,7 @@ struct LateFramePolicy: Sendable, Hashable {
             awaitingKeyframe = false
         }
         if room > 0 { return .push }
-        return .waitForRoom(until: due + tolerance)
+        return .waitForRoom(until: due + (dependence == .independent ? tolerance : encodedTolerance))
     }
 
     /// The wait that ``frameDue(_:due:room:)`` asked for has ended, with room for the frame or without.
