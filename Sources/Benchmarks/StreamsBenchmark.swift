@@ -319,7 +319,6 @@ private final class StreamWatch: Sendable {
         if stats.deviceDroppedFrames + stats.accounting.dropped + stats.engineDroppedFrames > 0 {
             firstDrop.withLock { $0 = $0 ?? seconds }
         }
-
         guard seconds >= 3 else { return }
         lines.withLock { $0.append(Line(seconds: seconds, fps: stats.framesPerSecondOut, submitted: stats.accounting.submitted)) }
     }

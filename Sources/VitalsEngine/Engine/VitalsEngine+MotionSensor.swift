@@ -27,7 +27,7 @@ extension VitalsEngine {
     /// sway by one or two, which the fit takes out.
     static let rhythmicMotion = 3.0
     /// The share of the skin's power at a rate on the wearer's rhythm that the motion's fit must have left for the
-    /// rate to stay (``onMotionRhythm(_:echoLeft:)``): a quarter. At a half (``echoShare``, 7 December morning), a
+    /// rate to stay (``onMotionRhythm(_:echoLeft:)``): a quarter. At a half (``echoShare``, until 7 December), a
     /// walking subject whose pulse (111.6 bpm) lies on the step's line was never stable, where the engine without the
     /// IMU and with this quarter reads it within 3 bpm; no other moving condition changed (docs/VITALS-ENGINE.md).
     static let rhythmEchoShare = 0.25
