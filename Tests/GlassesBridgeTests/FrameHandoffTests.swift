@@ -32,6 +32,12 @@ struct FrameHandoffTests {
         custom.encodedBacklog = .milliseconds(-5)
         custom.frameCapacity = 0
         #expect(custom.handoffPlaces(glasses: true) == 1)
+        // An unvalidated configuration's frame rate may be any UInt: bounded, never a trap.
+        var absurd = BridgeSettings(streamConfiguration: StreamConfiguration(videoCodec: .hvc1, resolution: .medium,
+                                                                             frameRate: UInt.max))
+        #expect(absurd.handoffPlaces(glasses: true) == 120)
+        absurd.encodedBacklog = .seconds(Int64.max)
+        #expect(absurd.handoffPlaces(glasses: true) == 120)
     }
 
     @Test("a frame pushed after the run's end is neither received nor dropped")

@@ -84,10 +84,11 @@ public struct BridgeSettings: Sendable {
         let places = max(1, frameCapacity)
         guard glasses, streamConfiguration.videoCodec == .hvc1 else { return places }
         let (seconds, attoseconds) = encodedBacklog.components
-        guard seconds >= 0, seconds < 60 else { return seconds < 0 ? places : max(places, Self.mostEncodedPlaces) }
-        let backlog = Double(seconds) + Double(attoseconds) / 1e18
-        let wanted = (backlog * Double(streamConfiguration.frameRate)).rounded(.up)
-        return min(max(places, Int(wanted)), max(places, Self.mostEncodedPlaces))
+        // Clamped in floating point before the conversion: the frame rate of an unvalidated configuration may be
+        // any UInt.
+        let backlog = max(0, Double(seconds) + Double(attoseconds) / 1e18)
+        let wanted = min(Double(Self.mostEncodedPlaces), (backlog * Double(streamConfiguration.frameRate)).rounded(.up))
+        return max(places, Int(wanted))
     }
 
     /// The most places ``encodedBacklog`` can ask for: five seconds at 24 fps.

@@ -31,7 +31,7 @@ final class FilePlaybackSource: FrameSource {
         /// In real time, how long past its time a frame may wait for room before it is skipped.
         let latenessTolerance: Duration
         /// The same for an HEVC frame, when longer (one skipped costs every frame up to the next keyframe).
-        var encodedLatenessTolerance: Duration = .zero
+        let encodedLatenessTolerance: Duration
         let record: (@Sendable (VideoFrame) -> Void)?
         let emit: @Sendable (BridgeEvent) -> Void
         /// The run must end; `reason` names why when it ended normally.

@@ -173,10 +173,7 @@ struct FaceScout {
         hits = levels.map { _ in [] }
         columns = levels.map { Self.levelColumns($0, frameWidth: width) }
         workspace = FaceDetector.Workspace()
-        queue = []
-        cycle = 0
-        tooFarNext = 0
-        cycleStart = -Double.infinity
+        reset()
     }
 
     /// One frame's share of the search.
