@@ -369,8 +369,10 @@ private func runSubject(index: Int, seed: UInt64, duration: Double, condition: B
     let truePulse = truth.meanPulseRate(in: 0 ... duration) ?? 0, trueBreathing = truth.meanBreathingRate(in: 0 ... duration) ?? 0
     result.truePulse = truePulse
     result.trueBreathing = trueBreathing
-    result.summary = String(format: "pulse %.1f bpm (err %@, max %.1f), breathing %.1f (err %@), RMSSD %@ ms, light %.2f, skin luma %.0f",
-                            truePulse, meanError(result.pulseErrors), result.pulseErrors.map(abs).max() ?? 0,
+    let stable = result.stablePulseErrors.sorted()
+    let runError = stable.isEmpty ? "--" : String(format: "%+.2f", stable[stable.count / 2])
+    result.summary = String(format: "pulse %.1f bpm (err %@, max %.1f; run %@ from %d stable), breathing %.1f (err %@), RMSSD %@ ms, light %.2f, skin luma %.0f",
+                            truePulse, meanError(result.pulseErrors), result.pulseErrors.map(abs).max() ?? 0, runError, stable.count,
                             trueBreathing, meanError(result.breathingErrors), rmssdText, profile.lightingLevel, skinLuma)
     return result
 }

@@ -29,26 +29,72 @@ struct MotionSensorTests {
         #expect(MotionClockAlignment().rotation(from: 0, rate: 24, count: 10, offset: 0) == nil)
     }
 
-    @Test("strong rotation: a burst well above the window's median is marked with 0.2 s either side; a walk's steady rotation and a window mostly moving are kept")
+    @Test("strong rotation: a burst well above the window's median is marked with 0.2 s either side; a walk's steady rotation, a window mostly moving and a one-way turn are kept")
     func strongRotationSpans() {
         let fs = 24.0
-        var speeds = [Double](repeating: 0.02, count: 240)
-        for k in 100 ..< 124 { speeds[k] = 0.5 }
-        let marked = VitalsEngine.strongRotation(speeds, rate: fs)
+        let still = [Double](repeating: 0, count: 240)
+        func marked(_ speeds: [Double]) -> [Bool] { VitalsEngine.strongRotation(across: speeds, down: still, rate: fs) }
+        // A nod: pitch back and forth at 1.8 Hz for a second, over a slow drift.
+        var nod = [Double](repeating: 0.02, count: 240)
+        for k in 100 ..< 124 { nod[k] = 0.5 * sin(2 * .pi * 1.8 * Double(k - 100) / fs) }
+        let nodMarked = VitalsEngine.strongRotation(across: still, down: nod, rate: fs)
         let margin = Int((VitalsEngine.strongRotationMargin * fs).rounded())
-        #expect(marked.enumerated().allSatisfy { k, m in m == (100 - margin ..< 124 + margin).contains(k) }, "\(marked.indices.filter { marked[$0] })")
-        // A walk: rotating all the time, 0.3 ± 0.2 rad/s; nothing stands out three times above the median.
-        let walk = (0 ..< 240).map { 0.3 + 0.2 * sin(2 * .pi * 1.8 * Double($0) / fs) }
-        #expect(!VitalsEngine.strongRotation(walk, rate: fs).contains(true))
+        let first = nod.firstIndex { abs($0) > 0.1 }!, last = nod.lastIndex { abs($0) > 0.1 }!
+        #expect(nodMarked.enumerated().allSatisfy { k, m in m == (first - margin ... last + margin).contains(k) }, "\(nodMarked.indices.filter { nodMarked[$0] })")
+        // A turn: one way, as fast, for as long: a step of the picture's position the fit takes out, kept.
+        var turn = [Double](repeating: 0.02, count: 240)
+        for k in 100 ..< 124 { turn[k] = 0.5 * sin(.pi * Double(k - 100) / 24) }
+        #expect(!marked(turn).contains(true))
+        #expect(!VitalsEngine.strongRotation(across: turn.map { $0 * 0.6 }, down: turn.map { $0 * 0.8 }, rate: fs).contains(true), "diagonal")
+        // A turn there and straight back within the margins nets out: left out.
+        var back = turn
+        for k in 124 ..< 148 { back[k] = -turn[k - 24] }
+        #expect(marked(back).contains(true))
+        // A walk: rotating all the time, back and forth at 0.3 rad/s; nothing stands out three times above the median.
+        let walk = (0 ..< 240).map { 0.3 * sin(2 * .pi * 1.8 * Double($0) / fs) + 0.05 }
+        #expect(!marked(walk).contains(true))
         // Slow below 0.1 rad/s is never strong, however it compares.
         var slow = [Double](repeating: 0.001, count: 240)
         slow[50] = 0.09
-        #expect(!VitalsEngine.strongRotation(slow, rate: fs).contains(true))
+        #expect(!marked(slow).contains(true))
         // Bursts over half the window: kept whole.
         var busy = [Double](repeating: 0.01, count: 240)
-        for k in 0 ..< 130 { busy[k] = 0.6 }
-        #expect(!VitalsEngine.strongRotation(busy, rate: fs).contains(true))
-        #expect(VitalsEngine.strongRotation([], rate: fs).isEmpty)
+        for k in 0 ..< 130 { busy[k] = 0.6 * sin(2 * .pi * 2 * Double(k) / fs) }
+        #expect(!marked(busy).contains(true))
+        #expect(VitalsEngine.strongRotation(across: [], down: [], rate: fs).isEmpty)
+        #expect(VitalsEngine.strongRotation(across: [1], down: [], rate: fs).isEmpty)
+    }
+
+    @Test("the IMU's signals join the motion fit only when they explain more of the skin's colour than chance would")
+    func sensorSignalsEarnTheirPlace() throws {
+        let fs = 24.0, n = 720, band = (low: 0.67, high: 3.0)
+        var rng = SplitMix(seed: 11)
+        func sway(_ hz: Double, _ phase: Double) -> [Double] { (0 ..< n).map { sin(2 * .pi * hz * Double($0) / fs + phase) } }
+        // The picture's motion (one signal) and the IMU's four: rhythms of their own in the pulse band.
+        let picture = sway(1.1, 0.3)
+        let sensor = [sway(1.7, 0.1), sway(2.3, 1.2), sway(0.9, 2.0), sway(1.35, 0.7)]
+        let motion = [picture] + sensor
+        let earning: Set<Int> = [1, 2, 3, 4]
+        func channels(sensorEcho: Double) -> [[Double]] {
+            let green = (0 ..< n).map { i -> Double in
+                let echo: Double = 0.8 * picture[i] + sensorEcho * sensor[0][i]
+                let pulse: Double = 0.3 * sin(2 * Double.pi * 1.5 * Double(i) / fs)
+                return 110 + echo + pulse + 0.5 * rng.gaussian()
+            }
+            return [green.map { $0 + 40 }, green, green.map { $0 - 20 }]
+        }
+        // The skin follows the IMU's first signal as well as the picture's: the IMU earns its place.
+        let echoing = try #require(VitalsEngine.motionCoupling(channels(sensorEcho: 0.5), motion: motion, rate: fs, low: band.low,
+                                                               high: band.high, earning: earning))
+        #expect(echoing.used == [0, 1, 2, 3, 4])
+        // The skin follows the picture alone: the IMU's signals would only fit the noise, and stay out.
+        let quiet = try #require(VitalsEngine.motionCoupling(channels(sensorEcho: 0), motion: motion, rate: fs, low: band.low,
+                                                             high: band.high, earning: earning))
+        #expect(quiet.used == [0])
+        // Without `earning`, every signal that moves is fitted, as before.
+        let all = try #require(VitalsEngine.motionCoupling(channels(sensorEcho: 0), motion: motion, rate: fs, low: band.low,
+                                                           high: band.high))
+        #expect(all.used == [0, 1, 2, 3, 4])
     }
 
     @Test("bridging: a gap becomes the straight line between its neighbours; a gap at an end holds the nearest value")

@@ -63,10 +63,12 @@ extension VitalsEngine {
                 .map { Self.bridged($0, over: longGaps) }
             coupling = Self.motionCoupling([long.r, long.g, long.b].map { Self.bridged($0, over: longGaps) }, motion: longMotion,
                                            rate: fs, low: band.low, high: band.high,
-                                           leaving: Self.curvatureLeft(longMotion, span: end - fitStart, rate: fs, low: band.low, high: band.high))
+                                           leaving: Self.curvatureLeft(longMotion, span: end - fitStart, rate: fs, low: band.low, high: band.high),
+                                           earning: Self.sensorSignals(in: longMotion))
         } else {
             // Fitted over the window alone (the pulse's first seconds, HRV): without the lag's squares.
-            coupling = Self.motionCoupling(raw, motion: motion, rate: fs, low: band.low, high: band.high, leaving: Self.curvatureSignals)
+            coupling = Self.motionCoupling(raw, motion: motion, rate: fs, low: band.low, high: band.high, leaving: Self.curvatureSignals,
+                                           earning: Self.sensorSignals(in: motion))
         }
         var skin = Self.removeMotion(raw, motion: motion, coupling: coupling)
         let lumaAfterMotionRemoval = Self.chroma(of: skin).y
@@ -234,6 +236,11 @@ extension VitalsEngine {
     /// rest of a motion line, 42.9 bpm, as stable).
     static let curvatureSpan = 20.0
 
+    /// The indices of the IMU's signals among `motion` (``echoSignals(_:)``'s, then the IMU's).
+    static func sensorSignals(in motion: [[Double]]) -> Set<Int> {
+        Set(min(pictureMotionSignals, motion.count) ..< motion.count)
+    }
+
     /// The indices of the lag's squares among the motion signals (``echoSignals(_:)``).
     static let curvatureSignals = Set(recordedMotionSignals ..< pictureMotionSignals)
 
@@ -354,25 +361,52 @@ extension VitalsEngine {
 
     /// The coupling of `channels` to `motion` (same grid) in the pulse band `low`–`high` Hz, leaving out the signals
     /// whose indices are in `leaving`; nil when no signal moves.
+    ///
+    /// The signals in `earning` (the IMU's) stay only when they earn their place: when, beside the others, they
+    /// explain more of the channels' band power than chance would (``earnedFit``).
     static func motionCoupling(_ channels: [[Double]], motion: [[Double]], rate: Double, low: Double, high: Double,
-                               leaving: Set<Int> = []) -> MotionCoupling? {
+                               leaving: Set<Int> = [], earning: Set<Int> = []) -> MotionCoupling? {
         let count = channels.first?.count ?? 0
         let bands = motion.enumerated().map { k, signal in
             signal.count == count && !leaving.contains(k) ? SignalMath.bandPass(signal, sampleRate: rate, low: low, high: high) : []
         }
-        let used = bands.indices.filter { !bands[$0].isEmpty && SignalMath.standardDeviation(bands[$0]) > 0.02 }
-        guard !used.isEmpty else { return nil }
-        let regressors = used.map { bands[$0] }
-        let n = regressors.count
+        let moving = bands.indices.filter { !bands[$0].isEmpty && SignalMath.standardDeviation(bands[$0]) > 0.02 }
+        let targets = channels.map { SignalMath.bandPass($0, sampleRate: rate, low: low, high: high) }
         func dot(_ a: [Double], _ b: [Double]) -> Double { zip(a, b).reduce(0) { $0 + $1.0 * $1.1 } }
-        var gram = [[Double]](repeating: [Double](repeating: 0, count: n), count: n)
-        for i in 0 ..< n { for j in 0 ..< n { gram[i][j] = dot(regressors[i], regressors[j]) } }
-        for i in 0 ..< n { gram[i][i] *= 1.001 }   // a touch of ridge for nearly collinear motion
-        return MotionCoupling(used: used, beta: channels.map { channel in
-            let y = SignalMath.bandPass(channel, sampleRate: rate, low: low, high: high)
-            return SignalMath.solve(gram, regressors.map { dot($0, y) })
-        })
+        func fit(_ used: [Int]) -> (coupling: MotionCoupling, residual: Double)? {
+            guard !used.isEmpty else { return nil }
+            let regressors = used.map { bands[$0] }
+            let n = regressors.count
+            var gram = [[Double]](repeating: [Double](repeating: 0, count: n), count: n)
+            for i in 0 ..< n { for j in 0 ..< n { gram[i][j] = dot(regressors[i], regressors[j]) } }
+            for i in 0 ..< n { gram[i][i] *= 1.001 }   // a touch of ridge for nearly collinear motion
+            var residual = 0.0
+            let beta = targets.map { y -> [Double]? in
+                guard let beta = SignalMath.solve(gram, regressors.map { dot($0, y) }) else { return nil }
+                var left = y
+                for (k, x) in regressors.enumerated() { for i in left.indices { left[i] -= beta[k] * x[i] } }
+                residual += dot(left, left)
+                return beta
+            }
+            return (MotionCoupling(used: used, beta: beta), residual)
+        }
+        guard let whole = fit(moving) else { return nil }
+        let extra = moving.filter { earning.contains($0) }
+        guard !extra.isEmpty else { return whole.coupling }
+        let base = moving.filter { !earning.contains($0) }
+        let without = fit(base)
+        let residualWithout = without?.residual ?? targets.reduce(0) { $0 + dot($1, $1) }
+        // Samples' worth of independent values a band-passed trace holds: twice the band's width per second.
+        let freedom = Double(count) * 2 * (high - low) / rate - Double(moving.count)
+        guard freedom > 0, whole.residual > 0 else { return whole.coupling }
+        let f = ((residualWithout - whole.residual) / Double(extra.count)) / (whole.residual / freedom)
+        return f >= earnedFit ? whole.coupling : without?.coupling
     }
+
+    /// The F statistic the IMU's signals must reach beside the picture's to join the motion fit: the power they
+    /// explain, per signal, over the residual's per degree of freedom (about 1 by chance; 4 is chance about once
+    /// in a hundred fits with four signals and a 30 s fit's 160 or so degrees of freedom).
+    static let earnedFit = 4.0
 
     /// Removes `coupling` times the motion (mean removed) from each channel, at every frequency: the fit is on the
     /// band-passed signals, the removal with the whole motion, so the echo goes wherever the filter would have only

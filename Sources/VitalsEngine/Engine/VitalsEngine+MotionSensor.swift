@@ -107,14 +107,15 @@ extension VitalsEngine {
         let down = motionEstimate?.pixelsPerRadianDown ?? Self.nominalPixelsPerRadian
         let signals = [rotation.angle.across.map { $0 * across }, rotation.angle.down.map { $0 * down },
                        rotation.rate.across.map { $0 * across }, rotation.rate.down.map { $0 * down }]
-        let speeds = zip(rotation.rate.across, rotation.rate.down).map { ($0 * $0 + $1 * $1).squareRoot() }
-        return (signals, Self.strongRotation(speeds, rate: fs))
+        return (signals, Self.strongRotation(across: rotation.rate.across, down: rotation.rate.down, rate: fs))
     }
 
-    /// The grid points of strong rotation in `speeds` (rad/s at `fs`), with ``strongRotationMargin`` either side;
-    /// none when they would be more than ``strongRotationShare`` of the grid.
-    static func strongRotation(_ speeds: [Double], rate fs: Double) -> [Bool] {
-        guard !speeds.isEmpty else { return [] }
+    /// The grid points of strong rotation in the rates `across` and `down` (rad/s at `fs`), with
+    /// ``strongRotationMargin`` either side, but for a sweep (``sweepShare``); none when they would be more than
+    /// ``strongRotationShare`` of the grid.
+    static func strongRotation(across: [Double], down: [Double], rate fs: Double) -> [Bool] {
+        guard !across.isEmpty, across.count == down.count else { return [] }
+        let speeds = zip(across, down).map { ($0 * $0 + $1 * $1).squareRoot() }
         let median = speeds.sorted()[speeds.count / 2]
         let threshold = max(strongRotation, strongRotationRatio * median)
         let margin = Int((strongRotationMargin * fs).rounded())
@@ -122,9 +123,27 @@ extension VitalsEngine {
         for (i, speed) in speeds.enumerated() where speed > threshold {
             for j in max(0, i - margin) ... min(speeds.count - 1, i + margin) { strong[j] = true }
         }
+        // A span that turns one way (its net rotation most of the way it went) is kept: a step of the picture's
+        // position, which the fit's displacement signals take out whole.
+        var i = 0
+        while i < strong.count {
+            guard strong[i] else { i += 1; continue }
+            var j = i
+            while j < strong.count, strong[j] { j += 1 }
+            let path = speeds[i ..< j].reduce(0, +)
+            let net = (pow(across[i ..< j].reduce(0, +), 2) + pow(down[i ..< j].reduce(0, +), 2)).squareRoot()
+            if path > 0, net >= sweepShare * path { for k in i ..< j { strong[k] = false } }
+            i = j
+        }
         let share = Double(strong.filter { $0 }.count) / Double(speeds.count)
         return share > strongRotationShare ? [Bool](repeating: false, count: speeds.count) : strong
     }
+
+    /// A span of strong rotation whose net rotation is at least this share of the rotation along its way is a sweep
+    /// (a turn to someone else and back) and is not left out: a one-way turn puts a step into the picture's position
+    /// and no rhythm into the pulse band, and the fit takes the step out. Back-and-forth rotation (a nod, at 1.3–2.2
+    /// Hz in the pulse band) nets out near nothing and is left out.
+    static let sweepShare = 0.5
 
     /// `x` with the points marked in `gaps` replaced by the straight line between the unmarked points either side (a
     /// gap at either end holds the nearest unmarked value); unchanged when the lengths differ or every point is marked.
