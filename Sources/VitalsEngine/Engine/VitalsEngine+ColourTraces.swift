@@ -404,8 +404,8 @@ extension VitalsEngine {
     }
 
     /// The F statistic the IMU's signals must reach beside the picture's to join the motion fit: the power they
-    /// explain, per signal, over the residual's per degree of freedom (about 1 by chance; 4 is chance about once
-    /// in a hundred fits with four signals and a 30 s fit's 160 or so degrees of freedom).
+    /// explain, per signal, over the residual's per degree of freedom (about 1 by chance; 4 is reached by chance
+    /// about once in two hundred fits of four signals over a 30 s fit's 130 or so degrees of freedom, at 40–180 bpm).
     static let earnedFit = 4.0
 
     /// Removes `coupling` times the motion (mean removed) from each channel, at every frequency: the fit is on the
