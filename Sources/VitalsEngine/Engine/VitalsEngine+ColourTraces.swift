@@ -382,7 +382,8 @@ extension VitalsEngine {
             for i in 0 ..< n { gram[i][i] *= 1.001 }   // a touch of ridge for nearly collinear motion
             var residual = 0.0
             let beta = targets.map { y -> [Double]? in
-                guard let beta = SignalMath.solve(gram, regressors.map { dot($0, y) }) else { return nil }
+                // A channel the fit cannot solve for keeps all of its power.
+                guard let beta = SignalMath.solve(gram, regressors.map { dot($0, y) }) else { residual += dot(y, y); return nil }
                 var left = y
                 for (k, x) in regressors.enumerated() { for i in left.indices { left[i] -= beta[k] * x[i] } }
                 residual += dot(left, left)

@@ -1,7 +1,7 @@
 import Foundation
 
 // The glasses' IMU: its rotation, on the video's clock, as more signals the colour's motion echo is fitted to, and
-// the spans of strong rotation, which the colour traces leave out.
+// the spans of strong back-and-forth rotation (a nod), which the colour traces leave out.
 extension VitalsEngine {
     /// How much of the IMU's past the engine keeps and fits its clock over, seconds: the pulse's motion fit
     /// (``motionFitSpan``, 30 s) plus the pulse window's slack.
@@ -52,11 +52,11 @@ extension VitalsEngine {
     /// in time order; non-finite ones are ignored.
     ///
     /// With readings, the colour the pulse is read from changes in two ways (`docs/VITALS-ENGINE.md`, *The wearer's
-    /// own motion*): the spans in which the head turns or nods much faster than it does otherwise are left out, and
-    /// what the rotation (its angle and rate) explains of the skin's colour is taken out with what the picture's own
-    /// motion explains. The engine relates the IMU's clock to the video's from the background's motion
-    /// (``motionSensorAlignment``), and until it has, reads the IMU at the frames' own times. An engine never given a
-    /// reading behaves exactly as before.
+    /// own motion*): the spans in which the head nods (back and forth) much faster than it moves otherwise are left
+    /// out, and what the rotation (its angle and rate) explains of the skin's colour, where it explains more than
+    /// chance would, is taken out with what the picture's own motion explains. The engine relates the IMU's clock to
+    /// the video's from the background's motion (``motionSensorAlignment``), and until it has, reads the IMU at the
+    /// frames' own times. An engine never given a reading behaves exactly as before.
     public func addRotationRate(at seconds: Double, across: Double, down: Double) {
         if motionSensor == nil { motionSensor = MotionClockAlignment(window: Self.motionSensorWindow) }
         motionSensor?.addRotationRate(at: seconds, across: across, down: down)
@@ -123,8 +123,8 @@ extension VitalsEngine {
         for (i, speed) in speeds.enumerated() where speed > threshold {
             for j in max(0, i - margin) ... min(speeds.count - 1, i + margin) { strong[j] = true }
         }
-        // A span that turns one way (its net rotation most of the way it went) is kept: a step of the picture's
-        // position, which the fit's displacement signals take out whole.
+        // A span that turns one way (its net rotation at least half the way it went) is kept: a step of the
+        // picture's position, which the fit's displacement signals take out whole.
         var i = 0
         while i < strong.count {
             guard strong[i] else { i += 1; continue }
