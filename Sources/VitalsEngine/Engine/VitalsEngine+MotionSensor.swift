@@ -125,15 +125,10 @@ extension VitalsEngine {
         }
         // A span that turns one way (its net rotation at least half the way it went) is kept: a step of the
         // picture's position, which the fit's displacement signals take out whole.
-        var i = 0
-        while i < strong.count {
-            guard strong[i] else { i += 1; continue }
-            var j = i
-            while j < strong.count, strong[j] { j += 1 }
-            let path = speeds[i ..< j].reduce(0, +)
-            let net = (pow(across[i ..< j].reduce(0, +), 2) + pow(down[i ..< j].reduce(0, +), 2)).squareRoot()
-            if path > 0, net >= sweepShare * path { for k in i ..< j { strong[k] = false } }
-            i = j
+        for span in markedRuns(strong) {
+            let path = speeds[span].reduce(0, +)
+            let net = (pow(across[span].reduce(0, +), 2) + pow(down[span].reduce(0, +), 2)).squareRoot()
+            if path > 0, net >= sweepShare * path { for k in span { strong[k] = false } }
         }
         let share = Double(strong.filter { $0 }.count) / Double(speeds.count)
         return share > strongRotationShare ? [Bool](repeating: false, count: speeds.count) : strong
@@ -150,13 +145,10 @@ extension VitalsEngine {
     static func bridged(_ x: [Double], over gaps: [Bool]) -> [Double] {
         guard x.count == gaps.count, gaps.contains(false) else { return x }
         var out = x
-        var i = 0
-        while i < x.count {
-            guard gaps[i] else { i += 1; continue }
-            var j = i
-            while j < x.count, gaps[j] { j += 1 }
+        for gap in markedRuns(gaps) {
+            let i = gap.lowerBound, j = gap.upperBound
             let before = i > 0 ? x[i - 1] : nil, after = j < x.count ? x[j] : nil
-            for k in i ..< j {
+            for k in gap {
                 switch (before, after) {
                 case let (b?, a?): out[k] = b + (a - b) * Double(k - i + 1) / Double(j - i + 1)
                 case let (b?, nil): out[k] = b
@@ -164,8 +156,21 @@ extension VitalsEngine {
                 case (nil, nil): break
                 }
             }
-            i = j
         }
         return out
+    }
+
+    /// The runs of consecutive `true` in `marks`, in order.
+    static func markedRuns(_ marks: [Bool]) -> [Range<Int>] {
+        var runs: [Range<Int>] = []
+        var i = 0
+        while i < marks.count {
+            guard marks[i] else { i += 1; continue }
+            var j = i
+            while j < marks.count, marks[j] { j += 1 }
+            runs.append(i ..< j)
+            i = j
+        }
+        return runs
     }
 }
