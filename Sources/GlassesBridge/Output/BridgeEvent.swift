@@ -101,8 +101,8 @@ public struct MotionSummary: Sendable, Hashable {
     /// Why there is no offset, in words (nil when there is one).
     public var absence: String?
     /// Gyroscope readings the vitals engine took (0 when the backend is not the embedded engine): from the first, it
-    /// leaves strong back-and-forth rotation (a nod) out of the pulse's colour and fits the rest where it explains
-    /// more than chance (`docs/VITALS-ENGINE.md`, *The wearer's own motion*).
+    /// leaves strong back-and-forth rotation (a nod) out of the pulse's colour at the nod's rhythm and above, and fits
+    /// the rest where it explains more than chance (`docs/VITALS-ENGINE.md`, *The wearer's own motion*).
     public var engineReadings = 0
     /// The IMU's clock offset as the vitals engine found it on its own (custom input's timeline, seconds); nil until
     /// it has (meanwhile it reads the IMU at the frames' own times).

@@ -49,9 +49,10 @@ extension VitalsEngine {
             if longSensor == nil { sensor = nil } else if sensor == nil { longSensor = nil }
         }
         let gaps = sensor?.strong ?? []
+        let keepBelow = sensor.map { nodCutoff($0.signals, rate: fs, skin: [trace.r, trace.g, trace.b], gaps: gaps) } ?? 0
         let motion = (Self.echoSignals(Self.motionTrace(window, from: start, rate: fs, count: count)) + (sensor?.signals ?? []))
-            .map { Self.bridged($0, over: gaps) }
-        let raw = [trace.r, trace.g, trace.b].map { Self.bridged($0, over: gaps) }
+            .map { Self.bridged($0, over: gaps, keepingBelow: keepBelow, rate: fs) }
+        let raw = [trace.r, trace.g, trace.b].map { Self.bridged($0, over: gaps, keepingBelow: keepBelow, rate: fs) }
         // How the skin follows the motion is fitted over `fit` when it is longer than the window (see
         // motionFitSpan), and removed from the window.
         var coupling: MotionCoupling?
@@ -60,8 +61,8 @@ extension VitalsEngine {
             let long = Self.colourTrace(fit, from: fitStart, to: end, rate: fs)
             let longGaps = longSensor?.strong ?? []
             let longMotion = (Self.echoSignals(Self.motionTrace(fit, from: fitStart, rate: fs, count: long.r.count)) + (longSensor?.signals ?? []))
-                .map { Self.bridged($0, over: longGaps) }
-            coupling = Self.motionCoupling([long.r, long.g, long.b].map { Self.bridged($0, over: longGaps) }, motion: longMotion,
+                .map { Self.bridged($0, over: longGaps, keepingBelow: keepBelow, rate: fs) }
+            coupling = Self.motionCoupling([long.r, long.g, long.b].map { Self.bridged($0, over: longGaps, keepingBelow: keepBelow, rate: fs) }, motion: longMotion,
                                            rate: fs, low: band.low, high: band.high,
                                            leaving: Self.curvatureLeft(longMotion, span: end - fitStart, rate: fs, low: band.low, high: band.high),
                                            earning: Self.sensorSignals(in: longMotion))
@@ -73,7 +74,7 @@ extension VitalsEngine {
         var skin = Self.removeMotion(raw, motion: motion, coupling: coupling)
         let lumaAfterMotionRemoval = Self.chroma(of: skin).y
         var excess = 0.0
-        let background = backgroundTrace(window, from: start, rate: fs, count: count).map { $0.map { Self.bridged($0, over: gaps) } }
+        let background = backgroundTrace(window, from: start, rate: fs, count: count).map { $0.map { Self.bridged($0, over: gaps, keepingBelow: keepBelow, rate: fs) } }
         if let background {
             excess = Self.chromaExcess(background: background, rate: fs, low: band.low, high: band.high)
             if excess > PulseAnalysis.chromaTolerance {
@@ -82,6 +83,31 @@ extension VitalsEngine {
         }
         return ColourTraces(r: skin[0], g: skin[1], b: skin[2], chromaExcess: excess, background: background, motion: motion,
                             lumaBeforeMotionRemoval: Self.chroma(of: raw).y, lumaAfterMotionRemoval: lumaAfterMotionRemoval)
+    }
+
+    /// The frequency (Hz) below which the spans of strong rotation in `gaps` are kept in every signal
+    /// (``bridged(_:over:keepingBelow:rate:)``), or 0 to leave them out whole: ``nodKeptShare`` of the frequency at
+    /// which the IMU's rotation rates (`signals` 2 and 3 of ``motionSensorTrace(from:rate:count:)``) have the most
+    /// power in the pulse band (the nod's rate), when that is above the band's floor and the spans hold there no more
+    /// than ``nodSpanPower`` times the power per sample of the rest of the skin's luma (`skin`: red, green, blue).
+    func nodCutoff(_ signals: [[Double]], rate fs: Double, skin: [[Double]], gaps: [Bool]) -> Double {
+        guard signals.count >= 4, gaps.contains(true), gaps.contains(false) else { return 0 }
+        let across = bandSpectrum(signals[2], rate: fs), down = bandSpectrum(signals[3], rate: fs)
+        guard across.power.count == down.power.count,
+              let peak = zip(across.power, down.power).map(+).enumerated().max(by: { $0.element < $1.element })?.offset
+        else { return 0 }
+        let cutoff = Self.nodKeptShare * across.frequencies[peak]
+        let band = pulseBand(rate: fs)
+        guard cutoff > band.low, skin.count == 3, skin[0].count == gaps.count else { return 0 }
+        // What the spans hold below the cutoff, against what the rest of the window holds there: a pulse carries on
+        // through a nod at its own strength; the nod's echo (the face's regions placed again) is much stronger.
+        let below = SignalMath.bandPass(Self.chroma(of: skin).y, sampleRate: fs, low: band.low, high: cutoff)
+        var inSpans = 0.0, outside = 0.0, spanCount = 0
+        for (v, gap) in zip(below, gaps) {
+            if gap { inSpans += v * v; spanCount += 1 } else { outside += v * v }
+        }
+        let ratio = (inSpans / Double(spanCount)) / max(1e-12, outside / Double(gaps.count - spanCount))
+        return ratio <= Self.nodSpanPower ? cutoff : 0
     }
 
     /// How much noisier than its luma the pulse estimators take the video's chroma to be over `trace`'s window: the

@@ -53,7 +53,7 @@ extension VitalsEngine {
     ///
     /// With readings, the colour the pulse is read from changes in two ways (`docs/VITALS-ENGINE.md`, *The wearer's
     /// own motion*): the spans in which the head nods (back and forth) much faster than it moves otherwise are left
-    /// out, and what the rotation (its angle and rate) explains of the skin's colour, where it explains more than
+    /// out (below the nod's rhythm only where they hold a much stronger echo than the rest of the window), and what the rotation (its angle and rate) explains of the skin's colour, where it explains more than
     /// chance would, is taken out with what the picture's own motion explains. The engine relates the IMU's clock to
     /// the video's from the background's motion (``motionSensorAlignment``), and until it has, reads the IMU at the
     /// frames' own times. An engine never given a reading behaves exactly as before.
@@ -159,6 +159,26 @@ extension VitalsEngine {
         }
         return out
     }
+
+    /// `x` bridged over `gaps` (``bridged(_:over:)``) above `cutoff` Hz only: below it, what the bridge took out is
+    /// put back (the difference low-passed), so a pulse well under a nod's rate keeps its beats through the nods.
+    static func bridged(_ x: [Double], over gaps: [Bool], keepingBelow cutoff: Double, rate fs: Double) -> [Double] {
+        let line = bridged(x, over: gaps)
+        guard cutoff > 0, line.count == x.count, gaps.contains(true) else { return line }
+        let taken = SignalMath.lowPass(zip(x, line).map { $0 - $1 }, sampleRate: fs, cutoff: cutoff)
+        return zip(line, taken).map(+)
+    }
+
+    /// Below this share of the nod's rate (the rotation's strongest line in the pulse band) the spans of strong
+    /// rotation are kept (``nodCutoff(_:rate:skin:gaps:)``): the nod's own line, 1.67 times the cutoff, passes the
+    /// low-pass at under 2 % of its amplitude. A pulse under the cutoff (a slow one: the nods are at 78–132 bpm)
+    /// then keeps its beats through the nods instead of the bridge's straight lines.
+    static let nodKeptShare = 0.6
+    /// ... but only while the spans hold, below the cutoff, at most this many times the power per sample that the rest
+    /// of the window holds there: a pulse carries on through a nod at its own strength, while a nod that places the
+    /// face's regions again puts a much stronger echo there (the moving benchmark's nodding subjects: 0.2–2 where
+    /// the pulse is slow, 3–57 for the 107 bpm subject whose nods read a rate at half of it).
+    static let nodSpanPower = 2.0
 
     /// The runs of consecutive `true` in `marks`, in order.
     static func markedRuns(_ marks: [Bool]) -> [Range<Int>] {

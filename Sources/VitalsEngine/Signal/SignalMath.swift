@@ -44,6 +44,34 @@ enum SignalMath {
         }
     }
 
+    /// A fourth-order Butterworth low-pass (two RBJ biquads) run forwards and backwards (zero phase): half the power
+    /// at `cutoff` Hz, a 24th of it an octave above. `x` unchanged when the cutoff is not below the Nyquist frequency.
+    static func lowPass(_ x: [Double], sampleRate fs: Double, cutoff: Double) -> [Double] {
+        guard x.count > 4, cutoff > 0, cutoff < fs / 2 else { return x }
+        let w0 = 2 * Double.pi * cutoff / fs
+        func run(_ input: [Double], q: Double) -> [Double] {
+            let alpha = sin(w0) / (2 * q), c = cos(w0), a0 = 1 + alpha
+            let b0 = (1 - c) / 2 / a0, b1 = (1 - c) / a0, b2 = b0
+            let a1 = -2 * c / a0, a2 = (1 - alpha) / a0
+            var out = [Double](repeating: 0, count: input.count)
+            // Start from the first value's steady state (a low-pass passes a constant whole).
+            let start = input.first ?? 0
+            var x1 = start, x2 = start, y1 = start, y2 = start
+            for i in 0 ..< input.count {
+                let x0 = input[i]
+                let y0 = b0 * x0 + b1 * x1 + b2 * x2 - a1 * y1 - a2 * y2
+                out[i] = y0
+                x2 = x1; x1 = x0; y2 = y1; y1 = y0
+            }
+            return out
+        }
+        var y = run(run(x, q: 0.5412), q: 1.3066)
+        y.reverse()
+        y = run(run(y, q: 0.5412), q: 1.3066)
+        y.reverse()
+        return y
+    }
+
     /// A second-order band-pass (RBJ biquad, constant peak gain) run forwards and backwards (zero phase).
     static func bandPass(_ x: [Double], sampleRate fs: Double, low: Double, high: Double) -> [Double] {
         guard x.count > 4, high > low, high < fs / 2 else { return x }
