@@ -131,6 +131,22 @@ struct MotionSensorTests {
         #expect(VitalsEngine.bridged(x, over: gaps, keepingBelow: 0, rate: fs) == line)
     }
 
+    @Test("the low-pass passes 1 / (1 + (f / cutoff)⁸) of a sine's amplitude, in phase")
+    func lowPass() {
+        let fs = 24.0
+        func amplitude(_ f: Double) -> Double {
+            let x = (0 ..< 480).map { sin(2 * .pi * f * Double($0) / fs) }
+            let y = SignalMath.lowPass(x, sampleRate: fs, cutoff: 1.2)
+            // Away from the ends: the projection on the input (in phase) over the middle 10 s.
+            let middle = 120 ..< 360
+            return middle.reduce(0) { $0 + y[$1] * x[$1] } / middle.reduce(0) { $0 + x[$1] * x[$1] }
+        }
+        for f in [0.6, 1.0, 1.2, 2.0, 2.4] {
+            let expected = 1 / (1 + pow(f / 1.2, 8))
+            #expect(abs(amplitude(f) - expected) < 0.02, "\(f) Hz: \(amplitude(f)) against \(expected)")
+        }
+    }
+
     @Test("the nods' spans are kept below 0.6 of the nod's rate while they hold there no more than twice the power of the rest")
     func nodCutoff() throws {
         let engine = try VitalsEngine()

@@ -53,8 +53,9 @@ extension VitalsEngine {
     ///
     /// With readings, the colour the pulse is read from changes in two ways (`docs/VITALS-ENGINE.md`, *The wearer's
     /// own motion*): the spans in which the head nods (back and forth) much faster than it moves otherwise are left
-    /// out (below the nod's rhythm only where they hold a much stronger echo than the rest of the window), and what the rotation (its angle and rate) explains of the skin's colour, where it explains more than
-    /// chance would, is taken out with what the picture's own motion explains. The engine relates the IMU's clock to
+    /// out (below the nod's rhythm only where they hold a much stronger echo than the rest of the window), and what
+    /// the rotation (its angle and rate) explains of the skin's colour, where it explains more than chance would, is
+    /// taken out with what the picture's own motion explains. The engine relates the IMU's clock to
     /// the video's from the background's motion (``motionSensorAlignment``), and until it has, reads the IMU at the
     /// frames' own times. An engine never given a reading behaves exactly as before.
     public func addRotationRate(at seconds: Double, across: Double, down: Double) {

@@ -44,8 +44,9 @@ enum SignalMath {
         }
     }
 
-    /// A fourth-order Butterworth low-pass (two RBJ biquads) run forwards and backwards (zero phase): half the power
-    /// at `cutoff` Hz, a 24th of it an octave above. `x` unchanged when the cutoff is not below the Nyquist frequency.
+    /// A fourth-order Butterworth low-pass (two RBJ biquads) run forwards and backwards (zero phase): the amplitude is
+    /// passed times 1 / (1 + (f / cutoff)⁸), half at `cutoff` Hz and 1/257 an octave above. `x` unchanged when the
+    /// cutoff is not below the Nyquist frequency.
     static func lowPass(_ x: [Double], sampleRate fs: Double, cutoff: Double) -> [Double] {
         guard x.count > 4, cutoff > 0, cutoff < fs / 2 else { return x }
         let w0 = 2 * Double.pi * cutoff / fs
