@@ -165,7 +165,7 @@ extension VitalsEngine {
     /// put back (the difference low-passed), so a pulse well under a nod's rate keeps its beats through the nods.
     static func bridged(_ x: [Double], over gaps: [Bool], keepingBelow cutoff: Double, rate fs: Double) -> [Double] {
         let line = bridged(x, over: gaps)
-        guard cutoff > 0, line.count == x.count, gaps.contains(true) else { return line }
+        guard cutoff > 0, x.count == gaps.count, gaps.contains(true) else { return line }
         let taken = SignalMath.lowPass(zip(x, line).map { $0 - $1 }, sampleRate: fs, cutoff: cutoff)
         return zip(line, taken).map(+)
     }

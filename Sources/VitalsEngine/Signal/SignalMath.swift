@@ -52,19 +52,8 @@ enum SignalMath {
         let w0 = 2 * Double.pi * cutoff / fs
         func run(_ input: [Double], q: Double) -> [Double] {
             let alpha = sin(w0) / (2 * q), c = cos(w0), a0 = 1 + alpha
-            let b0 = (1 - c) / 2 / a0, b1 = (1 - c) / a0, b2 = b0
-            let a1 = -2 * c / a0, a2 = (1 - alpha) / a0
-            var out = [Double](repeating: 0, count: input.count)
-            // Start from the first value's steady state (a low-pass passes a constant whole).
-            let start = input.first ?? 0
-            var x1 = start, x2 = start, y1 = start, y2 = start
-            for i in 0 ..< input.count {
-                let x0 = input[i]
-                let y0 = b0 * x0 + b1 * x1 + b2 * x2 - a1 * y1 - a2 * y2
-                out[i] = y0
-                x2 = x1; x1 = x0; y2 = y1; y1 = y0
-            }
-            return out
+            return biquad(input, b0: (1 - c) / 2 / a0, b1: (1 - c) / a0, b2: (1 - c) / 2 / a0,
+                          a1: -2 * c / a0, a2: (1 - alpha) / a0, steadyGain: 1)
         }
         var y = run(run(x, q: 0.5412), q: 1.3066)
         y.reverse()
@@ -83,25 +72,30 @@ enum SignalMath {
         let a0 = 1 + alpha
         let b0 = alpha / a0, b2 = -alpha / a0
         let a1 = -2 * cos(w0) / a0, a2 = (1 - alpha) / a0
-        func run(_ input: [Double]) -> [Double] {
-            var out = [Double](repeating: 0, count: input.count)
-            var x1 = 0.0, x2 = 0.0, y1 = 0.0, y2 = 0.0
-            // Start from the first value's steady state to limit the edge transient.
-            let start = input.first ?? 0
-            x1 = start; x2 = start
-            for i in 0 ..< input.count {
-                let x0 = input[i]
-                let y0 = b0 * x0 + b2 * x2 - a1 * y1 - a2 * y2
-                out[i] = y0
-                x2 = x1; x1 = x0; y2 = y1; y1 = y0
-            }
-            return out
-        }
+        func run(_ input: [Double]) -> [Double] { biquad(input, b0: b0, b1: 0, b2: b2, a1: a1, a2: a2, steadyGain: 0) }
         var y = run(x)
         y.reverse()
         y = run(y)
         y.reverse()
         return y
+    }
+
+    /// One pass of a biquad, y = b0·x + b1·x₋₁ + b2·x₋₂ − a1·y₋₁ − a2·y₋₂ (coefficients divided by a0), started from
+    /// the first value's steady state to limit the edge transient: the inputs before it taken as that value, the
+    /// outputs before it as `steadyGain` times it (the filter's gain for a constant: 1 for a low-pass, 0 for a
+    /// band-pass).
+    private static func biquad(_ input: [Double], b0: Double, b1: Double, b2: Double, a1: Double, a2: Double,
+                               steadyGain: Double) -> [Double] {
+        var out = [Double](repeating: 0, count: input.count)
+        let start = input.first ?? 0
+        var x1 = start, x2 = start, y1 = steadyGain * start, y2 = steadyGain * start
+        for i in 0 ..< input.count {
+            let x0 = input[i]
+            let y0 = b0 * x0 + b1 * x1 + b2 * x2 - a1 * y1 - a2 * y2
+            out[i] = y0
+            x2 = x1; x1 = x0; y2 = y1; y1 = y0
+        }
+        return out
     }
 
     /// Solves the small linear system `a · x = b` by Gaussian elimination with partial pivoting; nil when singular.
